@@ -1,0 +1,43 @@
+"""nb_hitl: human-in-the-loop interruption and resumption of LLM agents, in Jupyter.
+
+The pipeline, in package order: ``message`` -> ``model``/``formatter`` -> ``agent`` (with
+``tool``) -> ``memory``/compression -> ``events`` -> ``widgets``. ``import nb_hitl`` stays light:
+widgets, the OpenAI SDK and tiktoken load only when used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nb_hitl.agent import AgentBase, ReActAgent, UserAgent
+from nb_hitl.exceptions import AgentBusyError, NbHitlError
+from nb_hitl.formatter import OpenAIChatFormatter
+from nb_hitl.memory import InMemoryMemory
+from nb_hitl.message import Msg
+from nb_hitl.model import ScriptedModel
+from nb_hitl.tool import Toolkit, ToolResponse
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AgentBase",
+    "AgentBusyError",
+    "InMemoryMemory",
+    "Msg",
+    "NbHitlError",
+    "OpenAIChatFormatter",
+    "ReActAgent",
+    "ScriptedModel",
+    "ToolResponse",
+    "Toolkit",
+    "UserAgent",
+    "__version__",
+    "show",
+]
+
+
+def show(agent: Any, **kwargs: Any) -> Any:
+    """Build an ``AgentPanel`` (chat + memory inspector) for ``agent``; display it in a cell."""
+    from nb_hitl.widgets import AgentPanel
+
+    return AgentPanel(agent, **kwargs)

@@ -1,0 +1,295 @@
+"""ReActAgent: reason (stream the model), act (run tools), repeat, interruptible anywhere.
+
+After an interrupt, memory holds, in order: the user's message; the partial assistant message
+(text so far, ``metadata["_partial"] = True``; tool calls whose arguments had not finished
+streaming are dropped); exactly one ``tool_result`` for every ``tool_use`` (real results for
+finished calls, an interrupted result for the running call and every call not yet started);
+the interrupted message. So the next prompt is valid for OpenAI-style APIs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from nb_hitl.events import MessageAdded, MessageUpdated, ToolCallStarted, ToolResultReady
+from nb_hitl.formatter import OpenAIChatFormatter
+from nb_hitl.memory import COMPRESSED, InMemoryMemory
+from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
+from nb_hitl.model import ChatModelBase, ChatResponse
+from nb_hitl.tool import Toolkit, ToolResponse
+
+from ._base import DEFAULT_INTERRUPT_TEXT, AgentBase
+
+SUMMARIZE_PROMPT = (
+    "You have failed to finish within the maximum number of reasoning steps. Now reply "
+    "directly, without calling tools: summarise what you did, what you found, and what is left."
+)
+INTERRUPTED_RESULT = "[Interrupted] The tool call was interrupted by the user before it finished."
+NOT_STARTED_RESULT = "[Interrupted] The tool call was not run because the user interrupted."
+
+
+class ReActAgent(AgentBase):
+    """An agent that alternates model reasoning and tool calls until it can answer.
+
+    Args:
+        name: the agent's name.
+        sys_prompt: the system prompt.
+        model: any ``ChatModelBase`` (``ScriptedModel`` offline, ``OpenAIChatModel``...).
+        formatter: ``Msg`` list to chat format (default ``OpenAIChatFormatter()``).
+        toolkit: the tools the model may call.
+        memory: the message store (default a new ``InMemoryMemory``).
+        compression_config: when and how to summarise old memory (``CompressionConfig``).
+        max_iters: reasoning steps per reply before a summarising final answer.
+        parallel_tool_calls: run the tool calls of one step concurrently.
+        interrupt_text: text of the message ``handle_interrupt()`` returns.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        sys_prompt: str,
+        model: ChatModelBase,
+        formatter: OpenAIChatFormatter | None = None,
+        toolkit: Toolkit | None = None,
+        memory: InMemoryMemory | None = None,
+        compression_config: Any = None,
+        max_iters: int = 10,
+        parallel_tool_calls: bool = False,
+        *,
+        interrupt_text: str = DEFAULT_INTERRUPT_TEXT,
+    ) -> None:
+        super().__init__(name, interrupt_text=interrupt_text)
+        if max_iters < 1:
+            raise ValueError(f"max_iters must be at least 1 (got {max_iters}).")
+        if not isinstance(model, ChatModelBase):
+            raise TypeError(
+                f"model must be a ChatModelBase (e.g. ScriptedModel.demo()), got {model!r}."
+            )
+        self.sys_prompt = sys_prompt
+        self.model = model
+        self.formatter = formatter or OpenAIChatFormatter()
+        self.toolkit = toolkit or Toolkit()
+        self.memory = memory if memory is not None else InMemoryMemory()
+        self.compression_config = compression_config
+        self.max_iters = max_iters
+        self.parallel_tool_calls = parallel_tool_calls
+        # In-flight state of the running reply, read by handle_interrupt().
+        self._live: Msg | None = None
+        self._open_calls: dict[str, ToolUseBlock] = {}
+        self._tool_partial: dict[str, str] = {}
+
+    # -- prompt ------------------------------------------------------------------------------
+    def system_msg(self) -> Msg:
+        """The system message sent first: the system prompt, plus the summary if any."""
+        text = self.sys_prompt
+        summary = self.memory.summary
+        if summary:
+            text = f"{text}\n\n{summary}" if text else summary
+        return Msg("system", text, "system")
+
+    def prompt_msgs(self) -> list[Msg]:
+        """The messages the next model call will see (compressed ones left out)."""
+        return [self.system_msg(), *self.memory.select(exclude_mark=COMPRESSED)]
+
+    async def format_prompt(self) -> list[dict[str, Any]]:
+        """The formatted prompt of the next model call."""
+        return await self.formatter.format(self.prompt_msgs())
+
+    # -- helpers -------------------------------------------------------------------------------
+    async def _commit(self, msg: Msg) -> None:
+        await self.memory.add(msg)
+        self._emit(MessageAdded(self.name, self._reply_id, msg))
+
+    async def observe(self, msg: Msg | list[Msg] | None) -> None:
+        """Add messages to memory without replying."""
+        if self.is_replying:
+            from nb_hitl.exceptions import AgentBusyError
+
+            raise AgentBusyError(self.name)
+        for m in [msg] if isinstance(msg, Msg) else list(msg or []):
+            await self._commit(m)
+
+    async def _compress_if_needed(self) -> None:
+        """Hook run before each reasoning step; compression overrides it."""
+
+    # -- the loop ------------------------------------------------------------------------------
+    async def reply(self, msg: Msg | list[Msg] | None = None, **kwargs: Any) -> Msg:
+        """Answer ``msg`` (or what memory holds), calling tools as the model asks."""
+        self._live = None
+        self._open_calls = {}
+        self._tool_partial = {}
+        for m in [msg] if isinstance(msg, Msg) else list(msg or []):
+            await self._commit(m)
+        for _ in range(self.max_iters):
+            await self._compress_if_needed()
+            response = await self._reasoning()
+            calls = response.get_content_blocks("tool_use")
+            if not calls:
+                return response
+            self._where = "between reasoning and acting"
+            await asyncio.sleep(0)  # an interrupt requested while reasoning lands here
+            await self._acting(calls)
+        return await self._summarizing()
+
+    async def _stream_model(
+        self, prompt: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+    ) -> Msg:
+        live = Msg(self.name, [], "assistant")
+        self._live = live
+        self._where = "streaming"
+        stream = self.model(prompt, tools=tools)
+        last: ChatResponse | None = None
+        text_len = 0
+        pieces = 0
+        try:
+            async for chunk in stream:
+                last = chunk
+                pieces += 1
+                live.content = [b.model_copy() for b in chunk.content]
+                text = live.get_text_content() or ""
+                delta, text_len = text[text_len:], len(text)
+                if any(b.type == "tool_use" and b.raw_input is not None for b in chunk.content):
+                    self._where = "streaming tool-call arguments"
+                self._emit(MessageUpdated(self.name, self._reply_id, live, delta, pieces))
+        finally:
+            await stream.aclose()  # closes HTTP streams at once on interrupt or error
+        if last is not None and last.usage is not None:
+            live.metadata["usage"] = last.usage.model_dump()
+        self._live = None
+        return live
+
+    async def _reasoning(self) -> Msg:
+        prompt = await self.format_prompt()
+        tools = self.toolkit.get_json_schemas() or None
+        msg = await self._stream_model(prompt, tools)
+        for call in msg.get_content_blocks("tool_use"):
+            self._open_calls[call.id] = call
+        await self._commit(msg)
+        return msg
+
+    async def _summarizing(self) -> Msg:
+        prompt = await self.format_prompt()
+        prompt.append({"role": "user", "content": SUMMARIZE_PROMPT})
+        msg = await self._stream_model(prompt, None)
+        msg.content = [b for b in msg.get_content_blocks() if b.type != "tool_use"]
+        msg.metadata["max_iters_reached"] = True
+        await self._commit(msg)
+        return msg
+
+    async def _acting(self, calls: list[ToolUseBlock]) -> None:
+        if self.parallel_tool_calls and len(calls) > 1:
+            self._where = "running tools in parallel: " + ", ".join(c.name for c in calls)
+            await asyncio.gather(*(self._run_tool(c) for c in calls))
+        else:
+            for call in calls:
+                self._where = f"tool {call.name}"
+                await self._run_tool(call)
+
+    async def _run_tool(self, call: ToolUseBlock) -> None:
+        self._emit(ToolCallStarted(self.name, self._reply_id, call))
+        final: ToolResponse | None = None
+        gen = self.toolkit.call_tool_function(call)
+        try:
+            async for chunk in gen:
+                final = chunk
+                self._tool_partial[call.id] = chunk.get_text()
+        finally:
+            await gen.aclose()
+        assert final is not None
+        await self._commit_result(
+            call,
+            ToolResultBlock(
+                id=call.id,
+                name=call.name,
+                output=final.get_text(),
+                is_error=final.is_error,
+                is_interrupted=final.is_interrupted,
+            ),
+        )
+
+    async def _commit_result(self, call: ToolUseBlock, block: ToolResultBlock) -> None:
+        if self._open_calls.pop(call.id, None) is None:
+            return  # already answered: never two results for one call
+        self._tool_partial.pop(call.id, None)
+        await self._commit(Msg("system", [block], "system"))
+        self._emit(ToolResultReady(self.name, self._reply_id, block))
+
+    # -- interruption ------------------------------------------------------------------------
+    async def handle_interrupt(self, msg: Msg | None = None, **kwargs: Any) -> Msg:
+        """Close the history consistently, then return the interrupted message."""
+        interrupted_tool = self._where[5:] if self._where.startswith("tool ") else None
+        live, self._live = self._live, None
+        if live is not None:
+            kept = [
+                b
+                for b in live.get_content_blocks()
+                if not (isinstance(b, ToolUseBlock) and b.raw_input is not None)
+            ]
+            dropped = len(live.get_content_blocks()) - len(kept)
+            if kept:
+                live.content = kept
+                live.metadata["_partial"] = True
+                if dropped:
+                    live.metadata["dropped_tool_calls"] = dropped
+                for call in live.get_content_blocks("tool_use"):
+                    self._open_calls[call.id] = call
+                await self._commit(live)
+        for call_id, call in list(self._open_calls.items()):
+            partial = self._tool_partial.get(call_id)
+            if partial:
+                output = f"{INTERRUPTED_RESULT}\nPartial output:\n{partial}"
+            elif call.name == interrupted_tool or self._where.startswith("running tools"):
+                output = INTERRUPTED_RESULT
+            else:
+                output = NOT_STARTED_RESULT
+            await self._commit_result(
+                call,
+                ToolResultBlock(id=call_id, name=call.name, output=output, is_interrupted=True),
+            )
+        self._open_calls.clear()
+        extra: dict[str, Any] = {}
+        if live is not None and live.metadata.get("_partial"):
+            extra["partial_msg_id"] = live.id
+        result = self._interrupted_msg(**extra)
+        await self._commit(result)
+        return result
+
+    async def _on_error(self, exc: BaseException) -> None:
+        """Keep memory valid when a model call fails: close open calls with an error result."""
+        live, self._live = self._live, None
+        if live is not None and live.get_text_content():
+            live.content = [b for b in live.get_content_blocks() if b.type == "text"]
+            live.metadata["_partial"] = True
+            live.metadata["_error"] = f"{type(exc).__name__}: {exc}"
+            await self._commit(live)
+        for call_id, call in list(self._open_calls.items()):
+            await self._commit_result(
+                call,
+                ToolResultBlock(
+                    id=call_id,
+                    name=call.name,
+                    output=f"Error: the reply failed before this call finished ({exc}).",
+                    is_error=True,
+                ),
+            )
+        self._open_calls.clear()
+
+    # -- state ------------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """Memory and settings (never the model client or keys)."""
+        state = super().state_dict()
+        state.update(
+            sys_prompt=self.sys_prompt,
+            max_iters=self.max_iters,
+            parallel_tool_calls=self.parallel_tool_calls,
+        )
+        return state
+
+    def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> None:
+        """Restore ``state_dict()`` output."""
+        super().load_state_dict(state, strict=strict)
+        self.sys_prompt = state.get("sys_prompt", self.sys_prompt)
+        self.max_iters = int(state.get("max_iters", self.max_iters))
+        self.parallel_tool_calls = bool(state.get("parallel_tool_calls", self.parallel_tool_calls))
+

@@ -1,0 +1,222 @@
+"""Typed events the agent core emits: the only thing UIs read.
+
+Subscribe with ``agent.subscribe(handler)`` (sync or async handler) or iterate
+``async for event in agent.events()``. Delivery is asynchronous and per subscriber: the agent
+only appends to each subscriber's queue, so a slow or failing handler never slows or breaks
+the reply. A subscriber that falls far behind loses the oldest ``MessageUpdated`` events
+(each one carries the whole message so far, so the newest is enough to redraw).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
+
+logger = logging.getLogger("nb_hitl.events")
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base of all events; ``kind`` names the event type."""
+
+    kind: ClassVar[str] = "event"
+    agent_name: str
+    reply_id: str | None
+
+
+@dataclass(frozen=True)
+class ReplyStarted(Event):
+    """A reply task started answering ``msg`` (None: replying to what memory holds)."""
+
+    kind: ClassVar[str] = "reply_started"
+    msg: Msg | None = None
+
+
+@dataclass(frozen=True)
+class MessageAdded(Event):
+    """A message was committed to memory (user input, tool results, final replies)."""
+
+    kind: ClassVar[str] = "message_added"
+    msg: Msg | None = None
+
+
+@dataclass(frozen=True)
+class MessageUpdated(Event):
+    """The live assistant message grew; ``msg`` holds everything so far, ``delta`` the new text."""
+
+    kind: ClassVar[str] = "message_updated"
+    msg: Msg | None = None
+    delta: str = ""
+    tokens: int = 0
+    """Streamed output pieces so far in this model call."""
+
+
+@dataclass(frozen=True)
+class ToolCallStarted(Event):
+    """A tool call began running."""
+
+    kind: ClassVar[str] = "tool_call_started"
+    tool_use: ToolUseBlock | None = None
+
+
+@dataclass(frozen=True)
+class ToolResultReady(Event):
+    """A tool call produced its (final or interrupted) result."""
+
+    kind: ClassVar[str] = "tool_result"
+    result: ToolResultBlock | None = None
+
+
+@dataclass(frozen=True)
+class Interrupted(Event):
+    """The reply was interrupted; ``msg`` is the message ``handle_interrupt()`` returned."""
+
+    kind: ClassVar[str] = "interrupted"
+    msg: Msg | None = None
+    where: str = ""
+
+
+@dataclass(frozen=True)
+class ReplyFinished(Event):
+    """The reply task ended; ``msg`` is what ``agent()`` returned (interrupted or not)."""
+
+    kind: ClassVar[str] = "reply_finished"
+    msg: Msg | None = None
+    interrupted: bool = False
+
+
+@dataclass(frozen=True)
+class ErrorOccurred(Event):
+    """The reply failed with an exception (it is re-raised to the caller of ``agent()``)."""
+
+    kind: ClassVar[str] = "error"
+    error_type: str = ""
+    message: str = ""
+    msg: Msg | None = None
+
+
+Handler = Callable[[Event], Any]
+
+
+@dataclass(eq=False)
+class Subscription:
+    """One subscriber's queue; ``close()`` unsubscribes."""
+
+    handler: Handler
+    bus: EventBus
+    max_pending: int = 10_000
+    pending: deque[Event] = field(default_factory=deque)
+    scheduled: bool = False
+    failures: int = 0
+    dropped: int = 0
+    task: asyncio.Task[None] | None = None
+
+    def close(self) -> None:
+        """Stop receiving events."""
+        self.bus.unsubscribe(self)
+
+
+class EventBus:
+    """Fan-out of events to subscribers, never blocking the emitter."""
+
+    def __init__(self) -> None:
+        self._subs: list[Subscription] = []
+
+    def subscribe(self, handler: Handler, *, max_pending: int = 10_000) -> Subscription:
+        """Deliver every later event to ``handler`` (a function or coroutine function)."""
+        sub = Subscription(handler=handler, bus=self, max_pending=max_pending)
+        self._subs.append(sub)
+        return sub
+
+    def unsubscribe(self, sub: Subscription) -> None:
+        """Remove a subscription (idempotent)."""
+        if sub in self._subs:
+            self._subs.remove(sub)
+        sub.pending.clear()
+
+    def emit(self, event: Event) -> None:
+        """Queue ``event`` for every subscriber."""
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        for sub in list(self._subs):
+            sub.pending.append(event)
+            if len(sub.pending) > sub.max_pending:
+                self._shed(sub)
+            if loop is None:
+                self._drain_sync(sub)
+            elif not sub.scheduled:
+                sub.scheduled = True
+                if inspect.iscoroutinefunction(sub.handler):
+                    sub.task = loop.create_task(self._drain_async(sub))
+                else:
+                    loop.call_soon(self._drain_sync, sub)
+
+    @staticmethod
+    def _shed(sub: Subscription) -> None:
+        for i, ev in enumerate(sub.pending):
+            if isinstance(ev, MessageUpdated):
+                del sub.pending[i]
+                sub.dropped += 1
+                return
+        sub.pending.popleft()
+        sub.dropped += 1
+
+    @staticmethod
+    def _report(sub: Subscription, exc: BaseException) -> None:
+        sub.failures += 1
+        if sub.failures <= 3:
+            logger.warning("event handler %r failed: %r", sub.handler, exc)
+
+    def _drain_sync(self, sub: Subscription) -> None:
+        sub.scheduled = False
+        while sub.pending:
+            event = sub.pending.popleft()
+            try:
+                sub.handler(event)
+            except Exception as exc:
+                self._report(sub, exc)
+
+    async def _drain_async(self, sub: Subscription) -> None:
+        try:
+            while sub.pending:
+                event = sub.pending.popleft()
+                try:
+                    await sub.handler(event)
+                except Exception as exc:
+                    self._report(sub, exc)
+        finally:
+            sub.scheduled = False
+
+    async def stream(self, max_pending: int = 10_000) -> AsyncIterator[Event]:
+        """Iterate over events as they come (until the iterator is closed)."""
+        queue: asyncio.Queue[Event] = asyncio.Queue()
+        sub = self.subscribe(queue.put_nowait, max_pending=max_pending)
+        try:
+            while True:
+                yield await queue.get()
+        finally:
+            sub.close()
+
+
+__all__ = [
+    "ErrorOccurred",
+    "Event",
+    "EventBus",
+    "Interrupted",
+    "MessageAdded",
+    "MessageUpdated",
+    "ReplyFinished",
+    "ReplyStarted",
+    "Subscription",
+    "ToolCallStarted",
+    "ToolResultReady",
+]

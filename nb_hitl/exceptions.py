@@ -1,0 +1,69 @@
+"""Errors nb_hitl raises, as one small tree.
+
+    NbHitlError
+    ├── AgentBusyError        agent() called while a reply is running
+    ├── ScriptExhaustedError  a ScriptedModel was asked for more turns than its script has
+    ├── ModelError            a model call failed (HTTP status, timeout, broken stream)
+    │   └── ModelAuthError    missing or wrong API key
+    ├── ToolError             a tool could not be registered or called (bad schema, bad name)
+    ├── ConfigError           invalid configuration (CompressionConfig, knobs), also a ValueError
+    └── SessionError          a session file cannot be saved or loaded
+
+Interruption is not an error: it is signalled by ``asyncio.CancelledError`` inside the reply
+task and surfaces to callers as a ``Msg`` whose ``metadata["_is_interrupted"]`` is True.
+Errors carry data and a message a person can act on; they never log in their constructor.
+"""
+
+from __future__ import annotations
+
+
+class NbHitlError(Exception):
+    """Base class of every error nb_hitl raises on purpose."""
+
+
+class AgentBusyError(NbHitlError, RuntimeError):
+    """The agent is already replying; interrupt it or await the running reply first."""
+
+    def __init__(self, agent_name: str) -> None:
+        super().__init__(
+            f"Agent {agent_name!r} is already replying. Await the running reply, or call "
+            f"`await agent.interrupt()` first (the widget's Send does interrupt-and-redirect)."
+        )
+        self.agent_name = agent_name
+
+
+class ScriptExhaustedError(NbHitlError, RuntimeError):
+    """A ScriptedModel ran out of scripted turns."""
+
+    def __init__(self, calls: int, turns: int) -> None:
+        super().__init__(
+            f"ScriptedModel was called {calls} times but its script has only {turns} turn(s). "
+            f"Add turns to the script, pass `responder=` to compute replies, or use "
+            f"`ScriptedModel.demo()`, which never runs out."
+        )
+        self.calls = calls
+        self.turns = turns
+
+
+class ModelError(NbHitlError):
+    """A model call failed in a way the agent reports to the user."""
+
+    def __init__(self, message: str, *, status_code: int | None = None) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+
+
+class ModelAuthError(ModelError):
+    """The provider rejected or did not receive an API key."""
+
+
+class ToolError(NbHitlError, ValueError):
+    """A tool could not be registered or described."""
+
+
+class ConfigError(NbHitlError, ValueError):
+    """A configuration value is invalid; the message says what to change."""
+
+
+class SessionError(NbHitlError):
+    """A session file could not be saved or loaded; the live agent is unchanged."""

@@ -1,0 +1,5 @@
+"""Agent memory."""
+
+from ._in_memory import COMPRESSED, PINNED, InMemoryMemory
+
+__all__ = ["COMPRESSED", "PINNED", "InMemoryMemory"]
