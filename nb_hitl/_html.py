@@ -22,13 +22,12 @@ def render_msg_html(msg: Msg) -> str:
             )
         elif block.type == "tool_use":
             args = block.raw_input if block.raw_input is not None else str(block.input)
-            parts.append(
-                f"<div><code>{html.escape(block.name)}({html.escape(args)})</code></div>"
-            )
+            parts.append(f"<div><code>{html.escape(block.name)}({html.escape(args)})</code></div>")
         elif block.type == "tool_result":
             parts.append(
                 f"<div>&#8627; <code>{html.escape(block.name)}</code>: "
-                f'<span style="white-space:pre-wrap">{html.escape(block.output_text())}</span></div>'
+                '<span style="white-space:pre-wrap">'
+                f"{html.escape(block.output_text())}</span></div>"
             )
     badge = ""
     css = "nb-hitl-msg"

@@ -44,8 +44,9 @@ DEFAULT_INTERRUPT_TEXT = "[Interrupted] The agent was interrupted by the user."
 
 
 def _uncancel(task: asyncio.Task[Any] | None) -> None:
+    # Task.uncancel() exists from Python 3.11; 3.10 keeps no cancellation count to clean up.
     if task is not None and hasattr(task, "uncancel"):
-        while task.cancelling():
+        while task.cancelling():  # type: ignore[attr-defined,unused-ignore]
             task.uncancel()
 
 
@@ -60,7 +61,9 @@ class AgentBase:
 
     def __init__(self, name: str, *, interrupt_text: str = DEFAULT_INTERRUPT_TEXT) -> None:
         if not isinstance(name, str) or not name.strip():
-            raise ValueError("An agent needs a non-empty name, e.g. ReActAgent(name='Friday', ...).")
+            raise ValueError(
+                "An agent needs a non-empty name, e.g. ReActAgent(name='Friday', ...)."
+            )
         self.name = name
         self.interrupt_text = interrupt_text
         self._bus = EventBus()
@@ -144,9 +147,7 @@ class AgentBase:
                 return result
             except Exception as exc:
                 await self._on_error(exc)
-                self._emit(
-                    ErrorOccurred(self.name, reply_id, type(exc).__name__, str(exc), None)
-                )
+                self._emit(ErrorOccurred(self.name, reply_id, type(exc).__name__, str(exc), None))
                 raise
             self._emit(ReplyFinished(self.name, reply_id, result, interrupted=False))
             return result

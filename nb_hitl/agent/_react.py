@@ -292,4 +292,3 @@ class ReActAgent(AgentBase):
         self.sys_prompt = state.get("sys_prompt", self.sys_prompt)
         self.max_iters = int(state.get("max_iters", self.max_iters))
         self.parallel_tool_calls = bool(state.get("parallel_tool_calls", self.parallel_tool_calls))
-

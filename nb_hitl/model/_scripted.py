@@ -142,8 +142,11 @@ class ScriptedModel(ChatModelBase):
         """
         from nb_hitl.demo import demo_responder
 
-        return cls(responder=demo_responder, tokens_per_second=tokens_per_second,
-                   model_name="scripted-demo")
+        return cls(
+            responder=demo_responder,
+            tokens_per_second=tokens_per_second,
+            model_name="scripted-demo",
+        )
 
     async def _next_turn(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None

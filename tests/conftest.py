@@ -1,0 +1,54 @@
+"""Fixtures shared by every test folder."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import pytest
+
+from nb_hitl.agent import ReActAgent
+from nb_hitl.events import Event
+from nb_hitl.message import Msg
+from nb_hitl.model import ScriptedModel
+from nb_hitl.tool import Toolkit
+
+
+def user(text: str) -> Msg:
+    """A user message."""
+    return Msg("User", text, "user")
+
+
+@pytest.fixture
+def make_agent() -> Callable[..., ReActAgent]:
+    """Build a ReActAgent on a ScriptedModel script."""
+
+    def build(
+        script: list | None = None,
+        *,
+        toolkit: Toolkit | None = None,
+        tokens_per_second: float = 2000.0,
+        **kwargs: object,
+    ) -> ReActAgent:
+        model = ScriptedModel(script, tokens_per_second=tokens_per_second)
+        return ReActAgent("Friday", "You are a test agent.", model, toolkit=toolkit, **kwargs)
+
+    return build
+
+
+async def wait_for_event(
+    agent: ReActAgent, predicate: Callable[[Event], bool], timeout: float = 10.0
+) -> Event:
+    """Await the first event of ``agent`` that matches ``predicate``."""
+    loop = asyncio.get_running_loop()
+    fut: asyncio.Future[Event] = loop.create_future()
+
+    def handler(event: Event) -> None:
+        if not fut.done() and predicate(event):
+            fut.set_result(event)
+
+    sub = agent.subscribe(handler)
+    try:
+        return await asyncio.wait_for(fut, timeout)
+    finally:
+        sub.close()
