@@ -1,0 +1,16 @@
+"""Notebook widgets (stock ipywidgets, no build step): chat, memory inspector, and both.
+
+    from nb_hitl.widgets import AgentPanel
+    AgentPanel(agent)      # display it; the cell returns at once
+
+``ChatWidget`` sends, streams, stops and resumes; ``MemoryInspector`` shows memory, tokens and
+the live compression plan; ``AgentPanel`` puts them side by side (``nb_hitl.show(agent)``).
+"""
+
+from __future__ import annotations
+
+from ._chat import ChatWidget
+from ._input import WidgetInput
+from ._loop import LoopBridge
+
+__all__ = ["ChatWidget", "LoopBridge", "WidgetInput"]

@@ -1,0 +1,434 @@
+"""ChatWidget: send, watch the reply stream, Stop it at once, see what was kept, resume.
+
+The widget only reads the agent through its events and public methods (``agent(msg)``,
+``agent.interrupt_nowait()``, ``agent.is_replying``, ``agent.subscribe``). Replies run as
+background tasks on the loop captured at creation; every button callback goes through a
+``LoopBridge`` because JupyterLab may run comm handlers on another thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as w
+
+from nb_hitl.events import (
+    ErrorOccurred,
+    Event,
+    MessageAdded,
+    MessageUpdated,
+    ReplyFinished,
+    ReplyStarted,
+    ToolCallStarted,
+)
+from nb_hitl.exceptions import AgentBusyError
+from nb_hitl.message import Msg
+
+from ._input import WidgetInput
+from ._live import LiveMessageView, html
+from ._loop import LoopBridge
+from ._render import CSS, msg_flags, msg_html
+from ._status import StatusLine
+
+if TYPE_CHECKING:
+    from nb_hitl.agent import AgentBase
+
+EMPTY_INPUT_NOTE = "Nothing sent: the message is empty. Type an instruction first."
+
+
+class _Entry:
+    """One transcript row: a message (drawn lazily) or an arbitrary widget."""
+
+    __slots__ = ("key", "msg", "view")
+
+    def __init__(self, key: str, msg: Msg | None = None, view: w.Widget | None = None) -> None:
+        self.key = key
+        self.msg = msg
+        self.view = view
+
+
+class ChatWidget(w.VBox):
+    """A chat transcript with Send, Stop and Continue, driving one agent.
+
+    Args:
+        agent: the agent to talk to (``ReActAgent``...).
+        user_name: name on the messages the person sends.
+        max_rendered: how many recent rows are drawn; older ones behind "Show earlier".
+        max_updates_per_second: redraw rate of the streaming message (deltas are coalesced).
+        continue_text: what the Continue button sends.
+        css: include the stylesheet (``AgentPanel`` includes it once for both halves).
+    """
+
+    def __init__(
+        self,
+        agent: AgentBase,
+        *,
+        user_name: str = "User",
+        max_rendered: int = 50,
+        max_updates_per_second: float = 20.0,
+        continue_text: str = "Please continue.",
+        css: bool = True,
+    ) -> None:
+        if max_rendered < 1:
+            raise ValueError(f"max_rendered must be at least 1 (got {max_rendered}).")
+        if max_updates_per_second <= 0:
+            raise ValueError("max_updates_per_second must be > 0.")
+        self.agent = agent
+        self.user_name = user_name
+        self.continue_text = continue_text
+        self.max_rendered = max_rendered
+        self._window = max_rendered
+        self._interval = 1.0 / max_updates_per_second
+        self._bridge = LoopBridge()
+        self._bridge.on_error = self._show_internal_error
+
+        self._earlier = w.Button(description="Show earlier messages", layout={"display": "none"})
+        self._earlier.on_click(self._bridge.callback(lambda _b: self.show_earlier()))
+        self._transcript = w.VBox()
+        self._transcript.add_class("nb-hitl-transcript")
+        self.status = StatusLine(self._bridge)
+        self._note = html()
+        self.input = w.Textarea(
+            placeholder=f"Message {agent.name}…", layout={"width": "100%", "height": "64px"}
+        )
+        self.send_button = w.Button(description="Send", button_style="primary", icon="paper-plane")
+        self.stop_button = w.Button(description="Stop", button_style="danger", icon="stop")
+        self.stop_button.disabled = True
+        self.continue_button = w.Button(description="Continue", icon="play", disabled=True)
+        self.send_button.on_click(self._bridge.callback(lambda _b: self._send_from_input()))
+        self.stop_button.on_click(self._bridge.callback(lambda _b: self.stop()))
+        self.continue_button.on_click(self._bridge.callback(lambda _b: self.resume()))
+        buttons = w.VBox(
+            [self.send_button, self.stop_button, self.continue_button],
+            layout={"width": "130px", "flex": "0 0 auto"},
+        )
+        bar = w.HBox([self.input, buttons], layout={"width": "100%"})
+        top: list[w.Widget] = [html(CSS)] if css else []
+        super().__init__(
+            children=[*top, self._earlier, self._transcript, self.status, self._note, bar]
+        )
+        self.add_class("nb-hitl-chat")
+
+        self._entries: list[_Entry] = []
+        self._by_key: dict[str, _Entry] = {}
+        self._unconfirmed: list[str] = []
+        self._live: dict[str, LiveMessageView] = {}
+        self._pending: dict[str, Msg] = {}
+        self._flush_handle: asyncio.TimerHandle | None = None
+        self._last_flush = 0.0
+        self._queue: deque[Msg] = deque()
+        self._runner: asyncio.Task[Any] | None = None
+        self._input_source: WidgetInput | None = None
+        self._sent_text: dict[str, str] = {}
+        self._error_seen = False
+        self.flushes = 0
+        """How many coalesced redraws of streaming messages happened (for benchmarks)."""
+        self.last_interrupted = False
+        """True after a reply was interrupted, until the next reply starts."""
+        memory = getattr(agent, "memory", None)
+        for msg in memory.messages if memory is not None else []:
+            self._add_entry(_Entry(msg.id, msg), render=False)
+        self._rerender()
+        self._sub = agent.subscribe(self._bridge.callback(self._on_event))
+
+    # -- public API --------------------------------------------------------------------------
+    @property
+    def state(self) -> str:
+        """``idle``, ``running``, ``stopping``, ``waiting`` (for you) or ``error``."""
+        return self.status.state
+
+    def send(self, text: str | Msg) -> Msg | None:
+        """Send a message (the Send button's twin); ``None`` when nothing was sent.
+
+        While a reply runs this is interrupt-and-redirect: the reply is interrupted and the
+        new message is answered next. Call on the widget's event loop.
+        """
+        if isinstance(text, Msg):
+            msg = text
+        else:
+            if not isinstance(text, str) or not text.strip():
+                self._note.value = f'<span class="nb-hitl-note">{EMPTY_INPUT_NOTE}</span>'
+                return None
+            msg = Msg(self.user_name, text, "user")
+        self._note.value = ""
+        self._sent_text[msg.id] = msg.get_text_content() or ""
+        self._unconfirmed.append(msg.id)
+        self._add_entry(_Entry(msg.id, msg))
+        self.continue_button.disabled = True
+        redirect = self.agent.is_replying
+        if redirect:
+            self._begin_stopping()
+            self.agent.interrupt_nowait()
+        if self._input_source is not None:
+            self._input_source.put(msg)
+            return msg
+        self._queue.append(msg)
+        if not redirect:
+            self.status.set_state("running", "starting…")
+            self.stop_button.disabled = False
+        if self._runner is None or self._runner.done():
+            self._runner = self._bridge.spawn(self._run_queue(), name="nb_hitl-chat-runner")
+        return msg
+
+    def stop(self) -> bool:
+        """Interrupt the running reply (the Stop button's twin); ``False`` if none runs."""
+        if self.status.state == "stopping":
+            return True
+        if not self.agent.is_replying:
+            if self._queue:  # stopped before the reply began: do not start it
+                self._queue.clear()
+                self._finish_idle(interrupted=True)
+                return True
+            return False
+        self._begin_stopping()
+        self.agent.interrupt_nowait()
+        return True
+
+    def resume(self, text: str | None = None) -> Msg | None:
+        """Send the continue message (the Continue button's twin)."""
+        return self.send(text or self.continue_text)
+
+    def input_source(self) -> WidgetInput:
+        """An input source for ``UserAgent``: the person types into this widget.
+
+        ``user = UserAgent("User", chat.input_source())`` then run
+        ``while True: msg = await user(msg); msg = await agent(msg)`` as a background task.
+        """
+        if self._input_source is None:
+            self._input_source = WidgetInput(self)
+        return self._input_source
+
+    def append_widget(self, widget: w.Widget, key: str | None = None) -> str:
+        """Add any widget (e.g. an approval card) as a transcript row; returns its key."""
+        key = key or "widget-" + uuid.uuid4().hex[:12]
+        self._add_entry(_Entry(key, None, widget))
+        return key
+
+    def remove_widget(self, key: str) -> bool:
+        """Remove a row added with ``append_widget``."""
+        entry = self._by_key.pop(key, None)
+        if entry is None:
+            return False
+        self._entries.remove(entry)
+        self._rerender()
+        return True
+
+    def set_status(self, state: str, detail: str = "") -> None:
+        """Show a state (``waiting`` for "waiting for you") and a detail in the status line."""
+        self.status.set_state(state, detail)
+
+    def show_earlier(self) -> None:
+        """Draw ``max_rendered`` more of the older rows."""
+        self._window += self.max_rendered
+        self._rerender()
+
+    def close(self) -> None:
+        """Stop listening to the agent and close the widget."""
+        sub = getattr(self, "_sub", None)
+        if sub is not None:
+            sub.close()
+        if hasattr(self, "status"):
+            self.status.stop_ticker()
+        super().close()
+
+    @property
+    def rows(self) -> list[w.Widget]:
+        """The row widgets currently drawn (newest last)."""
+        return [c for c in self._transcript.children]
+
+    # -- transcript ---------------------------------------------------------------------------
+    def _view(self, entry: _Entry) -> w.Widget:
+        if entry.view is None:
+            assert entry.msg is not None
+            entry.view = html(msg_html(entry.msg))
+            entry.view.add_class("nb-hitl-row")
+        return entry.view
+
+    def _add_entry(self, entry: _Entry, render: bool = True) -> None:
+        self._by_key[entry.key] = entry
+        if self._unconfirmed and entry.key not in self._unconfirmed:
+            # Keep just-sent messages after what the interrupted reply still commits.
+            first = self._by_key.get(self._unconfirmed[0])
+            pos = self._entries.index(first) if first in self._entries else len(self._entries)
+            self._entries.insert(pos, entry)
+        else:
+            self._entries.append(entry)
+        if render:
+            self._rerender()
+
+    def _rerender(self) -> None:
+        hidden = max(0, len(self._entries) - self._window)
+        self._earlier.layout.display = "" if hidden else "none"
+        if hidden:
+            self._earlier.description = f"Show earlier messages ({hidden} hidden)"
+        children = tuple(self._view(e) for e in self._entries[hidden:])
+        if children != self._transcript.children:
+            self._transcript.children = children
+
+    def _show_error_row(self, agent_name: str, text: str) -> None:
+        msg = Msg(agent_name, text, "assistant", metadata={"_nb_hitl_error": True})
+        self._add_entry(_Entry("error-" + msg.id, msg))
+
+    def _show_internal_error(self, exc: BaseException) -> None:
+        self._show_error_row("nb_hitl", f"Widget error: {type(exc).__name__}: {exc}")
+
+    # -- running -----------------------------------------------------------------------------
+    async def _run_queue(self) -> None:
+        while self._queue:
+            # The reply we interrupted is finishing; the agent's public API has no idle event.
+            while self.agent.is_replying:  # noqa: ASYNC110
+                await asyncio.sleep(0.005)
+            if not self._queue:
+                break
+            msg = self._queue.popleft()
+            self._error_seen = False
+            try:
+                await self.agent(msg)
+            except AgentBusyError:
+                self._queue.appendleft(msg)
+                await asyncio.sleep(0.01)
+            except Exception as exc:  # shown in the transcript; the widget stays usable
+                await asyncio.sleep(0)
+                if not self._error_seen:
+                    self._show_error_row(self.agent.name, f"{type(exc).__name__}: {exc}")
+                    self._restore_input(msg)
+                    self._finish_idle(interrupted=False, error=f"{type(exc).__name__}: {exc}")
+
+    def _send_from_input(self) -> None:
+        if self.send(self.input.value) is not None:
+            self.input.value = ""
+
+    def _restore_input(self, msg: Msg | None) -> None:
+        text = self._sent_text.get(msg.id, "") if msg is not None else ""
+        if text and not self.input.value.strip():
+            self.input.value = text
+
+    def _begin_stopping(self) -> None:
+        self.status.set_state("stopping", "Stopping…")
+        self.stop_button.disabled = True
+        self.stop_button.description = "Stopping…"
+        self._pending.clear()  # deltas of a stopped reply are not drawn
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+
+    def _finish_idle(self, interrupted: bool, error: str = "") -> None:
+        self.stop_button.disabled = True
+        self.stop_button.description = "Stop"
+        self.last_interrupted = interrupted
+        self.continue_button.disabled = not interrupted
+        if error:
+            self.status.set_state("error", error)
+        else:
+            self.status.finish_reply("interrupted" if interrupted else "")
+        if interrupted:
+            self.input.placeholder = (
+                "Interrupted. Tell the agent how to continue, or press Continue."
+            )
+        else:
+            self.input.placeholder = f"Message {self.agent.name}…"
+
+    # -- events ---------------------------------------------------------------------------
+    def _on_event(self, ev: Event) -> None:
+        if isinstance(ev, MessageUpdated):
+            if ev.msg is None or self.status.state == "stopping":
+                return
+            self._pending[ev.msg.id] = ev.msg
+            self.status.tokens(ev.msg.id, ev.tokens)
+            if self._flush_handle is None:
+                delay = self._last_flush + self._interval - time.monotonic()
+                self._flush_handle = self._bridge.later(delay, self._flush)
+        elif isinstance(ev, MessageAdded) and ev.msg is not None:
+            self._on_added(ev.msg)
+        elif isinstance(ev, ReplyStarted):
+            self.last_interrupted = False
+            self.continue_button.disabled = True
+            self.stop_button.disabled = False
+            self.stop_button.description = "Stop"
+            self.status.start_reply()
+        elif isinstance(ev, ToolCallStarted) and ev.tool_use is not None:
+            if self.status.state == "running":
+                self.status.set_detail(f"running tool {ev.tool_use.name}")
+        elif isinstance(ev, ReplyFinished):
+            self._end_live()
+            self._finish_idle(interrupted=ev.interrupted)
+        elif isinstance(ev, ErrorOccurred):
+            self._error_seen = True
+            self._end_live()
+            text = f"{ev.error_type}: {ev.message}"
+            self._show_error_row(ev.agent_name, text)
+            last_user = next(
+                (e.msg for e in reversed(self._entries) if e.msg and e.msg.role == "user"), None
+            )
+            self._restore_input(last_user)
+            self._finish_idle(interrupted=False, error=text)
+
+    def _on_added(self, msg: Msg) -> None:
+        self._pending.pop(msg.id, None)
+        if msg.id in self._unconfirmed:
+            self._unconfirmed.remove(msg.id)
+        view = self._live.pop(msg.id, None)
+        if view is not None:
+            view.finish(msg)
+            self._by_key[msg.id].msg = msg
+            return
+        entry = self._by_key.get(msg.id)
+        if entry is not None:
+            if entry.msg is not None and msg_flags(entry.msg) != msg_flags(msg):
+                entry.msg, entry.view = msg, None
+                self._rerender()
+            return
+        self._add_entry(_Entry(msg.id, msg))
+
+    def _flush(self) -> None:
+        self._flush_handle = None
+        self._last_flush = time.monotonic()
+        if not self._pending:
+            return
+        self.flushes += 1
+        pending, self._pending = self._pending, {}
+        for msg_id, msg in pending.items():
+            view = self._live.get(msg_id)
+            if view is None:
+                if msg_id in self._by_key:
+                    continue  # already committed and frozen
+                view = LiveMessageView(msg)
+                self._live[msg_id] = view
+                self._add_entry(_Entry(msg_id, msg, view))
+            view.update(msg)
+        self.status.refresh()
+
+    def _end_live(self) -> None:
+        """Remove streaming rows the reply never committed (an interrupt kept nothing)."""
+        self._pending.clear()
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        if not self._live:
+            return
+        for msg_id in list(self._live):
+            self._live.pop(msg_id).close()
+            entry = self._by_key.pop(msg_id, None)
+            if entry is not None:
+                self._entries.remove(entry)
+        self._rerender()
+
+    def _set_waiting(self, waiting: bool, prompt: Msg | None = None) -> None:
+        if waiting:
+            interrupted = prompt is not None and msg_flags(prompt)[0]
+            self.status.set_state("waiting", "waiting for you")
+            self.input.placeholder = (
+                "Interrupted. Tell the agent how to continue, or press Continue."
+                if interrupted
+                else f"Your turn: message {self.agent.name}…"
+            )
+            self.continue_button.disabled = not interrupted
+        elif self.status.state == "waiting":
+            self.status.set_state("idle")
+
+
+__all__ = ["EMPTY_INPUT_NOTE", "ChatWidget"]

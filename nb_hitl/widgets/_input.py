@@ -1,0 +1,48 @@
+"""WidgetInput: the input source that lets a ``UserAgent`` wait for a person typing in a chat.
+
+chat = ChatWidget(agent)
+user = UserAgent("User", chat.input_source())
+
+async def loop():
+    msg = None
+    while True:
+        msg = await user(msg)
+        msg = await agent(msg)
+
+task = asyncio.create_task(loop())   # the cell returns at once; the person types
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from nb_hitl.agent import QueueInput
+from nb_hitl.message import Msg
+
+if TYPE_CHECKING:
+    from ._chat import ChatWidget
+
+
+class WidgetInput(QueueInput):
+    """A ``QueueInput`` fed by a ``ChatWidget``'s Send; shows "waiting for you" while awaited."""
+
+    def __init__(self, chat: ChatWidget) -> None:
+        super().__init__()
+        self._chat = chat
+        self.waiting_for_person = False
+        """True while a ``UserAgent`` awaits this source and nothing is queued."""
+
+    async def __call__(self, prompt: Msg | None) -> str | Msg:
+        """Return the next message the person sends (at once if one is queued)."""
+        if self.waiting == 0:
+            self.waiting_for_person = True
+            self._chat._set_waiting(True, prompt)
+        try:
+            return await super().__call__(prompt)
+        finally:
+            if self.waiting_for_person:
+                self.waiting_for_person = False
+                self._chat._set_waiting(False)
+
+
+__all__ = ["WidgetInput"]

@@ -1,0 +1,159 @@
+"""LiveMessageView: a streaming message drawn in frozen segments plus a small live tail.
+
+Resending a whole growing message on every update costs bytes quadratic in its length. So the
+text is cut into segments: only the tail segment's value is resent on each (coalesced)
+update; when the tail holds a finished paragraph of some length, that part is frozen (rendered
+once as markdown) and a new tail starts. Segments sit in groups of ``GROUP`` so that no
+``children`` list grows long either. Thinking and tool-call blocks show as a compact line
+while streaming and in full once the message is final.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import ipywidgets as w
+from ipywidgets.widgets.widget_string import HTMLStyle
+
+from ._render import block_html, esc, header_html, markdown, msg_classes, plain
+
+if TYPE_CHECKING:
+    from nb_hitl.message import Msg
+
+SEGMENT_MIN = 700
+"""A tail with at least this many characters freezes at its last paragraph break."""
+SEGMENT_MAX = 2_400
+"""A tail this long freezes at its last line break or space even without a paragraph break."""
+GROUP = 16
+"""Frozen segments per group box."""
+
+_SHARED: dict[str, w.Widget] = {}
+
+
+def html(value: str = "") -> w.HTML:
+    """An ``HTML`` widget sharing one layout and one style with its peers.
+
+    A fresh ``HTML`` opens three comms (itself, a layout, a style); sharing makes it one.
+    """
+    if "layout" not in _SHARED or _SHARED["layout"].comm is None:
+        _SHARED["layout"] = w.Layout()
+        _SHARED["style"] = HTMLStyle()
+    return w.HTML(value, layout=_SHARED["layout"], style=_SHARED["style"])
+
+
+def box(children: tuple[w.Widget, ...] = ()) -> w.VBox:
+    """A ``VBox`` sharing one layout with its peers."""
+    if "box_layout" not in _SHARED or _SHARED["box_layout"].comm is None:
+        _SHARED["box_layout"] = w.Layout()
+    return w.VBox(children=children, layout=_SHARED["box_layout"])
+
+
+def _cut(tail: str, fence_open: bool) -> int:
+    """Where to freeze ``tail`` (0: not yet); never inside a code fence when avoidable."""
+    if len(tail) < SEGMENT_MIN:
+        return 0
+    pos = tail.rfind("\n\n", SEGMENT_MIN // 2)
+    while pos > 0:
+        inside = (fence_open + tail[:pos].count("```")) % 2 == 1
+        if not inside:
+            return pos + 2
+        pos = tail.rfind("\n\n", SEGMENT_MIN // 2, pos)
+    if len(tail) < SEGMENT_MAX:
+        return 0
+    for sep in ("\n", " "):
+        pos = tail.rfind(sep, SEGMENT_MAX // 2)
+        if pos > 0:
+            return pos + 1
+    return len(tail)
+
+
+class LiveMessageView(w.VBox):
+    """The row of a message that is still streaming (becomes frozen with ``finish``)."""
+
+    def __init__(self, msg: Msg) -> None:
+        self._header = html(header_html(msg, live=True))
+        self._groups = box()
+        self._group: w.VBox | None = None
+        self._tail = html()
+        self._extras = html()
+        super().__init__(children=[self._header, self._groups, self._tail, self._extras])
+        for c in msg_classes(msg, live=True):
+            self.add_class(c)
+        self.msg_id = msg.id
+        self.frozen_len = 0
+        """Characters of text already frozen into segments."""
+        self._fence_open = False
+        self._frozen: list[str] = []
+        self._extras_html = ""
+        self.finished = False
+
+    def _freeze(self, text: str) -> None:
+        seg = html(markdown(text))
+        self._fence_open = (self._fence_open + text.count("```")) % 2 == 1
+        if self._group is None or len(self._group.children) >= GROUP:
+            self._group = box((seg,))
+            self._groups.children = (*self._groups.children, self._group)
+        else:
+            self._group.children = (*self._group.children, seg)
+        self.frozen_len += len(text)
+        self._frozen.append(text)
+
+    def update(self, msg: Msg) -> None:
+        """Draw the latest state of the streaming message (cheap: only the tail changes)."""
+        text = msg.get_text_content() or ""
+        tail = text[self.frozen_len :]
+        cut = _cut(tail, self._fence_open)
+        while cut:
+            self._freeze(tail[:cut])
+            tail = tail[cut:]
+            cut = _cut(tail, self._fence_open)
+        value = plain(tail) if tail else ""
+        if self._tail.value != value:
+            self._tail.value = value
+        extras = self._extras_live(msg)
+        if extras != self._extras_html:
+            self._extras_html = extras
+            self._extras.value = extras
+
+    @staticmethod
+    def _extras_live(msg: Msg) -> str:
+        parts = []
+        for b in msg.get_content_blocks():
+            if b.type == "thinking":
+                parts.append(
+                    f'<div class="nb-hitl-tool">thinking… ({len(b.thinking):,} chars)</div>'
+                )
+            elif b.type == "tool_use":
+                state = "arguments streaming…" if b.raw_input is not None else "ready"
+                name = esc(b.name)
+                parts.append(
+                    f'<div class="nb-hitl-tool">&#128295; <code>{name}</code> ({state})</div>'
+                )
+        return "".join(parts)
+
+    def finish(self, msg: Msg) -> None:
+        """Freeze: final text as markdown, blocks in full, interrupted or error style."""
+        text = msg.get_text_content() or ""
+        if not text.startswith("".join(self._frozen)):
+            # The final text is not a continuation of what streamed: redraw from scratch.
+            self._groups.children = ()
+            self._group = None
+            self.frozen_len = 0
+            self._frozen = []
+            self._fence_open = False
+        rest = text[self.frozen_len :]
+        self._tail.value = markdown(rest) if rest else ""
+        others = [b for b in msg.get_content_blocks() if b.type != "text"]
+        extras = "".join(block_html(b) for b in others)
+        err = msg.metadata.get("_error")
+        if err:
+            extras += plain(str(err))
+        self._extras.value = extras
+        self._header.value = header_html(msg)
+        self.remove_class("nb-hitl-live")
+        for c in msg_classes(msg):
+            self.add_class(c)
+        self.finished = True
+
+
+__all__ = ["LiveMessageView", "box", "html"]

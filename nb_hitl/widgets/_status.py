@@ -1,0 +1,138 @@
+"""StatusLine: idle / running / stopping / waiting for you / error, with reply timing.
+
+While a reply runs it shows the elapsed time, the tokens streamed and tokens per second; it
+redraws at most ``REFRESH_HZ`` times a second (plus on every state change), so a fast stream
+does not turn the status into a second stream of comm messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import ipywidgets as w
+
+from ._loop import LoopBridge
+from ._render import esc
+
+STATES = ("idle", "running", "stopping", "waiting", "error")
+LABELS = {
+    "idle": "idle",
+    "running": "running",
+    "stopping": "stopping",
+    "waiting": "waiting for you",
+    "error": "error",
+}
+REFRESH_HZ = 2.0
+
+
+class StatusLine(w.HTML):
+    """The chat's status line (an ``HTML`` widget)."""
+
+    def __init__(self, bridge: LoopBridge) -> None:
+        super().__init__()
+        self.add_class("nb-hitl-status-line")
+        self._bridge = bridge
+        self.state = "idle"
+        self.detail = ""
+        self.started: float | None = None
+        self.ended: float | None = None
+        self._tokens: dict[str, int] = {}
+        self._last_draw = 0.0
+        self._drawn = ""
+        self._ticker: asyncio.TimerHandle | None = None
+        self._draw()
+
+    # -- figures -----------------------------------------------------------------------------
+    @property
+    def streamed_tokens(self) -> int:
+        """Tokens streamed in the current (or last) reply, over all its model calls."""
+        return sum(self._tokens.values())
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds since the current (or last) reply started."""
+        if self.started is None:
+            return 0.0
+        return (self.ended or time.monotonic()) - self.started
+
+    def tokens(self, msg_id: str, count: int) -> None:
+        """Record that the live message ``msg_id`` has streamed ``count`` pieces."""
+        self._tokens[msg_id] = max(count, self._tokens.get(msg_id, 0))
+
+    # -- transitions -------------------------------------------------------------------------
+    def set_state(self, state: str, detail: str = "") -> None:
+        """Switch state (one of ``STATES``) and redraw now."""
+        if state not in STATES:
+            raise ValueError(f"Unknown status {state!r}; use one of {', '.join(STATES)}.")
+        self.state = state
+        self.detail = detail
+        if state in ("running", "stopping"):
+            self._start_ticker()
+        self._draw()
+
+    def set_detail(self, detail: str) -> None:
+        """Change the detail text (throttled redraw)."""
+        self.detail = detail
+        self.refresh()
+
+    def start_reply(self) -> None:
+        """A reply began: reset the figures."""
+        self.started, self.ended = time.monotonic(), None
+        self._tokens = {}
+        if self.state != "stopping":
+            self.set_state("running")
+
+    def finish_reply(self, detail: str = "") -> None:
+        """The reply ended: freeze the figures and go idle."""
+        if self.started is not None and self.ended is None:
+            self.ended = time.monotonic()
+        self.stop_ticker()
+        self.set_state("idle", detail)
+
+    def refresh(self) -> None:
+        """Redraw if the last redraw is older than ``1 / REFRESH_HZ``."""
+        if time.monotonic() - self._last_draw >= 1.0 / REFRESH_HZ:
+            self._draw()
+
+    # -- drawing ---------------------------------------------------------------------------
+    def text(self) -> str:
+        """The status as plain text (what the line shows)."""
+        parts = [LABELS[self.state]]
+        if self.detail and self.detail != LABELS[self.state]:
+            parts.append(self.detail)
+        if self.started is not None and self.state != "waiting":
+            secs = self.elapsed
+            toks = self.streamed_tokens
+            rate = toks / secs if secs > 0 else 0.0
+            parts.append(f"{secs:.1f} s · {toks} tokens · {rate:.1f} tok/s")
+        return " · ".join(parts)
+
+    def _draw(self) -> None:
+        self._last_draw = time.monotonic()
+        value = (
+            f'<span class="nb-hitl-status nb-hitl-status-{self.state}" '
+            f'data-state="{self.state}">&#9679; {esc(self.text())}</span>'
+        )
+        if value != self._drawn:
+            self._drawn = value
+            self.value = value
+
+    def _start_ticker(self) -> None:
+        if self._ticker is None:
+            self._ticker = self._bridge.later(1.0 / REFRESH_HZ, self._tick)
+
+    def _tick(self) -> None:
+        self._ticker = None
+        if self.state in ("running", "stopping"):
+            self._draw()
+            self._start_ticker()
+
+    def stop_ticker(self) -> None:
+        """Cancel the periodic redraw."""
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
+
+
+__all__ = ["STATES", "StatusLine"]

@@ -1,0 +1,258 @@
+"""ChatWidget headless: send, stop mid-stream, resume, redirect, empty input, errors."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import ipywidgets as w
+import pytest
+from widget_helpers import all_html, until
+
+from nb_hitl.agent import ReActAgent
+from nb_hitl.memory import InMemoryMemory
+from nb_hitl.message import Msg
+from nb_hitl.model import ScriptedModel, ScriptedTurn
+from nb_hitl.widgets import ChatWidget
+from nb_hitl.widgets._chat import EMPTY_INPUT_NOTE
+from nb_hitl.widgets._live import LiveMessageView
+
+LONG = " ".join(f"word{i}" for i in range(400))
+
+
+def slow_agent(script: list, tps: float = 60.0, **kw: object) -> ReActAgent:
+    return ReActAgent(
+        "Friday", "You are a test agent.", ScriptedModel(script, tokens_per_second=tps), **kw
+    )
+
+
+def live_views(chat: ChatWidget) -> list[LiveMessageView]:
+    return [r for r in chat.rows if isinstance(r, LiveMessageView)]
+
+
+async def test_send_button_streams_reply_and_freezes_it() -> None:
+    agent = slow_agent(["Hello **there**, friend."], tps=500)
+    chat = ChatWidget(agent)
+    chat.input.value = "hi"
+    chat.send_button.click()
+    assert chat.input.value == ""
+    assert chat.state == "running"
+    assert not chat.stop_button.disabled
+    await until(lambda: chat.state == "idle", what="reply finished")
+    assert chat.stop_button.disabled
+    assert chat.continue_button.disabled
+    (view,) = live_views(chat)
+    assert view.finished and "nb-hitl-live" not in view._dom_classes
+    assert "<strong>there</strong>" in all_html(view)
+    assert [m.role for m in agent.memory.messages] == ["user", "assistant"]
+    assert "hi" in all_html(chat.rows[0])
+
+
+async def test_stop_mid_stream_interrupts_and_styles_what_was_kept() -> None:
+    agent = slow_agent([LONG], tps=80)
+    chat = ChatWidget(agent)
+    chat.send("tell me a long story")
+    await until(lambda: live_views(chat) and "word5" in all_html(live_views(chat)[0]))
+    view = live_views(chat)[0]
+    drawn_while_stopping: list[str] = []
+    view._tail.observe(
+        lambda ch: drawn_while_stopping.append(ch["new"]) if chat.state == "stopping" else None,
+        "value",
+    )
+    chat.stop_button.click()
+    assert chat.state == "stopping"
+    assert chat.stop_button.disabled and chat.stop_button.description == "Stopping…"
+    await until(lambda: chat.state == "idle", what="interrupted message")
+    # Only the final (markdown) redraw of the kept text happens after Stop, no live delta.
+    assert all("white-space:pre-wrap" not in v for v in drawn_while_stopping)
+    assert chat.last_interrupted
+    assert not chat.continue_button.disabled
+    assert "Interrupted" in chat.input.placeholder
+    assert "nb-hitl-interrupted" in view._dom_classes
+    assert "partial · interrupted" in view._header.value
+    last = chat.rows[-1]
+    assert isinstance(last, w.HTML) and "nb-hitl-interrupted" in last.value
+    assert "[Interrupted]" in last.value
+    assert "interrupted" in chat.status.text()
+    partial = agent.memory.messages[1]
+    assert partial.metadata.get("_partial")
+    kept = partial.get_text_content() or ""
+    assert 0 < len(kept) < len(LONG)
+    assert kept.split()[-1] in all_html(view)
+
+
+async def test_continue_resumes_after_interrupt() -> None:
+    agent = slow_agent([LONG, "Resumed: here is the rest."], tps=80)
+    chat = ChatWidget(agent)
+    chat.send("go")
+    await until(lambda: live_views(chat) and "word3" in all_html(live_views(chat)[0]))
+    chat.stop()
+    await until(lambda: chat.state == "idle")
+    chat.continue_button.click()
+    await until(lambda: chat.state == "idle" and not chat.last_interrupted, what="resumed reply")
+    assert "Resumed: here is the rest." in all_html(chat.rows[-1])
+    texts = [m.get_text_content() for m in agent.memory.messages]
+    assert texts[-2] == "Please continue."
+    assert chat.continue_button.disabled
+
+
+async def test_send_while_running_interrupts_and_redirects() -> None:
+    agent = slow_agent([LONG, "Sure, switching to the new topic."], tps=80)
+    chat = ChatWidget(agent)
+    chat.send("first topic")
+    await until(lambda: live_views(chat) and "word3" in all_html(live_views(chat)[0]))
+    redirect = chat.send("actually, talk about something else")
+    assert redirect is not None
+    assert chat.state == "stopping"
+    await until(
+        lambda: chat.state == "idle" and "switching" in all_html(chat),
+        what="redirected reply",
+    )
+    mem = agent.memory.messages
+    assert [m.get_text_content() for m in mem if m.role == "user"] == [
+        "first topic",
+        "actually, talk about something else",
+    ]
+    roles = [(m.role, m.is_interrupted, bool(m.metadata.get("_partial"))) for m in mem]
+    assert roles == [
+        ("user", False, False),
+        ("assistant", False, True),
+        ("assistant", True, False),
+        ("user", False, False),
+        ("assistant", False, False),
+    ]
+    # The transcript shows the rows in memory order.
+    html_rows = [all_html(r) for r in chat.rows]
+    assert html_rows.index(next(h for h in html_rows if "[Interrupted]" in h)) < html_rows.index(
+        next(h for h in html_rows if "something else" in h)
+    )
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n\t  \n"])
+async def test_empty_input_sends_nothing_and_says_why(text: str) -> None:
+    agent = slow_agent(["never used"])
+    chat = ChatWidget(agent)
+    chat.input.value = text
+    chat.send_button.click()
+    await asyncio.sleep(0.05)
+    assert EMPTY_INPUT_NOTE in chat._note.value
+    assert chat.input.value == text
+    assert chat.rows == []
+    assert len(agent.memory) == 0
+    assert chat.state == "idle"
+    assert chat.send(text) is None
+
+
+async def test_one_megabyte_input_is_accepted() -> None:
+    agent = slow_agent(["Got it."], tps=1000)
+    chat = ChatWidget(agent)
+    big = ("lorem ipsum <b>dolor</b> sit amet\n" * 40_000)[:1_000_000]
+    chat.input.value = big
+    chat.send_button.click()
+    await until(lambda: chat.state == "idle")
+    assert agent.memory.messages[0].get_text_content() == big
+    row = all_html(chat.rows[0])
+    assert "more characters" in row  # folded, not rendered as markdown
+    assert "<b>dolor" not in row and "&lt;b&gt;dolor" in row
+
+
+async def test_model_error_shows_in_transcript_and_widget_stays_usable() -> None:
+    boom = RuntimeError("model exploded <img src=x onerror=alert(1)>")
+    agent = slow_agent(
+        [ScriptedTurn(text=LONG, error=boom, error_after_tokens=5), "Recovered fine."], tps=500
+    )
+    chat = ChatWidget(agent)
+    chat.input.value = "please answer"
+    chat.send_button.click()
+    await until(lambda: chat.state == "error", what="error state")
+    err = chat.rows[-1]
+    assert isinstance(err, w.HTML) and "nb-hitl-error" in err.value
+    assert "model exploded &lt;img" in err.value and "<img" not in err.value
+    assert "error" in chat.status.text()
+    assert chat.input.value == "please answer"  # nothing typed is lost
+    assert chat.stop_button.disabled and not chat.send_button.disabled
+    chat.send_button.click()
+    await until(lambda: chat.state == "idle", what="second reply")
+    assert "Recovered fine." in all_html(chat.rows[-1])
+
+
+async def test_tool_error_shows_compact_error_result() -> None:
+    def explode(x: int) -> str:
+        """Always fails.
+
+        Args:
+            x: anything.
+        """
+        raise ValueError("tool broke <script>alert(2)</script>")
+
+    from nb_hitl.model import ScriptedToolCall
+    from nb_hitl.tool import Toolkit
+
+    tk = Toolkit()
+    tk.register_tool_function(explode)
+    agent = slow_agent(
+        [ScriptedTurn(text="Trying.", tool_calls=[ScriptedToolCall("explode", {"x": 1})]), "Done."],
+        tps=1000,
+        toolkit=tk,
+    )
+    chat = ChatWidget(agent)
+    chat.send("run it")
+    await until(lambda: chat.state == "idle" and "Done." in all_html(chat))
+    html = all_html(chat)
+    assert "<script>" not in html and "&lt;script&gt;alert(2)" in html
+    assert "nb-hitl-badge-error" in html and "<details" in html
+
+
+async def test_stop_clicked_from_another_thread_hops_to_the_loop() -> None:
+    agent = slow_agent([LONG], tps=80)
+    chat = ChatWidget(agent)
+    chat.send("go")
+    await until(lambda: live_views(chat) and "word3" in all_html(live_views(chat)[0]))
+    t = threading.Thread(target=chat.stop_button.click)  # like a comm on a subshell thread
+    t.start()
+    t.join()
+    await until(lambda: chat.state == "idle" and chat.last_interrupted, what="interrupt")
+    assert agent.memory.messages[-1].is_interrupted
+
+
+async def test_long_history_renders_only_recent_rows() -> None:
+    memory = InMemoryMemory()
+    memory.add_sync([Msg("User", f"message {i}", "user") for i in range(120)])
+    agent = slow_agent(["x"], memory=memory)
+    chat = ChatWidget(agent, max_rendered=50)
+    assert len(chat.rows) == 50
+    assert "message 119" in all_html(chat.rows[-1]) and "message 70" in all_html(chat.rows[0])
+    assert chat._earlier.layout.display != "none" and "70 hidden" in chat._earlier.description
+    chat._earlier.click()
+    assert len(chat.rows) == 100
+    chat.show_earlier()
+    assert len(chat.rows) == 120 and chat._earlier.layout.display == "none"
+
+
+async def test_append_widget_and_set_status_hooks() -> None:
+    agent = slow_agent(["x"])
+    chat = ChatWidget(agent)
+    card = w.HTML("approval card")
+    key = chat.append_widget(card)
+    assert chat.rows[-1] is card
+    chat.set_status("waiting", "approve the tool call")
+    assert chat.state == "waiting" and "waiting for you" in chat.status.value
+    assert chat.remove_widget(key) and card not in chat.rows
+    with pytest.raises(ValueError, match="Unknown status"):
+        chat.set_status("sleepy")
+
+
+async def test_streaming_is_coalesced_and_segmented() -> None:
+    paragraphs = "\n\n".join(" ".join(f"p{p}w{i}" for i in range(60)) for p in range(30))
+    agent = slow_agent([paragraphs], tps=5000)
+    chat = ChatWidget(agent)
+    chat.send("stream")
+    await until(lambda: chat.state == "idle", timeout=30)
+    (view,) = live_views(chat)
+    tokens = chat.status.streamed_tokens
+    assert tokens > 1500
+    assert chat.flushes < tokens / 10  # deltas coalesced, not one redraw per token
+    assert len(view._groups.children) >= 1  # frozen segments, not one growing value
+    html = all_html(view)
+    assert "p0w0" in html and "p29w59" in html
+    assert html.count("<p>") == 30

@@ -1,0 +1,47 @@
+"""Helpers for headless widget tests (no front end: clicks are ``button.click()``)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import ipywidgets as w
+
+
+async def until(cond: Callable[[], Any], timeout: float = 15.0, what: str = "") -> None:
+    """Let the loop run until ``cond()`` is true (a failure guard, not a timing assertion)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not cond():
+        if loop.time() > end:
+            raise AssertionError(f"timed out waiting for {what or cond}")
+        await asyncio.sleep(0.005)
+
+
+def walk(widget: w.Widget) -> Iterator[w.Widget]:
+    """The widget and every widget below it (children, layout, style)."""
+    seen: set[int] = set()
+    stack = [widget]
+    while stack:
+        cur = stack.pop()
+        if id(cur) in seen:
+            continue
+        seen.add(id(cur))
+        yield cur
+        stack.extend(getattr(cur, "children", ()) or ())
+        for name in ("layout", "style"):
+            sub = getattr(cur, name, None)
+            if isinstance(sub, w.Widget):
+                stack.append(sub)
+
+
+def all_html(widget: w.Widget) -> str:
+    """Every HTML value under ``widget`` joined (what a browser would insert)."""
+    return "\n".join(x.value for x in walk(widget) if isinstance(x, w.HTML))
+
+
+def all_state(widget: w.Widget) -> str:
+    """Every synced trait of every widget under ``widget`` as JSON (what an .ipynb saves)."""
+    return "\n".join(json.dumps(x.get_state(), default=str) for x in walk(widget))
