@@ -102,6 +102,31 @@ class ErrorOccurred(Event):
     msg: Msg | None = None
 
 
+@dataclass(frozen=True)
+class ApprovalRequested(Event):
+    """A tool call waits for a person's decision before it runs (the reply is parked)."""
+
+    kind: ClassVar[str] = "approval_requested"
+    tool_use: ToolUseBlock | None = None
+
+
+@dataclass(frozen=True)
+class ApprovalDecided(Event):
+    """A waiting tool call was decided, or closed without a decision.
+
+    ``decision`` is ``"approved"``, ``"edited"`` (approved with new ``arguments``),
+    ``"denied"`` (with ``reason``), ``"interrupted"`` (closed by an interrupt) or
+    ``"discarded"`` (a new message was sent instead of deciding).
+    """
+
+    kind: ClassVar[str] = "approval_decided"
+    call_id: str = ""
+    tool_name: str = ""
+    decision: str = ""
+    arguments: dict[str, Any] | None = None
+    reason: str = ""
+
+
 Handler = Callable[[Event], Any]
 
 
@@ -208,6 +233,8 @@ class EventBus:
 
 
 __all__ = [
+    "ApprovalDecided",
+    "ApprovalRequested",
     "ErrorOccurred",
     "Event",
     "EventBus",

@@ -7,6 +7,7 @@
     │   └── ModelAuthError    missing or wrong API key
     ├── ToolError             a tool could not be registered or called (bad schema, bad name)
     ├── ConfigError           invalid configuration (CompressionConfig, knobs), also a ValueError
+    ├── ApprovalError         a tool-call decision for an unknown or closed call, or bad arguments
     └── SessionError          a session file cannot be saved or loaded
 
 Interruption is not an error: it is signalled by ``asyncio.CancelledError`` inside the reply
@@ -63,6 +64,18 @@ class ToolError(NbHitlError, ValueError):
 
 class ConfigError(NbHitlError, ValueError):
     """A configuration value is invalid; the message says what to change."""
+
+
+class ApprovalError(NbHitlError, ValueError):
+    """A decision on a waiting tool call was refused; nothing changed.
+
+    Raised for an unknown call id, a call that is no longer waiting (decided, or closed by an
+    interrupt), or edited arguments that are not valid JSON or do not fit the tool's schema.
+    """
+
+    def __init__(self, message: str, *, call_id: str | None = None) -> None:
+        super().__init__(message)
+        self.call_id = call_id
 
 
 class SessionError(NbHitlError):

@@ -19,7 +19,8 @@ from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
 from nb_hitl.model import ChatModelBase, ChatResponse
 from nb_hitl.tool import Toolkit, ToolResponse
 
-from ._base import DEFAULT_INTERRUPT_TEXT, AgentBase
+from ._approval import ToolApprovalMixin
+from ._base import DEFAULT_INTERRUPT_TEXT
 
 SUMMARIZE_PROMPT = (
     "You have failed to finish within the maximum number of reasoning steps. Now reply "
@@ -29,7 +30,7 @@ INTERRUPTED_RESULT = "[Interrupted] The tool call was interrupted by the user be
 NOT_STARTED_RESULT = "[Interrupted] The tool call was not run because the user interrupted."
 
 
-class ReActAgent(AgentBase):
+class ReActAgent(ToolApprovalMixin):
     """An agent that alternates model reasoning and tool calls until it can answer.
 
     Args:
@@ -119,8 +120,11 @@ class ReActAgent(AgentBase):
         self._live = None
         self._open_calls = {}
         self._tool_partial = {}
+        parked = await self._take_parked_calls(msg)  # calls parked in a loaded session
         for m in [msg] if isinstance(msg, Msg) else list(msg or []):
             await self._commit(m)
+        if parked:
+            await self._acting(parked)
         for _ in range(self.max_iters):
             await self._compress_if_needed()
             response = await self._reasoning()
@@ -178,6 +182,7 @@ class ReActAgent(AgentBase):
         return msg
 
     async def _acting(self, calls: list[ToolUseBlock]) -> None:
+        calls = await self._await_approvals(calls)  # parks while calls wait for a person
         if self.parallel_tool_calls and len(calls) > 1:
             self._where = "running tools in parallel: " + ", ".join(c.name for c in calls)
             await asyncio.gather(*(self._run_tool(c) for c in calls))

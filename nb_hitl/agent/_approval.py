@@ -1,0 +1,557 @@
+"""Tool approval: a reply parks before consequential tool calls until a person decides.
+
+A tool registered with ``needs_approval=True`` (or a predicate on the call) does not run when
+the model asks for it. Instead the reply *parks*: it stays a running reply task, awaiting a
+future, so the event loop and the widgets stay responsive and ``agent.interrupt()`` works
+exactly as elsewhere. ``agent.pending_approvals`` lists the waiting calls; a decision resolves
+each one:
+
+- ``agent.approve(call_id)``, or ``agent.approve(call_id, arguments={...})`` with edited
+  arguments (validated against the tool's schema);
+- ``agent.deny(call_id, reason)``: the model receives ``"denied by the user: <reason>"``;
+- ``agent.always_allow(tool_name)``: approves the waiting calls of that tool and skips the
+  question for the rest of the session.
+
+All the calls of one model turn that need approval are asked together; once every one is
+decided the turn's calls run in the order the model gave them, and the reply goes on without
+calling the model again for that turn. Decisions may come from any thread (widget callbacks):
+they hop onto the agent's event loop. A decision for an unknown call, or one that is no longer
+waiting (already decided, or closed by an interrupt), raises ``ApprovalError`` and changes
+nothing.
+
+Parked calls survive a kernel restart: ``state_dict()`` (and so ``save_session``) records them
+with the decisions made so far; after ``load_session`` they are pending again, and
+``await agent.resume_pending()`` (the same as ``await agent()``) parks on the undecided ones,
+runs the turn and continues the reply. Sending a new message instead closes them unrun.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from nb_hitl.events import ApprovalDecided, ApprovalRequested
+from nb_hitl.exceptions import AgentBusyError, ApprovalError, ToolError
+from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
+
+from ._base import AgentBase
+
+if TYPE_CHECKING:
+    from nb_hitl.session import SessionInfo
+    from nb_hitl.tool import Toolkit
+
+DENIED_PREFIX = "denied by the user: "
+DISCARDED_RESULT = (
+    "[Not run] The user sent a new message instead of deciding whether to run this tool call."
+)
+_CLOSED_MEMORY = 1000  # how many closed call ids are remembered for clear late-decision errors
+
+DecisionKind = Literal["approved", "edited", "denied"]
+
+
+@dataclass(frozen=True)
+class PendingApproval:
+    """A tool call that waits for a person's decision."""
+
+    call_id: str
+    """The id of the model's ``tool_use`` block; pass it to ``approve``/``deny``."""
+    tool_name: str
+    """The tool the model wants to call."""
+    arguments: dict[str, Any]
+    """The arguments the model gave."""
+    call: ToolUseBlock
+    """The whole ``tool_use`` block."""
+
+
+@dataclass
+class _Decision:
+    kind: DecisionKind
+    arguments: dict[str, Any] | None = None
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "arguments": self.arguments, "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> _Decision:
+        kind = data.get("kind")
+        if kind not in ("approved", "edited", "denied"):
+            raise ValueError(f"unknown approval decision {kind!r}")
+        arguments = data.get("arguments")
+        if arguments is not None and not isinstance(arguments, dict):
+            raise ValueError("approval decision arguments must be a JSON object")
+        return cls(kind, arguments, str(data.get("reason", "")))
+
+
+@dataclass
+class _Waiting:
+    call: ToolUseBlock
+    decision: _Decision | None = None
+
+
+@dataclass
+class _ApprovalState:
+    waiting: dict[str, _Waiting] = field(default_factory=dict)
+    """Calls that needed approval and are not applied yet (decided or not), by id."""
+    parked: list[ToolUseBlock] = field(default_factory=list)
+    """Restored from a session: every open call of the parked turn, in order."""
+    closed: dict[str, str] = field(default_factory=dict)
+    """Recently closed call ids and how they closed, for clear late-decision errors."""
+    all_decided: asyncio.Future[None] | None = None
+    """The future a parked reply awaits; set when no waiting call is undecided."""
+
+
+def parse_arguments(arguments: str | dict[str, Any]) -> dict[str, Any]:
+    """Turn edited arguments (a JSON object as text, or a dict) into a dict, or raise clearly."""
+    if isinstance(arguments, str):
+        try:
+            value = json.loads(arguments)
+        except json.JSONDecodeError as exc:
+            raise ApprovalError(
+                f"The edited arguments are not valid JSON: {exc.msg} at line {exc.lineno}, "
+                f'column {exc.colno}. Write a JSON object such as {{"path": "notes.txt"}}.'
+            ) from None
+    else:
+        value = arguments
+    if not isinstance(value, dict):
+        raise ApprovalError(
+            f"The edited arguments must be a JSON object ({{...}}), not {type(value).__name__}."
+        )
+    return value
+
+
+class ToolApprovalMixin(AgentBase):
+    """Parking before tool calls that need approval, decisions, and their saved state.
+
+    Mixed into ``ReActAgent``, which calls ``_await_approvals`` before acting and
+    ``_take_parked_calls`` when a reply starts.
+    """
+
+    toolkit: Toolkit
+    _open_calls: dict[str, ToolUseBlock]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.always_allowed: set[str] = set()
+        """Tools the person allowed for the whole session: their calls never wait."""
+        self._approvals = _ApprovalState()
+        self.approval_log: list[dict[str, Any]] = []
+        """Every decision so far (call, tool, decision, arguments, reason): widgets redraw
+        decided cards from it, and sessions save it."""
+
+    async def _commit_result(self, call: ToolUseBlock, block: ToolResultBlock) -> None:
+        raise NotImplementedError  # ReActAgent's implementation is used
+
+    # -- reading -----------------------------------------------------------------------------
+    @property
+    def pending_approvals(self) -> list[PendingApproval]:
+        """The tool calls waiting for a decision, in the order the model asked for them."""
+        return [
+            PendingApproval(w.call.id, w.call.name, dict(w.call.input), w.call)
+            for w in self._approvals.waiting.values()
+            if w.decision is None
+        ]
+
+    @property
+    def is_waiting_for_approval(self) -> bool:
+        """True while a reply is parked, or a loaded session holds parked calls."""
+        st = self._approvals
+        parked_live = st.all_decided is not None and not st.all_decided.done()
+        return parked_live or bool(st.parked)
+
+    def needs_approval(self, call: ToolUseBlock) -> bool:
+        """Whether ``call`` must wait for a decision before it runs."""
+        tool = self.toolkit.tools.get(call.name)
+        if tool is None or call.name in self.always_allowed:
+            return False
+        try:
+            self.toolkit.validate_call(call)
+        except ToolError:
+            return False  # it fails with an error result without running: nothing to approve
+        try:
+            return tool.requires_approval(call)
+        except Exception:
+            return True  # a failing predicate must never let a call through unasked
+
+    # -- deciding ----------------------------------------------------------------------------
+    def approve(self, call_id: str, arguments: str | dict[str, Any] | None = None) -> None:
+        """Approve a waiting call, optionally with edited ``arguments`` (dict or JSON text).
+
+        Raises:
+            ApprovalError: unknown or closed call id, or arguments that are not a JSON object
+                fitting the tool's schema. Nothing changes then.
+        """
+        self._on_agent_loop(lambda: self._approve(call_id, arguments))
+
+    def deny(self, call_id: str, reason: str = "") -> None:
+        """Deny a waiting call; the model receives ``"denied by the user: <reason>"``."""
+        self._on_agent_loop(lambda: self._deny(call_id, reason))
+
+    def always_allow(self, tool_name: str) -> None:
+        """Stop asking about ``tool_name`` for this session and approve its waiting calls."""
+        self._on_agent_loop(lambda: self._always_allow(tool_name))
+
+    def approve_all(self) -> None:
+        """Approve every waiting call."""
+        self._on_agent_loop(self._approve_all)
+
+    def deny_all(self, reason: str = "") -> None:
+        """Deny every waiting call with the same reason."""
+        self._on_agent_loop(lambda: self._deny_all(reason))
+
+    def approve_threadsafe(
+        self, call_id: str, arguments: str | dict[str, Any] | None = None
+    ) -> concurrent.futures.Future[None]:
+        """``approve`` from any thread without blocking; the future holds any ``ApprovalError``."""
+        return self._submit(lambda: self._approve(call_id, arguments))
+
+    def deny_threadsafe(self, call_id: str, reason: str = "") -> concurrent.futures.Future[None]:
+        """``deny`` from any thread without blocking."""
+        return self._submit(lambda: self._deny(call_id, reason))
+
+    def always_allow_threadsafe(self, tool_name: str) -> concurrent.futures.Future[None]:
+        """``always_allow`` from any thread without blocking."""
+        return self._submit(lambda: self._always_allow(tool_name))
+
+    def _approve(self, call_id: str, arguments: str | dict[str, Any] | None) -> None:
+        waiting = self._undecided(call_id)
+        if arguments is None:
+            self._set_decision(waiting, _Decision("approved"))
+            return
+        args = parse_arguments(arguments)
+        edited = waiting.call.model_copy(update={"input": args, "raw_input": None})
+        try:
+            self.toolkit.validate_call(edited)
+        except ToolError as exc:
+            raise ApprovalError(
+                f"{exc} Fix the arguments and approve again.", call_id=call_id
+            ) from None
+        kind: DecisionKind = "approved" if args == waiting.call.input else "edited"
+        self._set_decision(waiting, _Decision(kind, args if kind == "edited" else None))
+
+    def _approve_all(self) -> None:
+        for pending in self.pending_approvals:
+            self._approve(pending.call_id, None)
+
+    def _deny_all(self, reason: str) -> None:
+        for pending in self.pending_approvals:
+            self._deny(pending.call_id, reason)
+
+    def _deny(self, call_id: str, reason: str) -> None:
+        waiting = self._undecided(call_id)
+        self._set_decision(waiting, _Decision("denied", reason=str(reason or "").strip()))
+
+    def _always_allow(self, tool_name: str) -> None:
+        if tool_name not in self.toolkit.tools:
+            known = ", ".join(sorted(self.toolkit.tools)) or "none"
+            raise ApprovalError(f"No tool named {tool_name!r} is registered (tools: {known}).")
+        self.always_allowed.add(tool_name)
+        for w in list(self._approvals.waiting.values()):
+            if w.call.name == tool_name and w.decision is None:
+                self._set_decision(w, _Decision("approved", reason="always allowed"))
+
+    def _undecided(self, call_id: str) -> _Waiting:
+        st = self._approvals
+        waiting = st.waiting.get(call_id)
+        if waiting is not None and waiting.decision is None:
+            return waiting
+        if waiting is not None:
+            how = waiting.decision.kind if waiting.decision else "decided"
+            raise ApprovalError(
+                f"Tool call {call_id!r} ({waiting.call.name}) was already {how}; a call is "
+                "decided once.",
+                call_id=call_id,
+            )
+        if call_id in st.closed:
+            raise ApprovalError(
+                f"Tool call {call_id!r} is no longer waiting for a decision: it was "
+                f"{st.closed[call_id]}. Nothing was changed.",
+                call_id=call_id,
+            )
+        open_ids = ", ".join(repr(p.call_id) for p in self.pending_approvals) or "none"
+        raise ApprovalError(
+            f"No tool call {call_id!r} is waiting for approval (waiting: {open_ids}). "
+            "See agent.pending_approvals.",
+            call_id=call_id,
+        )
+
+    def _set_decision(self, waiting: _Waiting, decision: _Decision) -> None:
+        waiting.decision = decision
+        self._announce(waiting.call, decision.kind, decision.arguments, decision.reason)
+        fut = self._approvals.all_decided
+        if fut is not None and not fut.done() and not self.pending_approvals:
+            fut.set_result(None)
+
+    def _announce(
+        self,
+        call: ToolUseBlock,
+        decision: str,
+        arguments: dict[str, Any] | None = None,
+        reason: str = "",
+    ) -> None:
+        self.approval_log.append(
+            {
+                "call_id": call.id,
+                "tool_name": call.name,
+                "input": call.input,
+                "decision": decision,
+                "arguments": arguments,
+                "reason": reason,
+            }
+        )
+        del self.approval_log[:-_CLOSED_MEMORY]
+        self._emit(
+            ApprovalDecided(
+                self.name, self._reply_id, call.id, call.name, decision, arguments, reason
+            )
+        )
+
+    def _close(self, call: ToolUseBlock, how: str) -> None:
+        closed = self._approvals.closed
+        closed[call.id] = how
+        while len(closed) > _CLOSED_MEMORY:
+            del closed[next(iter(closed))]
+
+    # -- thread hopping ----------------------------------------------------------------------
+    def _running_loop(self) -> asyncio.AbstractEventLoop | None:
+        loop = self._loop
+        if loop is None or loop.is_closed() or not loop.is_running():
+            return None
+        return loop
+
+    @staticmethod
+    def _on_thread_of(loop: asyncio.AbstractEventLoop) -> bool:
+        try:
+            return asyncio.get_running_loop() is loop
+        except RuntimeError:
+            return False
+
+    def _on_agent_loop(self, fn: Callable[[], None]) -> None:
+        loop = self._running_loop()
+        if loop is None or self._on_thread_of(loop):
+            fn()
+        else:
+            self._submit(fn).result()  # another thread: hop, wait, re-raise its error
+
+    def _submit(self, fn: Callable[[], None]) -> concurrent.futures.Future[None]:
+        fut: concurrent.futures.Future[None] = concurrent.futures.Future()
+
+        def run() -> None:
+            if not fut.set_running_or_notify_cancel():
+                return
+            try:
+                fn()
+            except BaseException as exc:
+                fut.set_exception(exc)
+            else:
+                fut.set_result(None)
+
+        loop = self._running_loop()
+        if loop is None or self._on_thread_of(loop):
+            run()
+        else:
+            loop.call_soon_threadsafe(run)
+        return fut
+
+    # -- parking (called by ReActAgent) ------------------------------------------------------
+    async def _await_approvals(self, calls: list[ToolUseBlock]) -> list[ToolUseBlock]:
+        """Park until every call of this turn that needs approval is decided.
+
+        Denied calls get their result here; the calls to run (approved ones with their edited
+        arguments) are returned in the model's order.
+        """
+        st = self._approvals
+        for call in calls:
+            if call.id not in st.waiting and self.needs_approval(call):
+                st.waiting[call.id] = _Waiting(call)
+        gated = [st.waiting[c.id] for c in calls if c.id in st.waiting]
+        if not gated:
+            return calls
+        undecided = [w for w in gated if w.decision is None]
+        if undecided:
+            self._where = "waiting for approval: " + ", ".join(w.call.name for w in undecided)
+            st.all_decided = asyncio.get_running_loop().create_future()
+            for w in undecided:
+                self._emit(ApprovalRequested(self.name, self._reply_id, w.call))
+            try:
+                await st.all_decided
+            except asyncio.CancelledError:
+                for w in gated:
+                    st.waiting.pop(w.call.id, None)
+                    self._close(w.call, "closed by an interrupt")
+                    self._announce(w.call, "interrupted")
+                raise
+            finally:
+                st.all_decided = None
+        runnable: list[ToolUseBlock] = []
+        for call in calls:
+            waiting = st.waiting.pop(call.id, None)
+            if waiting is None or waiting.decision is None:
+                runnable.append(call)
+                continue
+            decision = waiting.decision
+            self._close(call, f"already {decision.kind}")
+            if decision.kind == "denied":
+                reason = decision.reason or "no reason given"
+                await self._commit_result(
+                    call,
+                    ToolResultBlock(id=call.id, name=call.name, output=DENIED_PREFIX + reason),
+                )
+            elif decision.kind == "edited" and decision.arguments is not None:
+                edited = call.model_copy(update={"input": decision.arguments, "raw_input": None})
+                self._record_edit(call, edited)
+                self._open_calls[call.id] = edited
+                runnable.append(edited)
+            else:
+                runnable.append(call)
+        return runnable
+
+    def _record_edit(self, old: ToolUseBlock, new: ToolUseBlock) -> None:
+        """Make memory say what really ran: the edited call, with the original kept aside."""
+        if self.memory is None:
+            return
+        for msg in self.memory.messages:
+            if isinstance(msg.content, str) or not any(
+                b.type == "tool_use" and b.id == old.id for b in msg.content
+            ):
+                continue
+            copy = msg.model_copy(deep=True)
+            copy.content = [
+                new if b.type == "tool_use" and b.id == old.id else b
+                for b in msg.get_content_blocks()
+            ]
+            edits = dict(copy.metadata.get("edited_tool_calls", {}))
+            edits[old.id] = {"original_input": old.input}
+            copy.metadata = {**copy.metadata, "edited_tool_calls": edits}
+            self.memory.replace(copy)
+            return
+
+    async def _take_parked_calls(self, msg: Msg | list[Msg] | None) -> list[ToolUseBlock]:
+        """Calls parked in a loaded session: resumed by a reply to nothing, else closed unrun."""
+        st = self._approvals
+        parked, st.parked = st.parked, []
+        for call in parked:
+            self._open_calls[call.id] = call
+        if not parked or not msg:
+            self._where = "resuming parked tool calls" if parked else self._where
+            return parked
+        for call in parked:
+            if st.waiting.pop(call.id, None) is not None:
+                self._close(call, "discarded because a new message was sent")
+                self._announce(call, "discarded")
+            await self._commit_result(
+                call,
+                ToolResultBlock(
+                    id=call.id, name=call.name, output=DISCARDED_RESULT, is_interrupted=True
+                ),
+            )
+        return []
+
+    async def resume_pending(self) -> Msg:
+        """Continue a reply whose tool calls were parked when the session was saved.
+
+        Decisions made since loading apply; calls still undecided park again (with their
+        approval requests re-emitted, so a widget shows them). Equivalent to ``await agent()``.
+        """
+        if self.is_replying:
+            raise AgentBusyError(self.name)
+        if not self._approvals.parked:
+            raise ApprovalError(
+                "Nothing to resume: no tool calls are parked. Send a message with "
+                "`await agent(msg)` instead."
+            )
+        return await self()
+
+    # -- state ------------------------------------------------------------------------------
+    def _parked_calls(self) -> list[ToolUseBlock]:
+        st = self._approvals
+        if st.parked:
+            return list(st.parked)
+        if st.all_decided is not None and not st.all_decided.done():
+            return list(self._open_calls.values())
+        return []
+
+    def approvals_state(self) -> dict[str, Any]:
+        """JSON-able approval state: the allow-list and the parked calls with decisions."""
+        st = self._approvals
+        parked = []
+        for call in self._parked_calls():
+            waiting = st.waiting.get(call.id)
+            decision = waiting.decision if waiting else None
+            parked.append(
+                {
+                    "call": call.model_dump(mode="json"),
+                    "needs_approval": waiting is not None,
+                    "decision": decision.to_dict() if decision else None,
+                }
+            )
+        return {"always_allowed": sorted(self.always_allowed), "parked": parked}
+
+    def load_approvals_state(self, state: dict[str, Any]) -> None:
+        """Restore ``approvals_state()`` output; validates everything before changing anything."""
+        if self.is_replying:
+            raise AgentBusyError(self.name)
+        allowed = state.get("always_allowed", [])
+        if not isinstance(allowed, list) or not all(isinstance(x, str) for x in allowed):
+            raise ValueError("approvals.always_allowed must be a list of tool names")
+        parked: list[ToolUseBlock] = []
+        waiting: dict[str, _Waiting] = {}
+        for item in state.get("parked", []):
+            call = ToolUseBlock.model_validate(item["call"])
+            if call.name not in self.toolkit.tools:
+                known = ", ".join(sorted(self.toolkit.tools)) or "none"
+                raise ValueError(
+                    f"the session has a parked call of tool {call.name!r}, which this agent's "
+                    f"toolkit does not have (tools: {known}); register it before loading"
+                )
+            parked.append(call)
+            if item.get("needs_approval"):
+                raw = item.get("decision")
+                waiting[call.id] = _Waiting(call, _Decision.from_dict(raw) if raw else None)
+        self._check_parked_in_memory(parked)
+        self.always_allowed = set(allowed)
+        self._approvals = _ApprovalState(waiting=waiting, parked=parked)
+
+    def _check_parked_in_memory(self, parked: list[ToolUseBlock]) -> None:
+        if not parked or self.memory is None:
+            return
+        msgs = self.memory.messages
+        uses = {b.id for m in msgs for b in m.get_content_blocks("tool_use")}
+        answered = {b.id for m in msgs for b in m.get_content_blocks("tool_result")}
+        for call in parked:
+            if call.id not in uses or call.id in answered:
+                raise ValueError(
+                    f"parked call {call.id!r} is not an unanswered tool call in the saved memory"
+                )
+
+    def state_dict(self) -> dict[str, Any]:
+        """Memory, settings and approval state (never model clients or keys)."""
+        state = super().state_dict()
+        state["approvals"] = self.approvals_state()
+        return state
+
+    def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> None:
+        """Restore ``state_dict()`` output, approvals included."""
+        super().load_state_dict(state, strict=strict)
+        self.load_approvals_state(state.get("approvals", {}))
+
+    # -- sessions ----------------------------------------------------------------------------
+    def save_session(self, path: str | Path, *, transcript: dict[str, Any] | None = None) -> Path:
+        """Save this agent's session to ``path`` atomically (see ``nb_hitl.session``)."""
+        from nb_hitl.session import save_session
+
+        return save_session(self, path, transcript=transcript)
+
+    def load_session(self, path: str | Path) -> SessionInfo:
+        """Load a session saved by ``save_session``; on any error the agent is unchanged."""
+        from nb_hitl.session import load_session
+
+        return load_session(self, path)
+
+
+__all__ = ["DENIED_PREFIX", "DISCARDED_RESULT", "PendingApproval", "ToolApprovalMixin"]

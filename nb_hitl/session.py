@@ -1,0 +1,337 @@
+"""Sessions: save an agent's conversation to a JSON file and load it after a kernel restart.
+
+    agent.save_session("chat.json")          # or save_session(agent, "chat.json")
+    # ... kernel restarts: build the agent again (model, tools), then
+    agent.load_session("chat.json")
+    await agent.resume_pending()             # if tool calls were waiting for approval
+
+A session file holds memory (messages, marks, summary), the agent's plain settings, the
+compression settings, the parked tool calls with the decisions made so far, the tool
+allow-list, and the transcript extras a widget shows (approval decisions). It never holds a
+model client, an API key or a token counter: those belong to the code that builds the agent.
+
+Writes are atomic: the JSON goes to a temporary file in the same folder, is flushed and
+fsynced, then renamed over the target, so a crash mid-save leaves the previous file intact.
+Loading validates the whole file first; a missing, corrupted or newer-schema file raises
+``SessionError`` and leaves the live agent exactly as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from nb_hitl.exceptions import SessionError
+
+SCHEMA_VERSION = 1
+"""Version of the session file layout this nb_hitl writes (and the newest it reads)."""
+FORMAT = "nb_hitl.session"
+
+_SECRET_WORDS = ("key", "token", "secret", "password", "credential", "auth")
+_SETTINGS = ("sys_prompt", "max_iters", "parallel_tool_calls", "interrupt_text")
+
+
+@dataclass
+class SessionInfo:
+    """What ``load_session`` restored."""
+
+    path: Path
+    """The file that was read."""
+    saved_at: str
+    """When it was written (ISO 8601, UTC)."""
+    agent_name: str
+    """The name of the agent that saved it."""
+    pending_approvals: int
+    """Tool calls that wait for a decision; continue with ``await agent.resume_pending()``."""
+    parked_calls: int
+    """Open tool calls of the parked turn (waiting or already decided)."""
+    transcript: dict[str, Any] = field(default_factory=dict)
+    """Widget extras saved with the session (e.g. approval decisions to redraw)."""
+    compression: dict[str, Any] | None = None
+    """The compression settings found in the file."""
+    compression_applied: bool = False
+    """False when the file had compression settings but the agent has no compression config."""
+
+
+# -- compression settings ------------------------------------------------------------------
+def _is_plain(value: Any) -> bool:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_is_plain(v) for v in value)
+    return False
+
+
+def compression_settings(config: Any) -> dict[str, Any] | None:
+    """The plain settings of a compression config (numbers, flags, text), never objects."""
+    if config is None:
+        return None
+    if dataclasses.is_dataclass(config) and not isinstance(config, type):
+        items = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
+    elif hasattr(type(config), "model_fields"):
+        items = {name: getattr(config, name) for name in type(config).model_fields}
+    else:
+        items = {k: v for k, v in vars(config).items() if not k.startswith("_")}
+    plain = {}
+    for name, value in items.items():
+        if _is_plain(value) and not any(w in name.lower() for w in ("key", "secret", "password")):
+            plain[name] = list(value) if isinstance(value, tuple) else value
+    return plain
+
+
+def _apply_compression(agent: Any, settings: dict[str, Any] | None) -> bool:
+    config = getattr(agent, "compression_config", None)
+    if settings is None or config is None:
+        return settings is None
+    current = compression_settings(config) or {}
+    update = {k: v for k, v in settings.items() if k in current}
+    if dataclasses.is_dataclass(config) and not isinstance(config, type):
+        new = dataclasses.replace(config, **update)
+    elif hasattr(config, "model_copy"):
+        new = type(config).model_validate({**config.__dict__, **update})
+    else:
+        new = config
+        for k, v in update.items():
+            setattr(new, k, v)
+    agent.compression_config = new
+    return True
+
+
+# -- secrets --------------------------------------------------------------------------------
+def _secret_values(agent: Any) -> dict[str, str]:
+    """Values that must never reach a file: keys and tokens on the model and its client."""
+    found: dict[str, str] = {}
+    model = getattr(agent, "model", None)
+    holders = [("model", model), ("model.client", getattr(model, "client", None))]
+    for label, obj in holders:
+        if obj is None:
+            continue
+        try:
+            attrs = dict(vars(obj))
+        except TypeError:
+            continue
+        for name, value in attrs.items():
+            if isinstance(value, str) and len(value) >= 8:
+                if any(w in name.lower() for w in _SECRET_WORDS):
+                    found[f"{label}.{name.lstrip('_')}"] = value
+    for name, value in os.environ.items():
+        upper = name.upper()
+        if upper.endswith(("_API_KEY", "_TOKEN", "_SECRET")) and len(value) >= 8:
+            found[f"environment variable {name}"] = value
+    return found
+
+
+def _check_no_secret(agent: Any, text: str) -> None:
+    for where, value in _secret_values(agent).items():
+        if value in text:
+            raise SessionError(
+                f"Refusing to save: the session would contain the value of {where}, which "
+                "looks like a secret. Remove it from the conversation (or the settings) and "
+                "save again; the previous session file is untouched."
+            )
+
+
+# -- writing --------------------------------------------------------------------------------
+def session_document(agent: Any, *, transcript: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON-able content ``save_session`` writes."""
+    from nb_hitl import __version__
+
+    if agent.is_replying and not getattr(agent, "is_waiting_for_approval", False):
+        raise SessionError(
+            f"Agent {agent.name!r} is in the middle of a reply. Save when the reply has "
+            "finished, was interrupted, or is waiting for your approval."
+        )
+    extras = dict(transcript or {})
+    log = getattr(agent, "approval_log", None)
+    if log is not None:
+        extras.setdefault("approvals", list(log))
+    return {
+        "format": FORMAT,
+        "schema_version": SCHEMA_VERSION,
+        "nb_hitl_version": __version__,
+        "saved_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "agent": {"class": type(agent).__name__, "name": agent.name, "state": agent.state_dict()},
+        "compression": compression_settings(getattr(agent, "compression_config", None)),
+        "transcript": extras,
+    }
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):  # not every platform lets a folder be opened
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically: temporary file, flush, fsync, rename."""
+    folder = path.parent
+    if not folder.is_dir():
+        raise SessionError(f"Cannot save the session: the folder {folder} does not exist.")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(folder)
+
+
+def save_session(
+    agent: Any, path: str | os.PathLike[str], *, transcript: dict[str, Any] | None = None
+) -> Path:
+    """Save ``agent``'s session to ``path`` (JSON) atomically; returns the path.
+
+    Args:
+        agent: the agent (idle, or parked waiting for approval).
+        path: the file to write; its folder must exist.
+        transcript: JSON-able extras a widget wants back after loading.
+
+    Raises:
+        SessionError: the agent is mid-reply, the state is not JSON-able, it would contain
+            a secret, or the file cannot be written. The previous file is then untouched.
+    """
+    target = Path(path)
+    doc = session_document(agent, transcript=transcript)
+    try:
+        text = json.dumps(doc, ensure_ascii=False, indent=1, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise SessionError(
+            f"Cannot save the session: its state is not JSON-able ({exc})."
+        ) from None
+    _check_no_secret(agent, text)
+    try:
+        atomic_write_text(target, text + "\n")
+    except OSError as exc:
+        raise SessionError(f"Cannot write the session to {target}: {exc}.") from None
+    return target
+
+
+# -- reading --------------------------------------------------------------------------------
+def read_session(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read and check a session file without touching any agent."""
+    source = Path(path)
+    try:
+        raw = source.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SessionError(
+            f"No session file at {source}. Check the path (save one with agent.save_session)."
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SessionError(f"Cannot read the session file {source}: {exc}.") from None
+    try:
+        doc = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise SessionError(
+            f"The session file {source} is corrupted: not valid JSON ({exc.msg} at line "
+            f"{exc.lineno}, column {exc.colno}). The agent is unchanged."
+        ) from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise SessionError(f"{source} is not an nb_hitl session file. The agent is unchanged.")
+    version = doc.get("schema_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise SessionError(
+            f"The session file {source} is corrupted: bad schema_version {version!r}. "
+            "The agent is unchanged."
+        )
+    if version > SCHEMA_VERSION:
+        raise SessionError(
+            f"The session file {source} was written by a newer nb_hitl "
+            f"({doc.get('nb_hitl_version', '?')}, schema {version}); this one reads schema "
+            f"{SCHEMA_VERSION} at most. Upgrade nb_hitl (pip install -U nb-hitl) to load it. "
+            "The agent is unchanged."
+        )
+    agent_part = doc.get("agent")
+    if not isinstance(agent_part, dict) or not isinstance(agent_part.get("state"), dict):
+        raise SessionError(
+            f"The session file {source} is corrupted: it has no agent state. "
+            "The agent is unchanged."
+        )
+    return doc
+
+
+def _snapshot(agent: Any) -> dict[str, Any]:
+    snap: dict[str, Any] = {k: getattr(agent, k) for k in _SETTINGS if hasattr(agent, k)}
+    snap["compression_config"] = getattr(agent, "compression_config", None)
+    if getattr(agent, "memory", None) is not None:
+        snap["memory"] = agent.memory.snapshot()
+    for attr in ("_approvals", "always_allowed", "approval_log"):
+        if hasattr(agent, attr):
+            value = getattr(agent, attr)
+            snap[attr] = value.copy() if isinstance(value, (set, list)) else value
+    return snap
+
+
+def _restore(agent: Any, snap: dict[str, Any]) -> None:
+    memory = snap.pop("memory", None)
+    if memory is not None:
+        agent.memory.restore(*memory)
+    for name, value in snap.items():
+        setattr(agent, name, value)
+
+
+def load_session(agent: Any, path: str | os.PathLike[str]) -> SessionInfo:
+    """Load a session file into ``agent`` (all or nothing).
+
+    Raises:
+        SessionError: the agent is replying, or the file is missing, corrupted, from a newer
+            schema, or does not fit this agent (e.g. a parked call of a tool it lacks). The
+            agent is then unchanged.
+    """
+    if agent.is_replying:
+        raise SessionError(
+            f"Agent {agent.name!r} is replying; interrupt it or wait before loading a session."
+        )
+    doc = read_session(path)
+    state = doc["agent"]["state"]
+    snap = _snapshot(agent)
+    try:
+        agent.load_state_dict(state)
+        applied = _apply_compression(agent, doc.get("compression"))
+    except Exception as exc:
+        _restore(agent, snap)
+        raise SessionError(
+            f"The session file {path} does not fit this agent or is corrupted: {exc}. "
+            "The agent is unchanged."
+        ) from None
+    raw_transcript = doc.get("transcript")
+    transcript: dict[str, Any] = raw_transcript if isinstance(raw_transcript, dict) else {}
+    if "approvals" in transcript and hasattr(agent, "approval_log"):
+        agent.approval_log = list(transcript["approvals"])
+    parked = state.get("approvals", {}).get("parked", [])
+    return SessionInfo(
+        path=Path(path),
+        saved_at=str(doc.get("saved_at", "")),
+        agent_name=str(doc["agent"].get("name", "")),
+        pending_approvals=len(getattr(agent, "pending_approvals", [])),
+        parked_calls=len(parked),
+        transcript=transcript,
+        compression=doc.get("compression"),
+        compression_applied=applied,
+    )
+
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "SessionInfo",
+    "atomic_write_text",
+    "compression_settings",
+    "load_session",
+    "read_session",
+    "save_session",
+    "session_document",
+]
