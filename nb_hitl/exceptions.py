@@ -4,7 +4,12 @@
     ├── AgentBusyError        agent() called while a reply is running
     ├── ScriptExhaustedError  a ScriptedModel was asked for more turns than its script has
     ├── ModelError            a model call failed (HTTP status, timeout, broken stream)
-    │   └── ModelAuthError    missing or wrong API key
+    │   ├── ModelAuthError        missing or wrong API key (HTTP 401/403)
+    │   ├── ModelNotFoundError    unknown model or wrong base URL (HTTP 404)
+    │   ├── ModelRateLimitError   rate limit or quota (HTTP 429), after the retries
+    │   ├── ModelTimeoutError     no answer, or a stalled stream, within the timeout
+    │   ├── ModelConnectionError  the server could not be reached
+    │   └── ModelStreamError      the stream broke mid-reply or sent a malformed chunk
     ├── ToolError             a tool could not be registered or called (bad schema, bad name)
     ├── ConfigError           invalid configuration (CompressionConfig, knobs), also a ValueError
     ├── ApprovalError         a tool-call decision for an unknown or closed call, or bad arguments
@@ -56,6 +61,26 @@ class ModelError(NbHitlError):
 
 class ModelAuthError(ModelError):
     """The provider rejected or did not receive an API key."""
+
+
+class ModelNotFoundError(ModelError):
+    """The server does not know the model (or the base URL points at the wrong path)."""
+
+
+class ModelRateLimitError(ModelError):
+    """The provider kept answering HTTP 429 (rate limit or exhausted quota)."""
+
+
+class ModelTimeoutError(ModelError):
+    """The server did not answer, or stopped streaming, within the timeout."""
+
+
+class ModelConnectionError(ModelError):
+    """The server could not be reached (not running, wrong host or port)."""
+
+
+class ModelStreamError(ModelError):
+    """The response stream broke off mid-reply or carried a chunk that could not be read."""
 
 
 class ToolError(NbHitlError, ValueError):

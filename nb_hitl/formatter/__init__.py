@@ -1,5 +1,6 @@
 """Formatters: ``Msg`` lists to a provider's chat format."""
 
+from ._dashscope import DashScopeChatFormatter
 from ._openai import OpenAIChatFormatter
 
-__all__ = ["OpenAIChatFormatter"]
+__all__ = ["DashScopeChatFormatter", "OpenAIChatFormatter"]

@@ -1,14 +1,39 @@
 """Chat models: the base interface, the offline ScriptedModel and OpenAI-compatible adapters."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from ._base import ChatModelBase, ChatResponse, ChatUsage
+from ._openai_usage import PromptTokenCheck, check_prompt_tokens, reported_usage
 from ._scripted import ScriptedCall, ScriptedModel, ScriptedToolCall, ScriptedTurn
+
+if TYPE_CHECKING:
+    from ._openai import DashScopeChatModel, OpenAIChatModel
 
 __all__ = [
     "ChatModelBase",
     "ChatResponse",
     "ChatUsage",
+    "DashScopeChatModel",
+    "OpenAIChatModel",
+    "PromptTokenCheck",
     "ScriptedCall",
     "ScriptedModel",
     "ScriptedToolCall",
     "ScriptedTurn",
+    "check_prompt_tokens",
+    "reported_usage",
 ]
+
+_LAZY = {"OpenAIChatModel", "DashScopeChatModel"}
+
+
+def __getattr__(name: str) -> Any:
+    # The adapters import the optional openai package: load them only when asked for.
+    if name in _LAZY:
+        from . import _openai
+
+        _openai.import_openai()  # ImportError with the install command when missing
+        return getattr(_openai, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,369 @@
+"""OpenAIChatModel and DashScopeChatModel: every OpenAI-compatible chat server, one adapter.
+
+OpenAI itself, DashScope's compatible mode, Ollama, vLLM, LM Studio and llama.cpp all speak the
+chat-completions protocol, so one adapter on the official ``openai`` SDK reaches them all::
+
+    OpenAIChatModel(model_name="gpt-4o-mini")                    # OPENAI_API_KEY, OPENAI_BASE_URL
+    OpenAIChatModel(model_name="llama3.2", base_url="http://localhost:11434/v1")  # Ollama, no key
+    DashScopeChatModel(model_name="qwen-max", api_key=os.getenv("DASHSCOPE_API_KEY"))
+
+Behaviour worth knowing:
+
+- **Interrupt closes the HTTP stream at once.** Closing the generator (the agent's ``aclose()``)
+  closes the response, so the server sees the disconnect and stops generating.
+- **Retries before the first token only**: HTTP 408/409/429/5xx, timeouts and connection errors
+  are retried ``max_retries`` times with exponential backoff (honouring ``Retry-After``); once
+  output has streamed, a failure is reported instead, because a retry would repeat it.
+- **The key is a secret**: kept in a ``SecretStr``, never in ``repr()``, an error message (server
+  messages are redacted) or anything the agent saves.
+- The ``openai`` package is optional: ``pip install "nb-hitl[openai]"``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import os
+import random
+import time
+from collections.abc import AsyncGenerator
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import SecretStr
+
+from nb_hitl.exceptions import ConfigError, ModelAuthError, ModelStreamError
+
+from ._base import ChatModelBase, ChatResponse, ToolChoice
+from ._openai_errors import ErrorContext, is_retryable, retry_after_seconds, translate_error
+from ._openai_stream import StreamAccumulator
+
+__all__ = ["DashScopeChatModel", "OpenAIChatModel"]
+
+INSTALL_HINT = 'The OpenAI-compatible models need the openai package: pip install "nb-hitl[openai]"'
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+DASHSCOPE_BASE_URL = "https://dashscope.aliyuncs.com/compatible-mode/v1"
+NO_KEY_PLACEHOLDER = "no-key-needed"
+"""Sent to key-less local servers, because the SDK refuses to run without some key."""
+
+
+def import_openai() -> Any:
+    """Import ``openai`` or raise an ``ImportError`` with the install command."""
+    try:
+        import openai
+    except ImportError as exc:  # pragma: no cover - exercised in an environment without openai
+        raise ImportError(INSTALL_HINT) from exc
+    return openai
+
+
+def display_url(url: str) -> str:
+    """``url`` without any user:password part, for messages and reprs."""
+    parts = urlsplit(url)
+    if parts.username or parts.password:
+        host = parts.hostname or ""
+        netloc = f"{host}:{parts.port}" if parts.port else host
+        return urlunsplit(parts._replace(netloc=netloc))
+    return url
+
+
+class OpenAIChatModel(ChatModelBase):
+    """A chat model served over the OpenAI chat-completions protocol.
+
+    Args:
+        model_name: the model, e.g. ``"gpt-4o-mini"``, ``"llama3.2"`` or a server's alias.
+        api_key: the key; default ``$OPENAI_API_KEY`` (``key_env``). Servers on another
+            ``base_url`` may need none.
+        stream: stream the reply token by token (``False``: one chunk at the end).
+        base_url: the API root including ``/v1``; default ``$OPENAI_BASE_URL`` or OpenAI's.
+        timeout: seconds to wait for a connection, for the answer, and between two chunks.
+        max_retries: extra attempts after a retryable failure before the first token.
+        retry_base_delay: first backoff delay in seconds; doubled per attempt, with jitter.
+        max_retry_delay: longest single wait, also the cap on a server's ``Retry-After``.
+        tool_choice: default tool choice when tools are given: ``"auto"``, ``"none"``,
+            ``"required"`` or a tool name (forces that tool; llama.cpp's
+            ``chatml-function-calling`` needs this to call tools at all).
+        stream_usage: ask for usage in the stream (``stream_options.include_usage``); set False
+            for a server that rejects the option.
+        reasoning_effort: passed through for reasoning models (``"low"``/``"medium"``/``"high"``).
+        generate_kwargs: extra request fields (``temperature``, ``max_tokens``, ``seed``...);
+            fields the SDK does not know go in the JSON body as they are.
+        client_args: extra ``openai.AsyncOpenAI`` arguments (``organization``,
+            ``default_headers``...); a ``base_url`` here works too (AgentScope's spelling).
+        key_env: the environment variable named in error messages and read for the key.
+        provider: a name for messages (default: derived from ``base_url``).
+    """
+
+    default_base_url: str = OPENAI_BASE_URL
+    default_key_env: str = "OPENAI_API_KEY"
+    base_url_env: str | None = "OPENAI_BASE_URL"
+
+    def __init__(
+        self,
+        model_name: str,
+        api_key: str | None = None,
+        stream: bool = True,
+        *,
+        base_url: str | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 2,
+        retry_base_delay: float = 0.5,
+        max_retry_delay: float = 20.0,
+        tool_choice: ToolChoice | None = None,
+        stream_usage: bool = True,
+        reasoning_effort: str | None = None,
+        generate_kwargs: dict[str, Any] | None = None,
+        client_args: dict[str, Any] | None = None,
+        key_env: str | None = None,
+        provider: str | None = None,
+    ) -> None:
+        if not isinstance(model_name, str) or not model_name.strip():
+            raise ConfigError(
+                "model_name must be a non-empty string, e.g. OpenAIChatModel('gpt-4o-mini')."
+            )
+        if timeout <= 0:
+            raise ConfigError(f"timeout must be > 0 seconds (got {timeout}).")
+        if max_retries < 0:
+            raise ConfigError(f"max_retries must be >= 0 (got {max_retries}).")
+        if retry_base_delay < 0 or max_retry_delay < 0:
+            raise ConfigError("retry_base_delay and max_retry_delay must be >= 0.")
+        import_openai()  # fail now, with the install hint, rather than on the first call
+        client_args = dict(client_args or {})
+        self.model_name = model_name
+        self.stream = stream
+        self.key_env = key_env or self.default_key_env
+        env_url = os.environ.get(self.base_url_env) if self.base_url_env else None
+        url = base_url or client_args.pop("base_url", None) or env_url or self.default_base_url
+        self.base_url = str(url).rstrip("/")
+        self.timeout = float(timeout)
+        self.max_retries = int(max_retries)
+        self.retry_base_delay = float(retry_base_delay)
+        self.max_retry_delay = float(max_retry_delay)
+        self.tool_choice = tool_choice
+        self.stream_usage = stream_usage
+        self.reasoning_effort = reasoning_effort
+        self.generate_kwargs = dict(generate_kwargs or {})
+        self.provider = provider or self._default_provider()
+        key = api_key if api_key is not None else os.environ.get(self.key_env)
+        client_key = client_args.pop("api_key", None)
+        key = key or client_key
+        if not key and self._needs_key():
+            raise ModelAuthError(
+                f"No API key for {self.provider}: set the environment variable {self.key_env} "
+                f"(or pass api_key=...). For a local server such as Ollama, vLLM or llama.cpp, "
+                f"pass base_url=... instead; those need no key."
+            )
+        self._api_key = SecretStr(key or NO_KEY_PLACEHOLDER)
+        self._client_args = client_args
+        self._client: Any = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+        self._create_params: frozenset[str] | None = None
+
+    # -- configuration -------------------------------------------------------------------------
+    def _default_provider(self) -> str:
+        if self.base_url == OPENAI_BASE_URL:
+            return "OpenAI"
+        if self.base_url == DASHSCOPE_BASE_URL or "dashscope" in self.base_url:
+            return "DashScope"
+        return f"the server at {display_url(self.base_url)}"
+
+    def _needs_key(self) -> bool:
+        host = urlsplit(self.base_url).hostname or ""
+        return host in ("api.openai.com",) or host.endswith("dashscope.aliyuncs.com")
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(model_name={self.model_name!r}, "
+            f"base_url={display_url(self.base_url)!r}, stream={self.stream})"
+        )
+
+    def _context(self, attempts: int, chunks: int) -> ErrorContext:
+        return ErrorContext(
+            provider=self.provider,
+            model_name=self.model_name,
+            base_url=display_url(self.base_url),
+            key_env=self.key_env,
+            secret=self._api_key.get_secret_value(),
+            timeout=self.timeout,
+            attempts=attempts,
+            chunks=chunks,
+        )
+
+    # -- the client ----------------------------------------------------------------------------
+    def _get_client(self) -> Any:
+        """The SDK client of the running event loop (a client is bound to one loop)."""
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop:
+            openai = import_openai()
+            self._client = openai.AsyncOpenAI(
+                api_key=self._api_key.get_secret_value(),
+                base_url=self.base_url,
+                timeout=self.timeout,
+                max_retries=0,  # retries are ours: only before the first token, with a clear end
+                **self._client_args,
+            )
+            self._client_loop = loop
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the HTTP connection pool (the model stays usable; a new pool opens on use)."""
+        client, self._client, self._client_loop = self._client, None, None
+        if client is not None:
+            await client.close()
+
+    async def __aenter__(self) -> OpenAIChatModel:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    def _request(
+        self,
+        client: Any,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        tool_choice: ToolChoice | None,
+        kwargs: dict[str, Any],
+    ) -> dict[str, Any]:
+        fields: dict[str, Any] = {**self.generate_kwargs, **kwargs}
+        fields.update(model=self.model_name, messages=messages, stream=self.stream)
+        if self.stream and self.stream_usage:
+            fields.setdefault("stream_options", {"include_usage": True})
+        if self.reasoning_effort is not None:
+            fields.setdefault("reasoning_effort", self.reasoning_effort)
+        if tools:
+            fields["tools"] = tools
+            choice = tool_choice if tool_choice is not None else self.tool_choice
+            if choice is not None:
+                fields["tool_choice"] = tool_choice_param(choice)
+        if self._create_params is None:
+            signature = inspect.signature(client.chat.completions.create)
+            self._create_params = frozenset(signature.parameters)
+        request: dict[str, Any] = {}
+        extra_body: dict[str, Any] = dict(fields.pop("extra_body", None) or {})
+        for name, value in fields.items():
+            if name in self._create_params:
+                request[name] = value
+            else:
+                extra_body[name] = value  # e.g. DashScope's enable_thinking
+        if extra_body:
+            request["extra_body"] = extra_body
+        return request
+
+    # -- calling ---------------------------------------------------------------------------------
+    def __call__(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: ToolChoice | None = None,
+        **kwargs: Any,
+    ) -> AsyncGenerator[ChatResponse, None]:
+        """Stream the reply as cumulative ``ChatResponse`` chunks (see ``ChatModelBase``)."""
+        return self._generate(messages, tools, tool_choice, kwargs)
+
+    def _backoff(self, attempt: int, exc: BaseException) -> float:
+        asked = retry_after_seconds(exc)
+        if asked is not None:
+            return min(asked, self.max_retry_delay)
+        delay = self.retry_base_delay * (2**attempt)
+        return min(delay * random.uniform(0.75, 1.25), self.max_retry_delay)
+
+    async def _generate(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        tool_choice: ToolChoice | None,
+        kwargs: dict[str, Any],
+    ) -> AsyncGenerator[ChatResponse, None]:
+        client = self._get_client()
+        request = self._request(client, messages, tools, tool_choice, kwargs)
+        start = time.perf_counter()
+        attempt = 0
+        while True:
+            acc = StreamAccumulator()
+            attempt += 1
+            stream: Any = None
+            try:
+                if self.stream:
+                    stream = await client.chat.completions.create(**request)
+                    async for chunk in stream:
+                        if acc.add(chunk):
+                            yield acc.response()
+                else:
+                    acc.add(await client.chat.completions.create(**request))
+                break
+            except Exception as exc:
+                if stream is not None:
+                    stream, closing = None, stream
+                    await close_stream(closing)
+                if acc.started or attempt > self.max_retries or not is_retryable(exc):
+                    raise translate_error(exc, self._context(attempt, acc.chunks)) from None
+                await asyncio.sleep(self._backoff(attempt - 1, exc))
+            finally:
+                # Runs on success, on error and when the agent closes us mid-stream (interrupt):
+                # the response is closed before anything else happens.
+                if stream is not None:
+                    await close_stream(stream)
+        acc.finish()
+        if self.stream and not acc.started and acc.finish_reason is None:
+            raise ModelStreamError(
+                f"The stream from {self.provider} ended without any content or finish reason "
+                f"after {acc.chunks} chunk(s): the server probably failed mid-request (check its "
+                f"log). Send again, or try without tools or with another tool_choice."
+            )
+        yield acc.response(last=True, elapsed=time.perf_counter() - start)
+
+
+async def close_stream(stream: Any) -> None:
+    """Close an SDK stream now: the response (so the server sees the disconnect) and its reader.
+
+    The SDK's inner generator would otherwise be closed later by the garbage collector.
+    """
+    await stream.close()
+    inner = getattr(stream, "_iterator", None)
+    if inner is not None and hasattr(inner, "aclose"):
+        await inner.aclose()
+
+
+def tool_choice_param(choice: ToolChoice) -> str | dict[str, Any]:
+    """``"auto"``/``"none"``/``"required"`` as they are; a tool name as a forced function."""
+    if choice in ("auto", "none", "required"):
+        return choice
+    if not isinstance(choice, str) or not choice:
+        raise ConfigError(
+            f"tool_choice must be 'auto', 'none', 'required' or a tool name, got {choice!r}."
+        )
+    return {"type": "function", "function": {"name": choice}}
+
+
+class DashScopeChatModel(OpenAIChatModel):
+    """Alibaba Cloud's DashScope (Qwen models) through its OpenAI-compatible mode.
+
+    Same arguments as ``OpenAIChatModel`` (AgentScope's ``DashScopeChatModel(model_name,
+    api_key, stream=True, enable_thinking=None, generate_kwargs=None, base_http_api_url=None)``
+    works unchanged). The key defaults to ``$DASHSCOPE_API_KEY``; the base URL to
+    ``$DASHSCOPE_BASE_URL`` or the mainland endpoint (use
+    ``https://dashscope-intl.aliyuncs.com/compatible-mode/v1`` outside mainland China).
+    ``enable_thinking=True`` streams Qwen's reasoning as thinking blocks.
+    """
+
+    default_base_url = DASHSCOPE_BASE_URL
+    default_key_env = "DASHSCOPE_API_KEY"
+    base_url_env = "DASHSCOPE_BASE_URL"
+
+    def __init__(
+        self,
+        model_name: str,
+        api_key: str | None = None,
+        stream: bool = True,
+        enable_thinking: bool | None = None,
+        generate_kwargs: dict[str, Any] | None = None,
+        base_http_api_url: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        generate_kwargs = dict(generate_kwargs or {})
+        if enable_thinking is not None:
+            generate_kwargs.setdefault("enable_thinking", enable_thinking)
+        if base_http_api_url is not None:
+            kwargs.setdefault("base_url", base_http_api_url)
+        kwargs.setdefault("provider", "DashScope")
+        super().__init__(model_name, api_key, stream, generate_kwargs=generate_kwargs, **kwargs)
