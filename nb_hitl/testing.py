@@ -45,9 +45,6 @@ def assert_history_valid(msgs: list[Msg]) -> None:
     """Check a memory: each tool_use answered exactly once, and the formatted prompt is valid."""
     uses = [b.id for m in msgs for b in m.get_content_blocks("tool_use")]
     results = [b.id for m in msgs for b in m.get_content_blocks("tool_result")]
-    dup_uses = [k for k, v in Counter(uses).items() if v > 1]
-    if dup_uses:
-        raise HistoryError(f"tool_use ids used twice: {dup_uses}")
     if Counter(uses) != Counter(results):
         missing = sorted(set(uses) - set(results))
         extra = [k for k, v in (Counter(results) - Counter(uses)).items()]

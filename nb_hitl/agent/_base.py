@@ -2,14 +2,13 @@
 
 The AgentScope 1.x model, without its defects:
 
-- ``await agent(msg)`` starts ``reply()`` in a *new* task (``agent._reply_task``) and awaits it
-  through a shield, so interrupting never cancels the caller.
+- ``await agent(msg)`` starts ``reply()`` in a *new* task (``agent._reply_task``), so
+  interrupting never cancels the caller.
 - ``await agent.interrupt()`` cancels that task; the ``CancelledError`` is caught inside it and
   ``handle_interrupt()`` returns a ``Msg`` with ``metadata["_is_interrupted"] = True``.
 - An interrupt that arrives before the task's first step is remembered, not dropped.
-- A second interrupt while ``handle_interrupt()`` runs is absorbed: ``handle_interrupt()`` runs
-  in a shielded inner task, so exactly one interrupted message results and no
-  ``CancelledError`` leaks to the caller.
+- A second interrupt (or a raw ``cancel()``) while ``handle_interrupt()`` runs is absorbed, so
+  exactly one interrupted message results and no ``CancelledError`` leaks to the caller.
 - The reply task ``uncancel()``s itself after catching the interrupt, so nothing downstream
   sees a stale cancellation request.
 - If the *caller* is cancelled (a notebook's interrupt-kernel on an awaiting cell), the reply is
@@ -50,6 +49,25 @@ def _uncancel(task: asyncio.Task[Any] | None) -> None:
             task.uncancel()
 
 
+class _ReplyTask(asyncio.Task):  # type: ignore[type-arg]
+    """The reply task. ``cancel()`` from outside (a cancelled caller awaiting it, or code
+    cancelling it directly) becomes a graceful interrupt: it returns False, so a cancelled
+    caller still gets its ``CancelledError`` once the reply has finished its bookkeeping.
+    """
+
+    def __init__(self, agent: AgentBase, coro: Any, *, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(coro, loop=loop, name=f"reply:{agent.name}")
+        self._agent = agent
+
+    def cancel(self, msg: Any = None) -> bool:
+        if not self.done() and self._agent._reply_task is self:
+            self._agent._request_interrupt("cancelled")
+        return False
+
+    def raw_cancel(self) -> bool:
+        return super().cancel()
+
+
 class AgentBase:
     """Base class of agents: the reply task, interruption, events and state.
 
@@ -82,7 +100,7 @@ class AgentBase:
         raise NotImplementedError
 
     async def handle_interrupt(self, msg: Msg | None = None, **kwargs: Any) -> Msg:
-        """Return the message that stands for an interrupted reply (runs shielded)."""
+        """Return the message that stands for an interrupted reply (later cancels are absorbed)."""
         return self._interrupted_msg()
 
     async def _on_error(self, exc: BaseException) -> None:
@@ -110,24 +128,12 @@ class AgentBase:
         self._interrupt_requested = False
         self._handling_interrupt = False
         self._where = "before start"
-        task = loop.create_task(self._run(msg, self._reply_id, kwargs), name=f"reply:{self.name}")
+        task = _ReplyTask(self, self._run(msg, self._reply_id, kwargs), loop=loop)
         self._reply_task = task
-        try:
-            return await asyncio.shield(task)
-        except asyncio.CancelledError:
-            if task.done():
-                raise
-            # The caller was cancelled, not the reply: interrupt the reply gracefully, let it
-            # finish its bookkeeping, then let the caller's cancellation continue.
-            self._request_interrupt("caller cancelled")
-            while not task.done():
-                try:
-                    await asyncio.wait({task})
-                except asyncio.CancelledError:
-                    continue
-            if not task.cancelled():
-                task.exception()  # retrieved: the caller gets its CancelledError instead
-            raise
+        # Awaited directly: if the caller is cancelled, asyncio calls task.cancel(), which
+        # _ReplyTask turns into a graceful interrupt and answers False, so asyncio re-raises
+        # the caller's CancelledError once the reply has closed its history.
+        return await task
 
     async def _run(self, msg: Msg | None, reply_id: str, kwargs: dict[str, Any]) -> Msg:
         me = asyncio.current_task()
@@ -139,10 +145,11 @@ class AgentBase:
                     raise asyncio.CancelledError
                 result = await self.reply(msg, **kwargs)
             except asyncio.CancelledError:
-                if not self._interrupt_requested:  # someone cancelled the task directly
-                    self._interrupt_requested = True
+                self._interrupt_requested = True
+                self._handling_interrupt = True  # from now on cancel() is absorbed
                 _uncancel(me)
-                result = await self._run_handle_interrupt(msg, reply_id)
+                result = await self._interrupt_and_record(msg)
+                self._emit(Interrupted(self.name, reply_id, result, self._where))
                 self._emit(ReplyFinished(self.name, reply_id, result, interrupted=True))
                 return result
             except Exception as exc:
@@ -154,20 +161,6 @@ class AgentBase:
         finally:
             if self._reply_task is me:
                 self._reply_task = None
-
-    async def _run_handle_interrupt(self, msg: Msg | None, reply_id: str) -> Msg:
-        self._handling_interrupt = True
-        inner = asyncio.ensure_future(self._interrupt_and_record(msg))
-        while True:
-            try:
-                result = await asyncio.shield(inner)
-                break
-            except asyncio.CancelledError:
-                _uncancel(asyncio.current_task())
-                if inner.done() and inner.cancelled():
-                    raise
-        self._emit(Interrupted(self.name, reply_id, result, self._where))
-        return result
 
     async def _interrupt_and_record(self, msg: Msg | None) -> Msg:
         result = await self.handle_interrupt(msg)
@@ -189,7 +182,7 @@ class AgentBase:
         if where:
             self._where = where
         if self._task_started:
-            task.cancel()
+            task.raw_cancel()
         return True
 
     async def interrupt(self, msg: Msg | None = None) -> bool:

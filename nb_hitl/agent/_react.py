@@ -233,9 +233,9 @@ class ReActAgent(ToolApprovalMixin):
             ]
             dropped = len(live.get_content_blocks()) - len(kept)
             if kept:
-                live.content = kept
                 live.metadata["_partial"] = True
                 if dropped:
+                    live.content = kept
                     live.metadata["dropped_tool_calls"] = dropped
                 for call in live.get_content_blocks("tool_use"):
                     self._open_calls[call.id] = call

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import uuid
+import os
 from datetime import datetime, timezone
 from typing import Any, Literal, overload
 
@@ -21,7 +21,7 @@ Role = Literal["user", "assistant", "system"]
 
 
 def _new_id() -> str:
-    return uuid.uuid4().hex[:16]
+    return os.urandom(8).hex()
 
 
 def _now() -> str:

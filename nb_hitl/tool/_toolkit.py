@@ -221,7 +221,7 @@ class Toolkit:
                     last = _to_response(item)
                     last.is_last = False
                     yield last
-                final = last or ToolResponse.text("")
+                final = last.model_copy() if last is not None else ToolResponse.text("")
                 final.is_last = True
                 yield final
             elif inspect.iscoroutinefunction(func):

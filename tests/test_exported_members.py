@@ -1,0 +1,49 @@
+"""The public API is curated, and importing nb_hitl stays light."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import nb_hitl
+
+
+def test_top_level_exports() -> None:
+    for name in ("Msg", "ReActAgent", "UserAgent", "InMemoryMemory", "Toolkit", "ScriptedModel"):
+        assert name in nb_hitl.__all__
+        assert getattr(nb_hitl, name) is not None
+    for name in nb_hitl.__all__:
+        assert hasattr(nb_hitl, name), name
+
+
+def test_agentscope_import_paths() -> None:
+    from nb_hitl.agent import AgentBase, ReActAgent, UserAgent  # noqa: F401
+    from nb_hitl.formatter import OpenAIChatFormatter  # noqa: F401
+    from nb_hitl.memory import InMemoryMemory  # noqa: F401
+    from nb_hitl.message import (  # noqa: F401
+        Msg,
+        TextBlock,
+        ThinkingBlock,
+        ToolResultBlock,
+        ToolUseBlock,
+    )
+    from nb_hitl.model import ChatModelBase, ChatResponse, ScriptedModel  # noqa: F401
+    from nb_hitl.tool import Toolkit, ToolResponse  # noqa: F401
+
+
+def test_every_subpackage_all_is_importable() -> None:
+    import importlib
+
+    for mod in ("agent", "formatter", "memory", "message", "model", "tool", "events"):
+        module = importlib.import_module(f"nb_hitl.{mod}")
+        for name in module.__all__:
+            assert hasattr(module, name), f"nb_hitl.{mod}.{name}"
+
+
+def test_import_does_not_load_heavy_optional_modules() -> None:
+    code = (
+        "import sys, nb_hitl; "
+        "print(','.join(m for m in ('ipywidgets', 'openai', 'tiktoken') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
