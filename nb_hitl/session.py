@@ -35,6 +35,7 @@ SCHEMA_VERSION = 1
 FORMAT = "nb_hitl.session"
 
 _SECRET_WORDS = ("key", "token", "secret", "password", "credential", "auth")
+_PLACEHOLDERS = frozenset({"no-key-needed", "sk-no-key-required"})
 _SETTINGS = ("sys_prompt", "max_iters", "parallel_tool_calls", "interrupt_text")
 
 
@@ -109,18 +110,21 @@ def _secret_values(agent: Any) -> dict[str, str]:
     """Values that must never reach a file: keys and tokens on the model and its client."""
     found: dict[str, str] = {}
     model = getattr(agent, "model", None)
-    holders = [("model", model), ("model.client", getattr(model, "client", None))]
-    for label, obj in holders:
-        if obj is None:
-            continue
-        try:
-            attrs = dict(vars(obj))
-        except TypeError:
-            continue
-        for name, value in attrs.items():
-            if isinstance(value, str) and len(value) >= 8:
-                if any(w in name.lower() for w in _SECRET_WORDS):
-                    found[f"{label}.{name.lstrip('_')}"] = value
+    try:
+        attrs = dict(vars(model)) if model is not None else {}
+    except TypeError:
+        attrs = {}
+    for name, value in attrs.items():
+        label = f"model.{name.lstrip('_')}"
+        if hasattr(value, "get_secret_value"):  # pydantic SecretStr
+            value = value.get_secret_value()
+        if isinstance(value, str):
+            if len(value) >= 8 and any(w in name.lower() for w in _SECRET_WORDS):
+                found[label] = value
+        elif isinstance(key := getattr(value, "api_key", None), str) and len(key) >= 8:
+            found[f"{label}.api_key"] = key  # an SDK client
+    for label in [k for k, v in found.items() if v in _PLACEHOLDERS]:
+        del found[label]
     for name, value in os.environ.items():
         upper = name.upper()
         if upper.endswith(("_API_KEY", "_TOKEN", "_SECRET")) and len(value) >= 8:
