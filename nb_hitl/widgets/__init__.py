@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from ._chat import ChatWidget
 from ._input import WidgetInput
+from ._inspector import MemoryInspector
 from ._loop import LoopBridge
+from ._panel import AgentPanel
 
-__all__ = ["ChatWidget", "LoopBridge", "WidgetInput"]
+__all__ = ["AgentPanel", "ChatWidget", "LoopBridge", "MemoryInspector", "WidgetInput"]

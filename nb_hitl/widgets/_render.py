@@ -44,6 +44,9 @@ CSS = """
 .nb-hitl-badge-pinned { background: #6f42c1; }
 .nb-hitl-badge-compressed { background: #7b8794; }
 .nb-hitl-badge-recent { background: #27ae60; }
+.nb-hitl-badge-compress { background: #e67e22; }
+.nb-hitl-badge-other { background: #52606d; }
+.nb-hitl-row-recent td:first-child { border-left: 3px solid #27ae60; }
 .nb-hitl-tool { font-family: var(--jp-code-font-family, monospace); font-size: 12px; }
 .nb-hitl-tool summary { cursor: pointer; }
 .nb-hitl-status { font-size: 12px; color: #52606d; }

@@ -1,0 +1,377 @@
+"""MemoryInspector: what the agent remembers, what it costs, and what compression would do.
+
+It reads the agent only through public methods (``agent.memory`` read-only views,
+``agent.compression_plan()``, ``compress_memory()``, ``undo_compression()``, ``pin()``,
+``unpin()``) and events. The what-if sliders only call ``compression_plan(trigger_threshold=,
+keep_recent=)``, which is sync and cheap and never calls the model. Refreshes triggered by agent
+events and memory changes are throttled to one per ``refresh_interval``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as w
+
+from nb_hitl.events import Event, ReplyFinished
+
+from ._live import html
+from ._loop import LoopBridge
+from ._memory_table import memory_table
+from ._render import CSS, esc
+from ._svg import token_bar, tokens_chart
+
+if TYPE_CHECKING:
+    from nb_hitl.agent import AgentBase
+
+
+class MemoryInspector(w.VBox):
+    """Memory, token counts, the live compression plan and its controls, for one agent.
+
+    Args:
+        agent: the agent to inspect (a ``ReActAgent`` with ``compression_config`` for the plan).
+        max_rows: most recent messages listed (all behind "Show all").
+        refresh_interval: the least time between event-driven refreshes, in seconds.
+        css: include the stylesheet (``AgentPanel`` includes it once for both halves).
+    """
+
+    def __init__(
+        self,
+        agent: AgentBase,
+        *,
+        max_rows: int = 200,
+        refresh_interval: float = 0.5,
+        css: bool = True,
+    ) -> None:
+        self.agent = agent
+        self.max_rows = max_rows
+        self.refresh_interval = refresh_interval
+        self._bridge = LoopBridge()
+        self._bridge.on_error = lambda exc: self._say(f"{type(exc).__name__}: {exc}", error=True)
+        self.plan: Any | None = None
+        """The compression plan last drawn (``CompressionPlan``), or None without compression."""
+        self.refreshes = 0
+        self._show_all = False
+        self._refresh_handle: asyncio.TimerHandle | None = None
+        self._last_refresh = 0.0
+        self._points: list[tuple[int, int]] = []
+        self._compressions: list[int] = []
+        self._turn = 0
+
+        first = self._compute_plan(None, None)
+        threshold = int(first.trigger_threshold or 0) if first is not None else 0
+        keep = int(first.keep_recent) if first is not None else 0
+        self._defaults = (threshold, keep)
+        self._header = html()
+        self._approx = html()
+        self._bar = html()
+        self.threshold_slider = w.IntSlider(
+            value=threshold, min=0, max=max(threshold * 2, 1000), description="threshold"
+        )
+        self.threshold_box = w.BoundedIntText(
+            value=threshold, min=0, max=10**9, layout={"width": "110px"}
+        )
+        self.keep_slider = w.IntSlider(
+            value=keep, min=0, max=max(keep * 2, 20), description="keep_recent"
+        )
+        self.keep_box = w.BoundedIntText(value=keep, min=0, max=10**7, layout={"width": "110px"})
+        self._links = [
+            w.link((self.threshold_slider, "value"), (self.threshold_box, "value")),
+            w.link((self.keep_slider, "value"), (self.keep_box, "value")),
+        ]
+        for ctl in (self.threshold_slider, self.keep_slider):
+            ctl.observe(self._bridge.callback(lambda _ch: self._what_if_changed()), "value")
+        self._plan_html = html()
+        self.compress_button = w.Button(description="Compress now", icon="compress")
+        self.undo_button = w.Button(description="Undo", icon="undo")
+        self.reset_button = w.Button(description="Reset what-if", icon="refresh")
+        self.pin_ref = w.Text(placeholder="row # or message id", layout={"width": "160px"})
+        self.pin_button = w.Button(description="Pin", icon="thumb-tack")
+        self.unpin_button = w.Button(description="Unpin")
+        self.show_all_button = w.ToggleButton(description="Show all rows", value=False)
+        self.compress_button.on_click(self._bridge.callback(lambda _b: self.compress_now()))
+        self.undo_button.on_click(self._bridge.callback(lambda _b: self.undo()))
+        self.reset_button.on_click(self._bridge.callback(lambda _b: self.reset_what_if()))
+        self.pin_button.on_click(self._bridge.callback(lambda _b: self.pin(self.pin_ref.value)))
+        self.unpin_button.on_click(self._bridge.callback(lambda _b: self.unpin(self.pin_ref.value)))
+        self.show_all_button.observe(
+            self._bridge.callback(lambda ch: self._set_show_all(bool(ch["new"]))), "value"
+        )
+        self._note = html()
+        self._table = html()
+        self._chart = html()
+        controls = w.VBox(
+            [
+                w.HBox([self.threshold_slider, self.threshold_box]),
+                w.HBox([self.keep_slider, self.keep_box]),
+                w.HBox([self.compress_button, self.undo_button, self.reset_button]),
+                w.HBox([self.pin_ref, self.pin_button, self.unpin_button, self.show_all_button]),
+            ]
+        )
+        top: list[w.Widget] = [html(CSS)] if css else []
+        super().__init__(
+            children=[
+                *top,
+                self._header,
+                self._approx,
+                self._bar,
+                self._plan_html,
+                controls,
+                self._note,
+                self._chart,
+                self._table,
+            ]
+        )
+        self.add_class("nb-hitl-inspector")
+        if first is None:
+            for ctl in (self.threshold_slider, self.threshold_box, self.keep_slider):
+                ctl.disabled = True
+            self.keep_box.disabled = True
+            self.compress_button.disabled = self.undo_button.disabled = True
+            self.pin_button.disabled = self.unpin_button.disabled = True
+        self._sub = agent.subscribe(self._bridge.callback(self._on_event))
+        memory = getattr(agent, "memory", None)
+        self._remove_listener = (
+            memory.add_listener(lambda _m: self._bridge.call(self.schedule_refresh))
+            if memory is not None and hasattr(memory, "add_listener")
+            else None
+        )
+        self.refresh()
+        if self.plan is not None:
+            self._points.append((0, int(self.plan.total_tokens)))
+            self._draw_chart()
+
+    # -- public API --------------------------------------------------------------------------
+    @property
+    def threshold(self) -> int:
+        """The what-if ``trigger_threshold`` (the slider)."""
+        return int(self.threshold_slider.value)
+
+    @threshold.setter
+    def threshold(self, value: int) -> None:
+        if value > self.threshold_slider.max:
+            self.threshold_slider.max = int(value * 1.5)
+        self.threshold_slider.value = int(value)
+
+    @property
+    def keep_recent(self) -> int:
+        """The what-if ``keep_recent`` (the slider)."""
+        return int(self.keep_slider.value)
+
+    @keep_recent.setter
+    def keep_recent(self, value: int) -> None:
+        if value > self.keep_slider.max:
+            self.keep_slider.max = int(value * 1.5)
+        self.keep_slider.value = int(value)
+
+    def reset_what_if(self) -> None:
+        """Put the sliders back to the agent's configured values."""
+        self.threshold, self.keep_recent = self._defaults
+
+    def compress_now(self) -> asyncio.Task[Any] | None:
+        """Compress memory now (``agent.compress_memory(force=True)``); returns the task."""
+        if not hasattr(self.agent, "compress_memory"):
+            self._say("This agent has no compression.", error=True)
+            return None
+        if self.agent.is_replying:
+            self._say("Wait for the reply to finish (or press Stop) before compressing.")
+            return None
+        self._say("Compressing…")
+        return self._bridge.spawn(self._call("compress_memory", force=True))
+
+    def undo(self) -> asyncio.Task[Any] | None:
+        """Undo the last compression (``agent.undo_compression()``); returns the task."""
+        if not hasattr(self.agent, "undo_compression"):
+            self._say("This agent has no compression.", error=True)
+            return None
+        if self.agent.is_replying:
+            self._say("Wait for the reply to finish (or press Stop) before undoing.")
+            return None
+        return self._bridge.spawn(self._call("undo_compression"))
+
+    def pin(self, ref: str | int) -> bool:
+        """Pin a message (by row number or id) so compression never folds it."""
+        return self._pin(ref, "pin")
+
+    def unpin(self, ref: str | int) -> bool:
+        """Remove a pin (by row number or id)."""
+        return self._pin(ref, "unpin")
+
+    def schedule_refresh(self) -> None:
+        """Refresh soon, at most once per ``refresh_interval``."""
+        if self._refresh_handle is None:
+            delay = self._last_refresh + self.refresh_interval - time.monotonic()
+            self._refresh_handle = self._bridge.later(delay, self.refresh)
+
+    def refresh(self) -> None:
+        """Recompute the plan for the current sliders and redraw everything."""
+        if self._refresh_handle is not None:
+            self._refresh_handle.cancel()
+            self._refresh_handle = None
+        self._last_refresh = time.monotonic()
+        self.refreshes += 1
+        self.plan = self._compute_plan(self.threshold, self.keep_recent)
+        self._draw()
+
+    def close(self) -> None:
+        """Stop listening to the agent and its memory, and close the widget."""
+        if getattr(self, "_sub", None) is not None:
+            self._sub.close()
+        if getattr(self, "_remove_listener", None) is not None:
+            self._remove_listener()  # type: ignore[misc]
+        super().close()
+
+    # -- internals ---------------------------------------------------------------------------
+    def _compute_plan(self, threshold: int | None, keep: int | None) -> Any | None:
+        fn = getattr(self.agent, "compression_plan", None)
+        if fn is None or getattr(self.agent, "memory", None) is None:
+            return None
+        return fn(trigger_threshold=threshold, keep_recent=keep)
+
+    def _what_if_changed(self) -> None:
+        if self.plan is not None:
+            self.refresh()
+
+    def _set_show_all(self, value: bool) -> None:
+        self._show_all = value
+        self._draw_table()
+
+    def _say(self, text: str, error: bool = False) -> None:
+        cls = "nb-hitl-status-error" if error else "nb-hitl-note"
+        self._note.value = f'<span class="{cls}">{esc(text)}</span>' if text else ""
+
+    async def _call(self, method: str, **kwargs: Any) -> Any:
+        try:
+            result = await getattr(self.agent, method)(**kwargs)
+        except Exception as exc:  # shown, never raised into the comm handler
+            self._say(f"{method} failed: {type(exc).__name__}: {exc}", error=True)
+            return None
+        self._say(f"{method}: done." if result is None else f"{method}: {result}")
+        self.refresh()
+        return result
+
+    def _resolve(self, ref: str | int) -> str | None:
+        messages = self.agent.memory.messages
+        text = str(ref).strip()
+        if text.isdigit() and 1 <= int(text) <= len(messages):
+            return str(messages[int(text) - 1].id)
+        return text if any(m.id == text for m in messages) else None
+
+    def _pin(self, ref: str | int, action: str) -> bool:
+        fn = getattr(self.agent, action, None)
+        msg_id = self._resolve(ref) if fn is not None else None
+        if fn is None or msg_id is None:
+            self._say(f"Cannot {action} {str(ref)[:40]!r}: give a row number or message id.")
+            return False
+        fn(msg_id)
+        self._say(f"{action}ned message {msg_id}.")
+        self.refresh()
+        return True
+
+    def _on_event(self, ev: Event) -> None:
+        name = type(ev).__name__
+        if isinstance(ev, ReplyFinished):
+            self._turn += 1
+            self._record_point()
+        elif name == "CompressionFinished":
+            self._compressions.append(self._turn)
+            self._record_point()
+        elif name == "CompressionFailed":
+            self._say(f"Compression failed: {getattr(ev, 'reason', '')}", error=True)
+        if name in ("MessageAdded", "ReplyFinished", "Interrupted") or name.startswith(
+            "Compression"
+        ):
+            self.schedule_refresh()
+
+    def _record_point(self) -> None:
+        plan = self._compute_plan(self.threshold, self.keep_recent)
+        if plan is not None:
+            self._points.append((self._turn, int(plan.total_tokens)))
+            self._draw_chart()
+
+    # -- drawing -----------------------------------------------------------------------------
+    def _draw(self) -> None:
+        memory = getattr(self.agent, "memory", None)
+        plan = self.plan
+        if memory is None:
+            self._header.value = "<b>This agent has no memory.</b>"
+            return
+        if plan is None:
+            self._header.value = (
+                f"<b>{len(memory)} messages</b> · this agent has no compression_plan(), so no "
+                "token counts or compression plan."
+            )
+            self._draw_table()
+            return
+        total, threshold = int(plan.total_tokens), int(plan.trigger_threshold or 0)
+        if total > self.threshold_slider.max * 0.8:
+            self.threshold_slider.max = int(total * 1.5)
+        if len(memory) > self.keep_slider.max:
+            self.keep_slider.max = len(memory)
+        b = plan.breakdown
+        parts = ", ".join(f"{esc(k)} {int(v):,}" for k, v in b.items())
+        self._header.value = (
+            f"<b>{len(memory):,} messages · {total:,} tokens</b> of {threshold:,} "
+            f"(trigger_threshold) · keep_recent {int(plan.keep_recent)}<br><small>{parts}</small>"
+        )
+        tok = plan.per_message_tokens
+        compress_tokens = sum(tok.get(i, 0) for i in plan.compress_ids)
+        recent_tokens = sum(tok.get(i, 0) for i in plan.keep_ids)
+        fixed = sum(int(v) for k, v in b.items() if k != "history")
+        self._bar.value = token_bar(
+            total,
+            threshold,
+            compress_tokens,
+            recent_tokens,
+            int(plan.tokens_after_estimate),
+            fixed_tokens=fixed,
+        )
+        n = len(plan.compress_ids)
+        verdict = (
+            "<b>Would compress now</b>" if plan.would_trigger else "Below threshold: no automatic"
+        )
+        self._plan_html.value = (
+            f'<div class="nb-hitl-plan" data-compress="{n}">{verdict} · plan: fold '
+            f"<b>{n}</b> message(s) ({compress_tokens:,} tokens) into the summary, keep "
+            f"{len(plan.keep_ids)} recent and {len(plan.pinned_ids)} pinned · "
+            f"{int(plan.tokens_before):,} → about <b>{int(plan.tokens_after_estimate):,}</b> "
+            f"tokens{self._reasons(plan)}</div>"
+        )
+        approx = (
+            ""
+            if plan.exact
+            else '<span class="nb-hitl-note">Token counts are approximate: no exact tokenizer '
+            "for this model.</span>"
+        )
+        if self._approx.value != approx:
+            self._approx.value = approx
+        self._draw_table()
+        self._draw_chart()
+
+    @staticmethod
+    def _reasons(plan: Any) -> str:
+        reasons = list(getattr(plan, "reasons", []) or [])
+        if not reasons:
+            return ""
+        return "<br><small>" + "<br>".join(esc(r) for r in reasons[:5]) + "</small>"
+
+    def _draw_table(self) -> None:
+        memory = self.agent.memory
+        messages = memory.messages
+        start = 0 if self._show_all else max(0, len(messages) - self.max_rows)
+        shown = messages[start:]
+        marks = {m.id: memory.marks_of(m.id) for m in shown}
+        tokens = self.plan.per_message_tokens if self.plan is not None else {}
+        more = f"<small>{start:,} earlier message(s) not listed.</small>" if start else ""
+        self._table.value = more + memory_table(
+            shown, marks, tokens, self.plan, memory.summary, first_index=start
+        )
+
+    def _draw_chart(self) -> None:
+        threshold = self.threshold if self.plan is not None else 0
+        self._chart.value = tokens_chart(self._points, threshold, self._compressions)
+
+
+__all__ = ["MemoryInspector"]

@@ -1,0 +1,120 @@
+"""The inspector's message table: one escaped HTML table, the summary beside what it replaced."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ._render import esc, preview
+
+if TYPE_CHECKING:
+    from nb_hitl.message import Msg
+
+BADGE = '<span class="nb-hitl-badge nb-hitl-badge-{cls}">{text}</span>'
+
+
+def _msg_text(msg: Msg) -> str:
+    text = msg.get_text_content()
+    if text:
+        return text
+    bits = []
+    for b in msg.get_content_blocks():
+        if b.type == "tool_use":
+            bits.append(f"call {b.name}")
+        elif b.type == "tool_result":
+            bits.append(f"{b.name} -> {b.output_text()}")
+        elif b.type == "thinking":
+            bits.append(f"thinking: {b.thinking}")
+    return " | ".join(bits)
+
+
+def marks_for(
+    msg: Msg,
+    memory_marks: frozenset[str],
+    compress: set[str] | frozenset[str] = frozenset(),
+    keep: set[str] | frozenset[str] = frozenset(),
+    pinned: set[str] | frozenset[str] = frozenset(),
+) -> list[tuple[str, str]]:
+    """``(css suffix, label)`` badges: compressed, recent, pinned, partial, interrupted..."""
+    out: list[tuple[str, str]] = []
+    if "compressed" in memory_marks:
+        out.append(("compressed", "compressed"))
+    if "pinned" in memory_marks or msg.id in pinned:
+        out.append(("pinned", "pinned"))
+    if msg.id in compress:
+        out.append(("compress", "would compress"))
+    if msg.id in keep:
+        out.append(("recent", "kept as recent"))
+    if msg.metadata.get("_partial"):
+        out.append(("interrupted", "partial"))
+    if msg.is_interrupted:
+        out.append(("interrupted", "interrupted"))
+    for m in sorted(memory_marks - {"compressed", "pinned"}):
+        out.append(("other", m))
+    return out
+
+
+def memory_table(
+    messages: Sequence[Msg],
+    marks: Mapping[str, frozenset[str]],
+    tokens: Mapping[str, int],
+    plan: Any | None,
+    summary: str,
+    *,
+    first_index: int = 0,
+) -> str:
+    """Rows for ``messages`` (numbered from ``first_index + 1``) plus the summary row.
+
+    The summary row sits right above the first compressed message (the ones it replaced).
+    """
+    compress = set(plan.compress_ids) if plan is not None else set()
+    keep = set(plan.keep_ids) if plan is not None else set()
+    pinned = set(getattr(plan, "pinned_ids", ()) or ()) if plan is not None else set()
+    rows: list[str] = []
+    summary_done = not summary
+    for i, msg in enumerate(messages, start=first_index + 1):
+        mset = marks.get(msg.id, frozenset())
+        if not summary_done and "compressed" in mset:
+            rows.append(_summary_row(summary))
+            summary_done = True
+        classes = []
+        if msg.id in compress:
+            classes.append("nb-hitl-row-compress")
+        if msg.id in keep:
+            classes.append("nb-hitl-row-recent")
+        if "compressed" in mset:
+            classes.append("nb-hitl-row-compressed")
+        if msg.is_interrupted or msg.metadata.get("_partial"):
+            classes.append("nb-hitl-interrupted")
+        badges = "".join(
+            BADGE.format(cls=esc(c), text=esc(t))
+            for c, t in marks_for(msg, mset, compress, keep, pinned)
+        )
+        count = tokens.get(msg.id)
+        rows.append(
+            f'<tr class="{" ".join(classes)}" data-id="{esc(msg.id)}"><td>{i}</td>'
+            f"<td>{esc(msg.role)}</td><td>{esc(preview(msg.name, 20))}</td>"
+            f"<td>{esc(preview(_msg_text(msg), 70))}</td>"
+            f'<td style="text-align:right">{"" if count is None else f"{count:,}"}</td>'
+            f"<td>{badges}</td></tr>"
+        )
+    if not summary_done:
+        rows.insert(0, _summary_row(summary))
+    return (
+        '<table class="nb-hitl-table"><thead><tr><th>#</th><th>role</th><th>name</th>'
+        "<th>preview</th><th>tokens</th><th>marks</th></tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table>"
+    )
+
+
+def _summary_row(summary: str) -> str:
+    return (
+        '<tr class="nb-hitl-row-summary"><td>&#931;</td><td colspan="3"><details><summary>'
+        f"summary: {esc(preview(summary, 80))}</summary>"
+        f'<div style="white-space:pre-wrap">{esc(summary)}</div></details></td>'
+        '<td></td><td><span class="nb-hitl-badge nb-hitl-badge-pinned">summary</span></td></tr>'
+    )
+
+
+__all__ = ["marks_for", "memory_table"]

@@ -1,0 +1,116 @@
+"""Inline SVG for the inspector: the token bar and the tokens-per-turn chart (numbers only).
+
+No plotting dependency: a few rectangles, lines and a polyline. Only numbers and fixed labels
+are interpolated, and labels still go through ``esc``.
+"""
+
+from __future__ import annotations
+
+from ._render import esc
+
+W = 400.0
+"""ViewBox width; the SVG scales to the widget's width."""
+
+
+def token_bar(
+    total: int,
+    threshold: int,
+    compress_tokens: int,
+    recent_tokens: int,
+    after: int,
+    *,
+    fixed_tokens: int = 0,
+) -> str:
+    """The memory bar: fixed (system, summary, tools), to-compress, kept-recent parts.
+
+    A red line marks ``trigger_threshold``; a green tick the estimated total after compressing;
+    a dashed line the ``keep_recent`` boundary (where the kept-verbatim messages begin).
+    """
+    scale_max = max(total, threshold, after, 1) * 1.1
+    x = lambda v: W * v / scale_max  # noqa: E731
+    other = max(0, total - fixed_tokens - compress_tokens - recent_tokens)
+    parts: list[str] = []
+    pos = 0.0
+    for value, colour, label in (
+        (fixed_tokens, "#9aa5b1", "system, summary and tools"),
+        (other, "#cbd2d9", "older messages kept"),
+        (compress_tokens, "#e67e22", "would be compressed"),
+        (recent_tokens, "#27ae60", "kept as recent"),
+    ):
+        width = x(value)
+        if width > 0:
+            parts.append(
+                f'<rect x="{pos:.1f}" y="8" width="{width:.1f}" height="18" fill="{colour}">'
+                f"<title>{esc(label)}: {value:,} tokens</title></rect>"
+            )
+        pos += width
+    boundary = x(total - recent_tokens)
+    parts.append(
+        f'<line class="nb-hitl-keep-line" x1="{boundary:.1f}" y1="4" x2="{boundary:.1f}" y2="30" '
+        'stroke="#1f2933" stroke-dasharray="2,2"><title>keep_recent boundary</title></line>'
+    )
+    tx = x(threshold)
+    parts.append(
+        f'<line class="nb-hitl-threshold-line" x1="{tx:.1f}" y1="2" x2="{tx:.1f}" y2="32" '
+        f'stroke="#d0021b" stroke-width="2"><title>trigger_threshold: {threshold:,}</title></line>'
+    )
+    ax = x(after)
+    parts.append(
+        f'<path d="M{ax:.1f},34 l-4,6 h8 z" fill="#27ae60"><title>after compression: '
+        f"~{after:,} tokens</title></path>"
+    )
+    return (
+        f'<svg class="nb-hitl-bar" viewBox="0 0 {W:.0f} 42" width="100%" height="42" '
+        f'preserveAspectRatio="none" data-total="{total}" data-threshold="{threshold}">'
+        f"{''.join(parts)}</svg>"
+    )
+
+
+def tokens_chart(
+    points: list[tuple[int, int]], threshold: int, compressions: list[int], height: int = 110
+) -> str:
+    """Total tokens per turn (polyline), the threshold (red) and compression events (purple).
+
+    Args:
+        points: ``(turn, total_tokens)`` in turn order.
+        threshold: the trigger threshold.
+        compressions: turns at which memory was compressed.
+        height: pixel height.
+    """
+    if not points:
+        return '<svg class="nb-hitl-chart" width="100%" height="20"></svg>'
+    last_turn = max(max(t for t, _ in points), 1)
+    top = max(max(v for _, v in points), threshold, 1) * 1.15
+    h = float(height) - 14
+    px = lambda t: 30 + (W - 36) * t / last_turn  # noqa: E731
+    py = lambda v: 4 + h * (1 - v / top)  # noqa: E731
+    line = " ".join(f"{px(t):.1f},{py(v):.1f}" for t, v in points)
+    parts = [
+        f'<line x1="30" y1="{py(threshold):.1f}" x2="{W - 4:.0f}" y2="{py(threshold):.1f}" '
+        f'stroke="#d0021b" stroke-dasharray="4,3"><title>trigger_threshold: {threshold:,}'
+        "</title></line>",
+        f'<polyline fill="none" stroke="#2f80ed" stroke-width="1.5" points="{line}"/>',
+    ]
+    for t, v in points:
+        parts.append(
+            f'<circle cx="{px(t):.1f}" cy="{py(v):.1f}" r="2" fill="#2f80ed">'
+            f"<title>turn {t}: {v:,} tokens</title></circle>"
+        )
+    for t in compressions:
+        parts.append(
+            f'<line class="nb-hitl-compression-mark" x1="{px(t):.1f}" y1="4" x2="{px(t):.1f}" '
+            f'y2="{4 + h:.1f}" stroke="#6f42c1"><title>compressed at turn {t}</title></line>'
+        )
+    parts.append(
+        f'<text x="0" y="{py(top / 1.15) + 8:.1f}" font-size="9">{int(top / 1.15):,}</text>'
+        f'<text x="0" y="{4 + h:.1f}" font-size="9">0</text>'
+        f'<text x="30" y="{height - 2}" font-size="9">turn 0</text>'
+        f'<text x="{W - 40:.0f}" y="{height - 2}" font-size="9">turn {last_turn}</text>'
+    )
+    return (
+        f'<svg class="nb-hitl-chart" viewBox="0 0 {W:.0f} {height}" width="100%" '
+        f'height="{height}">{"".join(parts)}</svg>'
+    )
+
+
+__all__ = ["token_bar", "tokens_chart"]
