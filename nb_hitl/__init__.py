@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nb_hitl.agent import AgentBase, ReActAgent, UserAgent
+from nb_hitl.agent import AgentBase, CompressionConfig, ReActAgent, UserAgent
 from nb_hitl.exceptions import AgentBusyError, NbHitlError
 from nb_hitl.formatter import OpenAIChatFormatter
 from nb_hitl.memory import InMemoryMemory
@@ -22,6 +22,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AgentBase",
     "AgentBusyError",
+    "CompressionConfig",
     "InMemoryMemory",
     "Msg",
     "NbHitlError",

@@ -127,6 +127,45 @@ class ApprovalDecided(Event):
     reason: str = ""
 
 
+@dataclass(frozen=True)
+class CompressionStarted(Event):
+    """Memory compression began summarising ``compress_ids`` (``trigger``: auto or manual)."""
+
+    kind: ClassVar[str] = "compression_started"
+    compress_ids: tuple[str, ...] = ()
+    tokens_before: int = 0
+    trigger: str = "auto"
+
+
+@dataclass(frozen=True)
+class CompressionFinished(Event):
+    """Memory compression marked ``compressed_ids`` and stored ``summary`` in memory."""
+
+    kind: ClassVar[str] = "compression_finished"
+    compressed_ids: tuple[str, ...] = ()
+    tokens_before: int = 0
+    tokens_after: int = 0
+    summary: str = ""
+
+
+@dataclass(frozen=True)
+class CompressionFailed(Event):
+    """Memory compression was skipped or interrupted; memory is as it was before it."""
+
+    kind: ClassVar[str] = "compression_failed"
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class CompressionUndone(Event):
+    """The last compression was undone: ``restored_ids`` are back in the prompt."""
+
+    kind: ClassVar[str] = "compression_undone"
+    restored_ids: tuple[str, ...] = ()
+    summary: str = ""
+    """The summary in effect again (the one before the undone compression)."""
+
+
 Handler = Callable[[Event], Any]
 
 
@@ -235,6 +274,10 @@ class EventBus:
 __all__ = [
     "ApprovalDecided",
     "ApprovalRequested",
+    "CompressionFailed",
+    "CompressionFinished",
+    "CompressionStarted",
+    "CompressionUndone",
     "ErrorOccurred",
     "Event",
     "EventBus",

@@ -21,6 +21,7 @@ from nb_hitl.tool import Toolkit, ToolResponse
 
 from ._approval import ToolApprovalMixin
 from ._base import DEFAULT_INTERRUPT_TEXT
+from ._compression_agent import CompressionMixin
 
 SUMMARIZE_PROMPT = (
     "You have failed to finish within the maximum number of reasoning steps. Now reply "
@@ -30,7 +31,7 @@ INTERRUPTED_RESULT = "[Interrupted] The tool call was interrupted by the user be
 NOT_STARTED_RESULT = "[Interrupted] The tool call was not run because the user interrupted."
 
 
-class ReActAgent(ToolApprovalMixin):
+class ReActAgent(CompressionMixin, ToolApprovalMixin):
     """An agent that alternates model reasoning and tool calls until it can answer.
 
     Args:
@@ -110,9 +111,6 @@ class ReActAgent(ToolApprovalMixin):
             raise AgentBusyError(self.name)
         for m in [msg] if isinstance(msg, Msg) else list(msg or []):
             await self._commit(m)
-
-    async def _compress_if_needed(self) -> None:
-        """Hook run before each reasoning step; compression overrides it."""
 
     # -- the loop ------------------------------------------------------------------------------
     async def reply(self, msg: Msg | list[Msg] | None = None, **kwargs: Any) -> Msg:

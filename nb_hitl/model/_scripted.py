@@ -15,7 +15,9 @@ import time
 import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, Union, get_origin
+
+from pydantic import BaseModel
 
 from nb_hitl.exceptions import ConfigError, ScriptExhaustedError
 from nb_hitl.message import TextBlock, ThinkingBlock, ToolUseBlock
@@ -66,6 +68,51 @@ Responder = Callable[
     "TurnLike | Awaitable[TurnLike]",
 ]
 
+StructuredResponder = Callable[
+    [list[dict[str, Any]], "type[BaseModel]"],
+    "TurnLike | Awaitable[TurnLike]",
+]
+_TAG_LINE = re.compile(r"^</?[\w-]+>$")
+
+
+def structured_summary(
+    messages: list[dict[str, Any]], structured_model: type[BaseModel]
+) -> dict[str, Any]:
+    """A deterministic JSON object for ``structured_model``, built from the prompt's facts.
+
+    The facts are the distinct non-empty lines of every non-system message (tag-only lines
+    such as ``<conversation>`` left out). The first ``str``/``list[str]`` field gets the first
+    line, the field whose name contains ``context`` (else the last field) gets every line, the
+    others the last line. So facts survive rolling summaries: a previous summary given in the
+    prompt is carried over line by line. Other field types keep their defaults.
+    """
+    lines: list[str] = []
+    seen: set[str] = set()
+    for message in messages:
+        if message.get("role") == "system":
+            continue
+        content = message.get("content") or ""
+        if not isinstance(content, str):
+            content = "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+        for raw in content.splitlines():
+            line = raw.strip()[:400]
+            if line and not _TAG_LINE.match(line) and line not in seen:
+                seen.add(line)
+                lines.append(line)
+    fields = structured_model.model_fields
+    names = list(fields)
+    carrier = next((n for n in names if "context" in n), names[-1] if names else "")
+    first = lines[:1] or ["(nothing to summarise)"]
+    last = lines[-1:] or first
+    values: dict[str, Any] = {}
+    for position, (name, info) in enumerate(fields.items()):
+        as_list = get_origin(info.annotation) is list
+        if not as_list and info.annotation is not str:
+            continue
+        chosen = lines if name == carrier else first if position == 0 else last
+        values[name] = list(chosen) if as_list else "\n".join(chosen)
+    return values
+
 
 @dataclass
 class ScriptedCall:
@@ -106,6 +153,11 @@ class ScriptedModel(ChatModelBase):
             async) computing each reply from the prompt.
         tokens_per_second: streaming speed; slow enough (e.g. 20) for a person to press Stop.
         model_name: the name reported in reprs and events.
+        structured_responder: answers calls made with ``structured_model=SomePydanticModel``
+            (memory compression does this): a function ``(messages, structured_model) -> turn``.
+            By default such calls get a deterministic JSON object valid for the model, built
+            from the lines of the non-system messages (see ``structured_summary``); they never
+            consume script turns.
     """
 
     def __init__(
@@ -115,6 +167,7 @@ class ScriptedModel(ChatModelBase):
         responder: Responder | None = None,
         tokens_per_second: float = 200.0,
         model_name: str = "scripted",
+        structured_responder: StructuredResponder | None = None,
     ) -> None:
         if script is not None and responder is not None:
             raise ConfigError("Give ScriptedModel either a script or a responder, not both.")
@@ -128,6 +181,8 @@ class ScriptedModel(ChatModelBase):
         self.tokens_per_second = float(tokens_per_second)
         self.model_name = model_name
         self.calls: list[ScriptedCall] = []
+        self.structured_responder = structured_responder
+        self._script_calls = 0
 
     @property
     def prompts(self) -> list[list[dict[str, Any]]]:
@@ -156,10 +211,21 @@ class ScriptedModel(ChatModelBase):
             if inspect.isawaitable(result):
                 result = await result
             return _as_turn(result)
-        index = len(self.calls) - 1
+        index = self._script_calls - 1
         if index >= len(self.script):
-            raise ScriptExhaustedError(len(self.calls), len(self.script))
+            raise ScriptExhaustedError(self._script_calls, len(self.script))
         return self.script[index]
+
+    async def _structured_turn(
+        self, messages: list[dict[str, Any]], structured_model: type[BaseModel]
+    ) -> ScriptedTurn:
+        if self.structured_responder is not None:
+            result = self.structured_responder(messages, structured_model)
+            if inspect.isawaitable(result):
+                result = await result
+            return _as_turn(result)
+        summary = structured_summary(messages, structured_model)
+        return ScriptedTurn(text=json.dumps(summary, ensure_ascii=False))
 
     def __call__(
         self,
@@ -169,12 +235,22 @@ class ScriptedModel(ChatModelBase):
         **kwargs: Any,
     ) -> AsyncGenerator[ChatResponse, None]:
         self.calls.append(ScriptedCall(list(messages), tools, tool_choice, dict(kwargs)))
+        structured = kwargs.get("structured_model")
+        if structured is not None:
+            return self._stream(messages, tools, structured)
+        self._script_calls += 1
         return self._stream(messages, tools)
 
     async def _stream(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        structured: type[BaseModel] | None = None,
     ) -> AsyncGenerator[ChatResponse, None]:
-        turn = await self._next_turn(messages, tools)
+        if structured is None:
+            turn = await self._next_turn(messages, tools)
+        else:
+            turn = await self._structured_turn(messages, structured)
         start = time.perf_counter()
         interval = 1.0 / self.tokens_per_second
         emitted = 0
@@ -213,7 +289,11 @@ class ScriptedModel(ChatModelBase):
         if turn.text:
             text = TextBlock(text="")
             blocks.append(text)
-            for piece in split_tokens(turn.text):
+            pieces = split_tokens(turn.text)
+            if structured is not None:  # JSON arrives in ~20 chunks, however long it is
+                step = max(1, -(-len(pieces) // 20))
+                pieces = ["".join(pieces[i : i + step]) for i in range(0, len(pieces), step)]
+            for piece in pieces:
                 await tick()
                 text.text += piece
                 yield chunk()

