@@ -6,9 +6,12 @@ assert_history_valid(agent.memory.messages)
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
+from nb_hitl.events import Event
 from nb_hitl.formatter import OpenAIChatFormatter
 from nb_hitl.message import Msg
 
@@ -52,4 +55,24 @@ def assert_history_valid(msgs: list[Msg]) -> None:
     assert_prompt_valid(OpenAIChatFormatter().format_sync(msgs))
 
 
-__all__ = ["HistoryError", "assert_history_valid", "assert_prompt_valid"]
+async def wait_for_event(
+    agent: Any, predicate: Callable[[Event], bool], timeout: float = 30.0
+) -> Event:
+    """Await the first later event of ``agent`` for which ``predicate(event)`` is true.
+
+    ``await wait_for_event(agent, lambda e: e.kind == "tool_call_started")``
+    """
+    fut: asyncio.Future[Event] = asyncio.get_running_loop().create_future()
+
+    def handler(event: Event) -> None:
+        if not fut.done() and predicate(event):
+            fut.set_result(event)
+
+    sub = agent.subscribe(handler)
+    try:
+        return await asyncio.wait_for(fut, timeout)
+    finally:
+        sub.close()
+
+
+__all__ = ["HistoryError", "assert_history_valid", "assert_prompt_valid", "wait_for_event"]

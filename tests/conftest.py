@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 import pytest
 
 from nb_hitl.agent import ReActAgent
-from nb_hitl.events import Event
 from nb_hitl.message import Msg
 from nb_hitl.model import ScriptedModel
+from nb_hitl.testing import wait_for_event
 from nb_hitl.tool import Toolkit
 
 
@@ -36,19 +35,4 @@ def make_agent() -> Callable[..., ReActAgent]:
     return build
 
 
-async def wait_for_event(
-    agent: ReActAgent, predicate: Callable[[Event], bool], timeout: float = 10.0
-) -> Event:
-    """Await the first event of ``agent`` that matches ``predicate``."""
-    loop = asyncio.get_running_loop()
-    fut: asyncio.Future[Event] = loop.create_future()
-
-    def handler(event: Event) -> None:
-        if not fut.done() and predicate(event):
-            fut.set_result(event)
-
-    sub = agent.subscribe(handler)
-    try:
-        return await asyncio.wait_for(fut, timeout)
-    finally:
-        sub.close()
+__all__ = ["user", "wait_for_event"]
