@@ -9,10 +9,20 @@ the live compression plan; ``AgentPanel`` puts them side by side (``nb_hitl.show
 
 from __future__ import annotations
 
+from ._approval import ApprovalBox, ApprovalCard, ApprovalCards
 from ._chat import ChatWidget
 from ._input import WidgetInput
 from ._inspector import MemoryInspector
 from ._loop import LoopBridge
 from ._panel import AgentPanel
 
-__all__ = ["AgentPanel", "ChatWidget", "LoopBridge", "MemoryInspector", "WidgetInput"]
+__all__ = [
+    "AgentPanel",
+    "ApprovalBox",
+    "ApprovalCard",
+    "ApprovalCards",
+    "ChatWidget",
+    "LoopBridge",
+    "MemoryInspector",
+    "WidgetInput",
+]

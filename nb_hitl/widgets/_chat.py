@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
+from nb_hitl.agent._approval import ToolApprovalMixin
 from nb_hitl.events import (
     ErrorOccurred,
     Event,
@@ -28,6 +29,7 @@ from nb_hitl.events import (
 from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.message import Msg
 
+from ._approval import ApprovalCards
 from ._input import WidgetInput
 from ._live import LiveMessageView, html
 from ._loop import LoopBridge
@@ -134,6 +136,10 @@ class ChatWidget(w.VBox):
             self._add_entry(_Entry(msg.id, msg), render=False)
         self._rerender()
         self._sub = agent.subscribe(self._bridge.callback(self._on_event))
+        self.approvals: ApprovalCards | None = None
+        """Approval cards of tool calls waiting for a decision (agents with approvals)."""
+        if isinstance(agent, ToolApprovalMixin):
+            self.approvals = ApprovalCards(agent, self.append_widget, self.set_status, self._bridge)
 
     # -- public API --------------------------------------------------------------------------
     @property
@@ -231,6 +237,9 @@ class ChatWidget(w.VBox):
         sub = getattr(self, "_sub", None)
         if sub is not None:
             sub.close()
+        approvals = getattr(self, "approvals", None)
+        if approvals is not None:
+            approvals.close()
         if hasattr(self, "status"):
             self.status.stop_ticker()
         super().close()

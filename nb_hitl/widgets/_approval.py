@@ -1,0 +1,275 @@
+"""Approval cards: a tool call waiting for a person, decided with buttons in the transcript.
+
+``ApprovalCards`` listens to an agent's ``ApprovalRequested`` / ``ApprovalDecided`` events and
+adds one ``ApprovalCard`` per waiting call through a hook (``ChatWidget.append_widget``), and
+sets the status to "waiting for you" while any call waits. A card shows the tool name and the
+arguments (pretty-printed JSON, escaped) with four actions:
+
+- **Approve** runs the call as the model asked;
+- **Edit** opens the arguments as JSON text; they are checked (valid JSON, the tool's schema)
+  before the call is approved, with a clear error shown in the card otherwise;
+- **Deny** asks for a reason, which the model receives as ``denied by the user: <reason>``;
+- **Always allow** approves this call and stops asking about the tool for the session.
+
+Once decided (or closed by Stop) the buttons go and the card states the decision. Clicks go
+through a ``LoopBridge``, so they reach the agent on its event loop even when JupyterLab runs
+comm handlers on another thread. Without a chat, ``ApprovalBox(agent)`` shows the cards alone.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as w
+
+from nb_hitl.events import ApprovalDecided, ApprovalRequested, Event, ReplyFinished
+from nb_hitl.exceptions import ApprovalError
+
+from ._loop import LoopBridge
+from ._render import esc
+
+if TYPE_CHECKING:
+    from nb_hitl.agent._approval import ToolApprovalMixin
+    from nb_hitl.message import ToolUseBlock
+
+CARD_CSS = """
+<style>
+.nb-hitl-approval { border: 1px solid #2f80ed; border-left: 4px solid #2f80ed;
+  border-radius: 4px; padding: 4px 8px; margin: 4px 0; background: rgba(47,128,237,0.05); }
+.nb-hitl-approval pre { margin: 2px 0; white-space: pre-wrap; font-size: 12px; }
+.nb-hitl-approval-decided { border-color: #9aa5b1; background: rgba(127,127,127,0.04); }
+.nb-hitl-approval-error { color: #d0021b; font-size: 12px; }
+</style>
+"""
+
+_DECISION_TEXT = {
+    "approved": "&#10004; Approved",
+    "edited": "&#9998; Approved with edited arguments",
+    "denied": "&#10006; Denied",
+    "interrupted": "&#9209; Not run: the reply was stopped before a decision",
+    "discarded": "&#9209; Not run: a new message was sent instead",
+}
+
+
+def pretty_arguments(arguments: Any) -> str:
+    """The arguments as indented JSON text (not escaped)."""
+    try:
+        return json.dumps(arguments, indent=2, ensure_ascii=False, sort_keys=False)
+    except (TypeError, ValueError):
+        return repr(arguments)
+
+
+class ApprovalCard(w.VBox):
+    """One tool call waiting for a decision.
+
+    Args:
+        agent: the agent whose reply is parked on this call.
+        call: the ``tool_use`` block waiting for approval.
+        bridge: the loop bridge every click goes through (default: the current loop).
+    """
+
+    def __init__(
+        self, agent: ToolApprovalMixin, call: ToolUseBlock, bridge: LoopBridge | None = None
+    ) -> None:
+        self.agent = agent
+        self.call = call
+        self.call_id = call.id
+        self.tool_name = call.name
+        self.decision = ""
+        """``""`` while waiting, then the decision kind (``approved``, ``denied``...)."""
+        self._bridge = bridge or LoopBridge()
+        self.header = w.HTML(
+            f"<b>&#128295; Approval needed:</b> <code>{esc(call.name)}</code> "
+            '<span class="nb-hitl-status nb-hitl-status-waiting">waiting for you</span>'
+        )
+        self.arguments_view = w.HTML(f"<pre>{esc(pretty_arguments(call.input))}</pre>")
+        self.approve_button = w.Button(description="Approve", button_style="success", icon="check")
+        self.edit_button = w.Button(description="Edit", icon="pencil")
+        self.deny_button = w.Button(description="Deny", button_style="danger", icon="times")
+        self.always_button = w.Button(
+            description="Always allow", icon="unlock", tooltip=f"Never ask again for {call.name}"
+        )
+        self.edit_area = w.Textarea(
+            value=pretty_arguments(call.input), layout={"width": "100%", "height": "110px"}
+        )
+        self.edit_ok = w.Button(description="Approve edited", button_style="success")
+        self.edit_cancel = w.Button(description="Cancel")
+        self.reason = w.Text(placeholder="Why not? (the model sees this)", layout={"flex": "1"})
+        self.deny_ok = w.Button(description="Deny with reason", button_style="danger")
+        self.deny_cancel = w.Button(description="Cancel")
+        self.error = w.HTML()
+        self.error.add_class("nb-hitl-approval-error")
+        self.result = w.HTML()
+        self.actions = w.HBox(
+            [self.approve_button, self.edit_button, self.deny_button, self.always_button]
+        )
+        self.edit_box = w.VBox(
+            [self.edit_area, w.HBox([self.edit_ok, self.edit_cancel])],
+            layout={"display": "none"},
+        )
+        self.deny_box = w.HBox(
+            [self.reason, self.deny_ok, self.deny_cancel], layout={"display": "none"}
+        )
+        super().__init__(
+            children=[
+                self.header,
+                self.arguments_view,
+                self.actions,
+                self.edit_box,
+                self.deny_box,
+                self.error,
+                self.result,
+            ]
+        )
+        self.add_class("nb-hitl-approval")
+        on = self._bridge.callback
+        self.approve_button.on_click(on(lambda _b: self._decide(lambda: agent.approve(call.id))))
+        self.edit_button.on_click(on(lambda _b: self._open(self.edit_box)))
+        self.edit_cancel.on_click(on(lambda _b: self._open(None)))
+        self.edit_ok.on_click(on(lambda _b: self._approve_edited()))
+        self.deny_button.on_click(on(lambda _b: self._open(self.deny_box)))
+        self.deny_cancel.on_click(on(lambda _b: self._open(None)))
+        self.deny_ok.on_click(
+            on(lambda _b: self._decide(lambda: agent.deny(call.id, self.reason.value)))
+        )
+        self.always_button.on_click(
+            on(lambda _b: self._decide(lambda: agent.always_allow(call.name)))
+        )
+
+    # -- actions (run on the agent's loop) -----------------------------------------------------
+    def _open(self, box: w.Box | None) -> None:
+        self.error.value = ""
+        self.edit_box.layout.display = "" if box is self.edit_box else "none"
+        self.deny_box.layout.display = "" if box is self.deny_box else "none"
+
+    def _decide(self, action: Callable[[], None]) -> None:
+        try:
+            action()
+        except ApprovalError as exc:
+            self.error.value = esc(str(exc))
+        else:
+            self.error.value = ""
+
+    def _approve_edited(self) -> None:
+        self._decide(lambda: self.agent.approve(self.call_id, self.edit_area.value))
+
+    # -- drawing -----------------------------------------------------------------------------
+    def show_decision(
+        self, decision: str, arguments: dict[str, Any] | None = None, reason: str = ""
+    ) -> None:
+        """Replace the buttons by the decision (called on ``ApprovalDecided``)."""
+        self.decision = decision
+        text = _DECISION_TEXT.get(decision, esc(decision))
+        if decision == "approved" and reason:
+            text += f" ({esc(reason)})"
+        if decision == "denied":
+            text += f": {esc(reason)}" if reason else " (no reason given)"
+        if decision == "edited" and arguments is not None:
+            text += f"<pre>{esc(pretty_arguments(arguments))}</pre>"
+        self.result.value = text
+        self.header.value = f"<b>&#128295; Tool call:</b> <code>{esc(self.tool_name)}</code>"
+        for box in (self.actions, self.edit_box, self.deny_box):
+            box.layout.display = "none"
+        self.error.value = ""
+        self.remove_class("nb-hitl-approval")
+        self.add_class("nb-hitl-approval")
+        self.add_class("nb-hitl-approval-decided")
+
+
+class ApprovalCards:
+    """Keeps approval cards in step with an agent's events.
+
+    Args:
+        agent: the agent to watch.
+        add_row: called with each new card (e.g. ``ChatWidget.append_widget``).
+        set_status: called as ``set_status(state, detail)``: ``"waiting"`` while calls wait,
+            ``"running"`` once all are decided.
+        bridge: the loop bridge for clicks and events.
+    """
+
+    def __init__(
+        self,
+        agent: ToolApprovalMixin,
+        add_row: Callable[[w.Widget], Any],
+        set_status: Callable[[str, str], Any] | None = None,
+        bridge: LoopBridge | None = None,
+    ) -> None:
+        self.agent = agent
+        self.add_row = add_row
+        self.set_status = set_status
+        self.bridge = bridge or LoopBridge()
+        self.cards: dict[str, ApprovalCard] = {}
+        """Every card shown, by call id."""
+        self._sub = agent.subscribe(self.bridge.callback(self.on_event))
+        for pending in getattr(agent, "pending_approvals", []):  # e.g. after load_session
+            self._card_for(pending.call)
+        self._update_status()
+
+    @property
+    def waiting(self) -> list[ApprovalCard]:
+        """Cards still waiting for a decision."""
+        return [c for c in self.cards.values() if not c.decision]
+
+    def _card_for(self, call: ToolUseBlock) -> ApprovalCard:
+        card = self.cards.get(call.id)
+        if not self.cards:
+            self.add_row(w.HTML(CARD_CSS))  # the cards' stylesheet, once
+        if card is None or card.decision:
+            card = ApprovalCard(self.agent, call, self.bridge)
+            self.cards[call.id] = card
+            self.add_row(card)
+        return card
+
+    def on_event(self, event: Event) -> None:
+        """Draw a card for each request; show each decision on its card."""
+        if isinstance(event, ApprovalRequested) and event.tool_use is not None:
+            self._card_for(event.tool_use)
+        elif isinstance(event, ApprovalDecided):
+            card = self.cards.get(event.call_id)
+            if card is not None and not card.decision:
+                card.show_decision(event.decision, event.arguments, event.reason)
+        elif not isinstance(event, ReplyFinished):
+            return
+        self._update_status()
+
+    def _update_status(self) -> None:
+        if self.set_status is None:
+            return
+        waiting = self.waiting
+        if waiting:
+            names = ", ".join(sorted({c.tool_name for c in waiting}))
+            self.set_status("waiting", f"waiting for you: approve or deny {names}")
+        elif getattr(self.agent, "is_replying", False):
+            self.set_status("running", "")
+
+    def close(self) -> None:
+        """Stop listening to the agent."""
+        self._sub.close()
+
+
+class ApprovalBox(w.VBox):
+    """Approval cards and a status line on their own (without a chat)."""
+
+    def __init__(self, agent: ToolApprovalMixin, bridge: LoopBridge | None = None) -> None:
+        self.status = w.HTML()
+        self.rows = w.VBox()
+        super().__init__(children=[self.rows, self.status])
+        self.cards = ApprovalCards(agent, self._add, self._set_status, bridge)
+
+    def _add(self, card: w.Widget) -> None:
+        self.rows.children = (*self.rows.children, card)
+
+    def _set_status(self, state: str, detail: str) -> None:
+        self.status.value = (
+            f'<span class="nb-hitl-status" data-state="{esc(state)}">{esc(detail or state)}</span>'
+        )
+
+    def close(self) -> None:
+        """Stop listening to the agent and close the widget."""
+        self.cards.close()
+        super().close()
+
+
+__all__ = ["CARD_CSS", "ApprovalBox", "ApprovalCard", "ApprovalCards", "pretty_arguments"]
