@@ -16,6 +16,7 @@ The text itself is always encoded exactly (``encode_ordinary``: special-token te
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Callable, Sequence
@@ -74,8 +75,8 @@ def _block_fingerprint(block: Any) -> tuple[Any, ...]:
     kind = block.type
     if kind == "text":
         return ("t", block.text)
-    if kind == "tool_use":
-        return ("u", block.id, block.name, block.raw_input, block.input)
+    if kind == "tool_use":  # arguments as JSON text: an in-place edit of the dict shows
+        return ("u", block.id, block.name, block.raw_input, json.dumps(block.input, default=str))
     if kind == "tool_result":
         return ("r", block.id, block.name, block.output)
     return (kind, getattr(block, "thinking", None))
@@ -137,6 +138,7 @@ class TokenCounter:
         self._short: dict[str, int] = {}
         self._system: dict[tuple[Any, str], int] = {}
         self._caches: dict[tuple[Any, ...], dict[str, MsgCount]] = {}
+        self._recent: dict[tuple[Any, ...], list[tuple[list[Msg], list[MsgCount]]]] = {}
         self._hits = 0
         self._misses = 0
         self._encoded = 0
@@ -256,17 +258,33 @@ class TokenCounter:
         """Per-message counts with tool-call ids, cached by (message id, content).
 
         A message is re-encoded only when its role, name or content changed, so recounting a
-        long memory after one new message encodes one message.
+        long memory after one new message encodes one message. When ``msgs`` starts with the
+        very message objects of a recent call (memory grew), that prefix is reused without
+        looking at each message again: messages are treated as immutable once counted, as
+        memory treats them (change one with ``memory.replace()``, which makes a new object).
         """
         if formatter is None:
             formatter = self._formatter()
         format_msg = getattr(formatter, "format_msg", None) or (lambda m: _format_one(formatter, m))
         count_message = self.count_message
-        out: list[MsgCount] = []
+        items = msgs if isinstance(msgs, list) else list(msgs)
         with self._lock:
-            cache = self._caches.setdefault(_formatter_key(formatter), {})
-            hits = 0
-            for msg in msgs:
+            key = _formatter_key(formatter)
+            cache = self._caches.setdefault(key, {})
+            recent = self._recent.setdefault(key, [])
+            out: list[MsgCount] = []
+            for prev_msgs, prev_entries in recent:
+                k = len(prev_msgs)
+                if (
+                    k
+                    and len(items) >= k
+                    and items[k - 1] is prev_msgs[-1]
+                    and items[:k] == prev_msgs
+                ):
+                    out = list(prev_entries)
+                    break
+            hits = len(out)
+            for msg in items[len(out) :]:
                 fingerprint = _fingerprint(msg)
                 entry = cache.get(msg.id)
                 if entry is not None and entry.fingerprint == fingerprint:
@@ -285,7 +303,9 @@ class TokenCounter:
                 cache[msg.id] = entry
                 out.append(entry)
             self._hits += hits
-            self._misses += len(msgs) - hits
+            self._misses += len(items) - hits
+            recent.insert(0, (list(items), list(out)))
+            del recent[4:]
             if len(cache) > self.cache_size:
                 for key in list(cache)[: len(cache) - self.cache_size // 2]:
                     del cache[key]
@@ -333,6 +353,7 @@ class TokenCounter:
         """Forget every cached count."""
         with self._lock:
             self._caches.clear()
+            self._recent.clear()
             self._short.clear()
             self._system.clear()
 
