@@ -100,7 +100,7 @@ def timeit(fn: Callable[[], object], repeat: int) -> list[float]:
 
 def fmt(times: list[float]) -> str:
     ordered = sorted(times)
-    p99 = ordered[min(len(ordered) - 1, int(round(0.99 * (len(ordered) - 1))))]
+    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
     return f"median {statistics.median(times) * 1e3:8.3f} ms   p99 {p99 * 1e3:8.3f} ms"
 
 
