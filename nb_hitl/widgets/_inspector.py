@@ -212,7 +212,7 @@ class MemoryInspector(w.VBox):
             self._refresh_handle = None
         self._last_refresh = time.monotonic()
         self.refreshes += 1
-        self.plan = self._compute_plan(self.threshold, self.keep_recent)
+        self.plan = self._compute_plan(self.threshold or None, self.keep_recent)
         self._draw()
 
     def close(self) -> None:
@@ -228,7 +228,11 @@ class MemoryInspector(w.VBox):
         fn = getattr(self.agent, "compression_plan", None)
         if fn is None or getattr(self.agent, "memory", None) is None:
             return None
-        return fn(trigger_threshold=threshold, keep_recent=keep)
+        try:
+            return fn(trigger_threshold=threshold, keep_recent=keep)
+        except ValueError as exc:  # ConfigError for a what-if value the core refuses
+            self._say(f"No plan for these settings: {exc}", error=True)
+            return self.plan
 
     def _what_if_changed(self) -> None:
         if self.plan is not None:
@@ -240,6 +244,8 @@ class MemoryInspector(w.VBox):
 
     def _say(self, text: str, error: bool = False) -> None:
         cls = "nb-hitl-status-error" if error else "nb-hitl-note"
+        if not hasattr(self, "_note"):
+            return
         self._note.value = f'<span class="{cls}">{esc(text)}</span>' if text else ""
 
     async def _call(self, method: str, **kwargs: Any) -> Any:
@@ -248,9 +254,20 @@ class MemoryInspector(w.VBox):
         except Exception as exc:  # shown, never raised into the comm handler
             self._say(f"{method} failed: {type(exc).__name__}: {exc}", error=True)
             return None
-        self._say(f"{method}: done." if result is None else f"{method}: {result}")
+        self._say(self._outcome(method, result))
         self.refresh()
         return result
+
+    @staticmethod
+    def _outcome(method: str, result: Any) -> str:
+        if method == "undo_compression":
+            return "Undid the last compression." if result else "Nothing to undo."
+        if result is None:
+            return "Nothing compressed (nothing compressible, or see the note above)."
+        ids = getattr(result, "compressed_ids", ())
+        before = int(getattr(result, "tokens_before", 0))
+        after = int(getattr(result, "tokens_after", 0))
+        return f"Compressed {len(ids)} message(s): {before:,} → {after:,} tokens."
 
     def _resolve(self, ref: str | int) -> str | None:
         messages = self.agent.memory.messages
@@ -286,7 +303,7 @@ class MemoryInspector(w.VBox):
             self.schedule_refresh()
 
     def _record_point(self) -> None:
-        plan = self._compute_plan(self.threshold, self.keep_recent)
+        plan = self._compute_plan(self.threshold or None, self.keep_recent)
         if plan is not None:
             self._points.append((self._turn, int(plan.total_tokens)))
             self._draw_chart()
@@ -306,6 +323,7 @@ class MemoryInspector(w.VBox):
             self._draw_table()
             return
         total, threshold = int(plan.total_tokens), int(plan.trigger_threshold or 0)
+        limit = f"{threshold:,} (trigger_threshold)" if threshold else "no trigger_threshold"
         if total > self.threshold_slider.max * 0.8:
             self.threshold_slider.max = int(total * 1.5)
         if len(memory) > self.keep_slider.max:
@@ -313,8 +331,8 @@ class MemoryInspector(w.VBox):
         b = plan.breakdown
         parts = ", ".join(f"{esc(k)} {int(v):,}" for k, v in b.items())
         self._header.value = (
-            f"<b>{len(memory):,} messages · {total:,} tokens</b> of {threshold:,} "
-            f"(trigger_threshold) · keep_recent {int(plan.keep_recent)}<br><small>{parts}</small>"
+            f"<b>{len(memory):,} messages · {total:,} tokens</b> of {limit} · "
+            f"keep_recent {int(plan.keep_recent)}<br><small>{parts}</small>"
         )
         tok = plan.per_message_tokens
         compress_tokens = sum(tok.get(i, 0) for i in plan.compress_ids)

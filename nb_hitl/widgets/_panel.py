@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
+
+from nb_hitl.agent._approval import ToolApprovalMixin
 
 from ._chat import ChatWidget
 from ._inspector import MemoryInspector
 from ._live import html
 from ._render import CSS
+from ._session import DEFAULT_SESSION_PATH, SessionBar
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
@@ -22,6 +26,8 @@ class AgentPanel(w.VBox):
         agent: the agent.
         chat: keyword arguments for ``ChatWidget``.
         inspector: keyword arguments for ``MemoryInspector``; ``False`` for chat only.
+        session: the session file of the Save / Load bar (``None``: no bar).
+        autosave: save the session after every finished or interrupted reply.
     """
 
     def __init__(
@@ -30,8 +36,11 @@ class AgentPanel(w.VBox):
         *,
         chat: dict[str, Any] | None = None,
         inspector: dict[str, Any] | bool | None = None,
+        session: str | Path | None = DEFAULT_SESSION_PATH,
+        autosave: bool = False,
     ) -> None:
         self.agent = agent
+        self._chat_opts = dict(chat or {})
         self.chat = ChatWidget(agent, css=False, **(chat or {}))
         self.chat.layout = w.Layout(flex="3 1 0%", min_width="320px")
         self.inspector: MemoryInspector | None = None
@@ -42,15 +51,31 @@ class AgentPanel(w.VBox):
             self.inspector.layout = w.Layout(flex="2 1 0%", min_width="280px")
             halves.append(self.inspector)
         row = w.HBox(halves, layout=w.Layout(width="100%", align_items="flex-start"))
-        super().__init__(children=[html(CSS), row])
+        self._row = row
+        self.session: SessionBar | None = None
+        if session is not None and isinstance(agent, ToolApprovalMixin):
+            self.session = SessionBar(
+                agent, session, autosave=autosave, on_loaded=self._reload_chat
+            )
+        super().__init__(children=[html(CSS), row, *([self.session] if self.session else [])])
         self.add_class("nb-hitl-panel")
 
     def close(self) -> None:
         """Close both halves."""
         self.chat.close()
+        if self.session is not None:
+            self.session.close()
         if self.inspector is not None:
             self.inspector.close()
         super().close()
+
+    def _reload_chat(self, _info: Any = None) -> None:
+        """Redraw the chat from the agent's memory (after a session was loaded)."""
+        old = self.chat
+        self.chat = ChatWidget(self.agent, css=False, **self._chat_opts)
+        self.chat.layout = old.layout
+        self._row.children = tuple(self.chat if c is old else c for c in self._row.children)
+        old.close()
 
 
 __all__ = ["AgentPanel"]

@@ -1,0 +1,168 @@
+"""A real ipykernel driven through jupyter_client, as a front end would drive it.
+
+``KernelHarness`` starts a kernel from a given Python, runs cells, sends comm messages (a
+button click is ``{"method": "custom", "content": {"event": "click"}}``), optionally on a
+subshell (what JupyterLab's commsOverSubshells does), and watches iopub for widget updates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import queue
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import KernelManager
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class KernelHarness:
+    """One kernel, its client, and an iopub log."""
+
+    def __init__(self, python: str) -> None:
+        self._dir = tempfile.TemporaryDirectory(prefix="nb-hitl-kspec-")
+        spec_dir = Path(self._dir.name) / "nbhitl"
+        spec_dir.mkdir()
+        argv = [python, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+        spec = {"argv": argv, "display_name": "nb_hitl test", "language": "python"}
+        (spec_dir / "kernel.json").write_text(json.dumps(spec))
+        ksm = KernelSpecManager(kernel_dirs=[self._dir.name])
+        self.km = KernelManager(kernel_name="nbhitl", kernel_spec_manager=ksm)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+        self.km.start_kernel(env=env, cwd=str(REPO))
+        self.kc = self.km.client()
+        self.kc.start_channels()
+        self.kc.wait_for_ready(timeout=60)
+        self.log: list[tuple[float, dict[str, Any]]] = []
+
+    # -- cells -------------------------------------------------------------------------------
+    def execute(self, code: str, timeout: float = 60.0) -> str:
+        """Run a cell to completion; return its stdout; raise on an error."""
+        msg_id = self.kc.execute(code)
+        out: list[str] = []
+        error: str | None = None
+        end = time.monotonic() + timeout
+        while True:
+            msg = self._next(end)
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            kind, content = msg["msg_type"], msg["content"]
+            if kind == "stream":
+                out.append(content["text"])
+            elif kind == "error":
+                error = "\n".join(content["traceback"])
+            elif kind == "status" and content["execution_state"] == "idle":
+                break
+        if error:
+            raise AssertionError(f"cell failed:\n{error}")
+        return "".join(out)
+
+    def execute_nowait(self, code: str) -> str:
+        """Start a cell and return its msg_id without waiting."""
+        return str(self.kc.execute(code))
+
+    # -- comms -------------------------------------------------------------------------------
+    def send_comm(
+        self, comm_id: str, data: dict[str, Any], subshell_id: str | None = None
+    ) -> float:
+        """Send a comm message on the shell channel; returns the send time."""
+        msg = self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
+        if subshell_id is not None:
+            msg["header"]["subshell_id"] = subshell_id
+        sent = time.perf_counter()
+        self.kc.shell_channel.send(msg)
+        return sent
+
+    def click(self, comm_id: str, subshell_id: str | None = None) -> float:
+        """Click a button widget, as the browser does."""
+        return self.send_comm(
+            comm_id, {"method": "custom", "content": {"event": "click"}}, subshell_id
+        )
+
+    def set_value(self, comm_id: str, state: dict[str, Any]) -> float:
+        """Change widget traits, as the browser does."""
+        return self.send_comm(comm_id, {"method": "update", "state": state, "buffer_paths": []})
+
+    def create_subshell(self) -> str:
+        """Ask the kernel for a subshell (ipykernel 7+); returns its id."""
+        msg = self.kc.session.msg("create_subshell_request", {})
+        self.kc.control_channel.send(msg)
+        reply = self.kc.control_channel.get_msg(timeout=10)
+        assert reply["content"].get("status") == "ok", reply["content"]
+        return str(reply["content"]["subshell_id"])
+
+    def shell_replies(self, timeout: float = 0.2) -> list[dict[str, Any]]:
+        """Drain replies on the shell channel."""
+        out = []
+        while True:
+            try:
+                out.append(self.kc.shell_channel.get_msg(timeout=timeout))
+            except queue.Empty:
+                return out
+
+    # -- iopub -------------------------------------------------------------------------------
+    def _next(self, end: float) -> dict[str, Any]:
+        left = end - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("no kernel message in time")
+        msg = self.kc.get_iopub_msg(timeout=left)
+        self.log.append((time.perf_counter(), msg))
+        return msg
+
+    def wait_comm(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 30.0
+    ) -> tuple[float, dict[str, Any]]:
+        """Read iopub until a comm_msg whose content matches; returns (receive time, msg)."""
+        end = time.monotonic() + timeout
+        while True:
+            msg = self._next(end)
+            if msg["msg_type"] == "comm_msg" and predicate(msg):
+                return time.perf_counter(), msg
+
+    def close(self) -> None:
+        """Shut the kernel down."""
+        try:
+            self.kc.stop_channels()
+        finally:
+            self.km.shutdown_kernel(now=True)
+            self._dir.cleanup()
+
+
+def state_text(msg: dict[str, Any]) -> str:
+    """The JSON of a comm_msg's widget state update."""
+    return json.dumps(msg["content"].get("data", {}).get("state", {}))
+
+
+def ipykernel6_python() -> str:
+    """A venv with ipykernel 6.x, ipywidgets and this project, made once and cached.
+
+    Lives under ``$NB_HITL_TEST_CACHE`` (default ``~/.cache/nb_hitl-tests``) and is rebuilt when
+    pyproject.toml changes; pip's cache makes a rebuild quick.
+    """
+    base = Path(os.environ.get("NB_HITL_TEST_CACHE", Path.home() / ".cache" / "nb_hitl-tests"))
+    stamp_value = hashlib.sha256((REPO / "pyproject.toml").read_bytes()).hexdigest()[:16]
+    venv = base / "ipykernel6-venv"
+    python = venv / "bin" / "python"
+    stamp = venv / "nb_hitl.stamp"
+    if python.exists() and stamp.exists() and stamp.read_text() == stamp_value:
+        return str(python)
+    base.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
+    subprocess.run(
+        [
+            str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+            "ipykernel>=6.29,<7", "ipywidgets>=8.1", "-e", str(REPO),
+        ],
+        check=True,
+    )  # fmt: skip
+    stamp.write_text(stamp_value)
+    return str(python)

@@ -1,0 +1,145 @@
+"""The panel in a real ipykernel: a Stop click sent as a comm message interrupts the stream.
+
+ipykernel 6.x handles comm messages only between cells (the reply streams in a background
+task, so the kernel is idle and the click lands); 7.4 also handles them while a cell awaits,
+and on subshells (JupyterLab's commsOverSubshells), where the widget must hop to the main loop.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from kernel_harness import KernelHarness, state_text
+
+pytestmark = [pytest.mark.kernel, pytest.mark.timeout(240)]
+
+SETUP = """
+import asyncio, json
+from nb_hitl import ReActAgent, ScriptedModel
+from nb_hitl.widgets import AgentPanel
+LONG = " ".join(f"word{i}" for i in range(3000))
+agent = ReActAgent("Friday", "You are a test agent.",
+                   ScriptedModel([LONG, "Resumed fine."], tokens_per_second=100))
+panel = AgentPanel(agent)
+chat = panel.chat
+print(json.dumps({"send": chat.send_button.model_id, "stop": chat.stop_button.model_id,
+                  "input": chat.input.model_id, "cont": chat.continue_button.model_id}))
+"""
+
+
+def streaming(msg: dict) -> bool:
+    return "word5 " in state_text(msg)
+
+
+def interrupted(msg: dict) -> bool:
+    return "nb-hitl-interrupted" in state_text(msg)
+
+
+def start_reply(k: KernelHarness) -> dict[str, str]:
+    ids = json.loads(k.execute(SETUP).strip().splitlines()[-1])
+    k.set_value(ids["input"], {"value": "tell me a long story"})
+    k.click(ids["send"])
+    k.wait_comm(streaming, timeout=30)
+    return ids
+
+
+def check_interrupted(k: KernelHarness) -> None:
+    out = k.execute(
+        "m = agent.memory.messages\n"
+        "print(m[0].get_text_content(), m[1].metadata.get('_partial'), m[-1].is_interrupted,"
+        " chat.state, chat.continue_button.disabled)"
+    )
+    assert out.split() == ["tell", "me", "a", "long", "story", "True", "True", "idle", "False"]
+
+
+def test_stop_click_as_comm_message_interrupts_stream(kernel: KernelHarness) -> None:
+    ids = start_reply(kernel)
+    kernel.click(ids["stop"])
+    kernel.wait_comm(interrupted, timeout=30)
+    check_interrupted(kernel)
+    # Resume from the widget: Continue click, then the resumed reply arrives.
+    kernel.click(ids["cont"])
+    kernel.wait_comm(lambda m: "Resumed fine." in state_text(m), timeout=30)
+    assert "Please continue." in kernel.execute("print(agent.memory.messages[-2].content)")
+
+
+def test_stop_click_lands_while_a_cell_awaits_on_ipykernel7(kernel7: KernelHarness) -> None:
+    ids = start_reply(kernel7)
+    cell = kernel7.execute_nowait("await asyncio.sleep(6)")
+    kernel7.click(ids["stop"])
+    kernel7.wait_comm(interrupted, timeout=30)
+    finished = [
+        m
+        for _, m in kernel7.log
+        if m["parent_header"].get("msg_id") == cell
+        and m["msg_type"] == "status"
+        and m["content"]["execution_state"] == "idle"
+    ]
+    assert not finished, "the click should land while the awaiting cell still runs"
+    check_interrupted(kernel7)
+
+
+def test_stop_click_on_a_subshell_hops_to_the_main_loop(kernel7: KernelHarness) -> None:
+    ids = start_reply(kernel7)
+    kernel7.execute(
+        "import threading\nclick_threads = []\n"
+        "chat.stop_button.on_click(lambda b: click_threads.append(threading.get_ident()))"
+    )
+    subshell = kernel7.create_subshell()
+    # ipykernel 7.4 routes a comm's messages to the subshell its last publish came from; a
+    # front-end update sent on the subshell (echoed back from there) makes that the subshell.
+    kernel7.send_comm(
+        ids["stop"],
+        {"method": "update", "state": {"tooltip": "Stop the reply"}, "buffer_paths": []},
+        subshell_id=subshell,
+    )
+    kernel7.wait_comm(lambda m: "Stop the reply" in state_text(m), timeout=10)
+    kernel7.click(ids["stop"], subshell_id=subshell)
+    kernel7.wait_comm(interrupted, timeout=30)
+    check_interrupted(kernel7)
+    out = kernel7.execute("print(click_threads[0] != threading.main_thread().ident)")
+    assert out.strip() == "True", "the click should have been handled on the subshell thread"
+
+
+LOOP_SETUP = """
+import asyncio, json
+from nb_hitl import ReActAgent, ScriptedModel, UserAgent
+from nb_hitl.widgets import ChatWidget
+agent = ReActAgent("Friday", "You are a test agent.",
+                   ScriptedModel(["Hello from the loop."], tokens_per_second=100))
+chat = ChatWidget(agent)
+user = UserAgent("User", chat.input_source())
+
+async def conversation():
+    msg = None
+    while True:
+        msg = await user(msg)
+        msg = await agent(msg)
+
+task = asyncio.get_running_loop().create_task(conversation())
+print(json.dumps({"send": chat.send_button.model_id, "input": chat.input.model_id}))
+"""
+
+
+def test_send_on_a_subshell_wakes_the_idle_main_loop(kernel7: KernelHarness) -> None:
+    """A UserAgent waits on the widget (the main loop sleeps with no timers); a Send handled
+    on a subshell thread must wake it, which only a thread-safe hop does."""
+    ids = json.loads(kernel7.execute(LOOP_SETUP).strip().splitlines()[-1])
+    kernel7.wait_comm(lambda m: "waiting for you" in state_text(m), timeout=10)
+    subshell = kernel7.create_subshell()
+    kernel7.send_comm(
+        ids["input"],
+        {"method": "update", "state": {"value": "hi there"}, "buffer_paths": []},
+        subshell_id=subshell,
+    )
+    kernel7.send_comm(
+        ids["send"],
+        {"method": "update", "state": {"tooltip": "Send"}, "buffer_paths": []},
+        subshell_id=subshell,
+    )
+    kernel7.wait_comm(lambda m: '"tooltip": "Send"' in state_text(m), timeout=10)
+    kernel7.click(ids["send"], subshell_id=subshell)
+    kernel7.wait_comm(lambda m: "Hello from the loop." in state_text(m), timeout=20)
+    out = kernel7.execute("print([m.get_text_content() for m in agent.memory.messages])")
+    assert out.strip() == "['hi there', 'Hello from the loop.']"
