@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from nb_hitl.message import Msg
 from nb_hitl.tool import Toolkit
 
 _NOTES = {
@@ -59,6 +60,21 @@ def demo_toolkit() -> Toolkit:
     toolkit.register_tool_function(search_notes)
     toolkit.register_tool_function(calculate)
     return toolkit
+
+
+def long_task_transcript() -> list[Msg]:
+    """A realistic long transcript (109 messages, 50 assistant turns, 48 tool calls).
+
+    A data-analysis task, "why did weekly sign-ups drop?", with SQL, log, file and Python tool
+    calls and results of very mixed lengths; walkthrough 03 explores compression on it.
+    Regenerate it with ``python scripts/make_long_task.py``.
+    """
+    from importlib.resources import files
+
+    from nb_hitl.message import MsgListAdapter
+
+    raw = files("nb_hitl").joinpath("data/long_task.json").read_text(encoding="utf-8")
+    return MsgListAdapter.validate_json(raw)
 
 
 def _last_user_text(messages: list[dict[str, Any]]) -> str:
@@ -121,4 +137,10 @@ def demo_responder(messages: list[dict[str, Any]], tools: list[dict[str, Any]] |
     return ScriptedTurn(text=_answer(question, resumed))
 
 
-__all__ = ["calculate", "demo_responder", "demo_toolkit", "search_notes"]
+__all__ = [
+    "calculate",
+    "demo_responder",
+    "demo_toolkit",
+    "long_task_transcript",
+    "search_notes",
+]
