@@ -88,15 +88,23 @@ def compression_settings(config: Any) -> dict[str, Any] | None:
 
 
 def _apply_compression(agent: Any, settings: dict[str, Any] | None) -> bool:
-    config = getattr(agent, "compression_config", None)
-    if settings is None or config is None:
-        return settings is None
+    if settings is None:
+        return True
+    if not hasattr(agent, "compression_config"):
+        return False
+    config = agent.compression_config
+    if config is None:
+        if not isinstance(getattr(type(agent), "compression_config", None), property):
+            return False
+        agent.compression_config = dict(settings)  # ReActAgent builds a CompressionConfig
+        return True
     current = compression_settings(config) or {}
     update = {k: v for k, v in settings.items() if k in current}
     if dataclasses.is_dataclass(config) and not isinstance(config, type):
         new = dataclasses.replace(config, **update)
-    elif hasattr(config, "model_copy"):
-        new = type(config).model_validate({**config.__dict__, **update})
+    elif hasattr(type(config), "model_fields"):
+        fields = {name: getattr(config, name) for name in type(config).model_fields}
+        new = type(config)(**{**fields, **update})  # validated; keeps the live token counter
     else:
         new = config
         for k, v in update.items():

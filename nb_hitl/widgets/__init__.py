@@ -15,6 +15,7 @@ from ._input import WidgetInput
 from ._inspector import MemoryInspector
 from ._loop import LoopBridge
 from ._panel import AgentPanel
+from ._session import SessionBar
 
 __all__ = [
     "AgentPanel",
@@ -24,5 +25,6 @@ __all__ = [
     "ChatWidget",
     "LoopBridge",
     "MemoryInspector",
+    "SessionBar",
     "WidgetInput",
 ]

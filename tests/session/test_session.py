@@ -9,14 +9,13 @@ import signal
 import subprocess
 import sys
 import textwrap
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import user, wait_for_event
 
-from nb_hitl.agent import ReActAgent
+from nb_hitl.agent import CompressionConfig, ReActAgent
 from nb_hitl.events import ApprovalDecided, ApprovalRequested, Event
 from nb_hitl.exceptions import ApprovalError, SessionError
 from nb_hitl.memory import PINNED
@@ -24,6 +23,7 @@ from nb_hitl.message import Msg
 from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
 from nb_hitl.session import SCHEMA_VERSION, load_session, read_session, save_session
 from nb_hitl.testing import assert_history_valid
+from nb_hitl.token import TokenCounter
 from nb_hitl.tool import Toolkit
 
 REPO = Path(__file__).resolve().parents[2]
@@ -335,7 +335,7 @@ def test_a_missing_file_is_a_clear_error(tmp_path: Path) -> None:
 CRASHING_SAVER = textwrap.dedent(
     """
     import asyncio, os, sys, time
-    from nb_hitl.agent import ReActAgent
+    from nb_hitl.agent import CompressionConfig, ReActAgent
     from nb_hitl.message import Msg
     from nb_hitl.model import ScriptedModel
 
@@ -428,26 +428,47 @@ async def test_no_key_or_client_reaches_the_session_file(
     assert path.read_text(encoding="utf-8") == text  # the previous file is untouched
 
 
-@dataclass
-class FakeCompression:
-    """Stands in for CompressionConfig: settings plus an object that must not be saved."""
-
-    enable: bool = True
-    trigger_threshold: int = 1000
-    keep_recent: int = 3
-    agent_token_counter: Any = None
-
-
 async def test_compression_settings_are_saved_without_the_token_counter(tmp_path: Path) -> None:
-    counter = object()
+    counter = TokenCounter()
     agent = make(Tools(), [])
-    agent.compression_config = FakeCompression(True, 1234, 5, counter)
+    agent.compression_config = CompressionConfig(
+        enable=True, trigger_threshold=1234, keep_recent=5, agent_token_counter=counter
+    )
     path = agent.save_session(tmp_path / "s.json")
     saved = read_session(path)["compression"]
-    assert saved == {"enable": True, "trigger_threshold": 1234, "keep_recent": 5}
+    assert saved["trigger_threshold"] == 1234 and saved["keep_recent"] == 5
+    assert saved["enable"] is True and "agent_token_counter" not in saved
+    assert "summary_schema" not in saved
+    assert "TokenCounter" not in path.read_text(encoding="utf-8")
+
     other = make(Tools(), [])
-    other_counter = object()
-    other.compression_config = FakeCompression(False, 10, 1, other_counter)
-    info = other.load_session(path)
-    assert info.compression_applied
-    assert other.compression_config == FakeCompression(True, 1234, 5, other_counter)
+    other_counter = TokenCounter()
+    other.compression_config = CompressionConfig(
+        enable=False, trigger_threshold=10, keep_recent=1, agent_token_counter=other_counter
+    )
+    assert other.load_session(path).compression_applied
+    config = other.compression_config
+    assert config is not None
+    assert (config.enable, config.trigger_threshold, config.keep_recent) == (True, 1234, 5)
+    assert config.agent_token_counter is other_counter  # the live counter stays
+
+    bare = make(Tools(), [])
+    assert bare.compression_config is None
+    bare.load_session(path)
+    assert bare.compression_config is not None
+    assert bare.compression_config.trigger_threshold == 1234
+
+
+async def test_invalid_compression_settings_roll_back(tmp_path: Path) -> None:
+    agent = make(Tools(), [])
+    agent.compression_config = CompressionConfig(trigger_threshold=100)
+    path = agent.save_session(tmp_path / "s.json")
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["compression"]["trigger_threshold"] = -5
+    doc["agent"]["state"]["memory"]["summary"] = "from the file"
+    live = make(Tools(), [])
+    live.compression_config = CompressionConfig(trigger_threshold=777)
+    with pytest.raises(SessionError, match="trigger_threshold"):
+        live.load_session(write(tmp_path / "bad.json", doc))
+    assert live.compression_config.trigger_threshold == 777
+    assert live.memory.summary == ""

@@ -1,0 +1,173 @@
+"""The panel's Save / Load buttons and autosave, driven headless."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from widget_helpers import all_html, all_state, until
+
+from nb_hitl.agent import ReActAgent
+from nb_hitl.message import Msg
+from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
+from nb_hitl.testing import assert_history_valid
+from nb_hitl.tool import Toolkit
+from nb_hitl.widgets import AgentPanel
+from nb_hitl.widgets._approval import ApprovalCard
+
+
+def make(script: list[Any], ran: list[str] | None = None) -> ReActAgent:
+    toolkit = Toolkit()
+
+    def deploy(env: str) -> str:
+        """Deploy.
+
+        Args:
+            env: where.
+        """
+        if ran is not None:
+            ran.append(env)
+        return f"deployed to {env}"
+
+    toolkit.register_tool_function(deploy, needs_approval=True)
+    return ReActAgent(
+        "Friday", "Test.", ScriptedModel(script, tokens_per_second=5000), toolkit=toolkit
+    )
+
+
+def deploy_turn() -> ScriptedTurn:
+    return ScriptedTurn(
+        text="Deploying.", tool_calls=[ScriptedToolCall("deploy", {"env": "prod"}, id="d1")]
+    )
+
+
+def cards(panel: AgentPanel) -> list[ApprovalCard]:
+    return [r for r in panel.chat.rows if isinstance(r, ApprovalCard)]
+
+
+async def test_save_and_load_buttons_round_trip_and_redraw_the_chat(tmp_path: Path) -> None:
+    path = tmp_path / "chat.json"
+    agent = make(["Hello from the first kernel."])
+    panel = AgentPanel(agent, inspector=False, session=path)
+    assert panel.session is not None
+    panel.chat.send("hi")
+    await until(lambda: panel.chat.state == "idle" and len(agent.memory) == 2)
+    panel.session.save_button.click()
+    assert path.exists() and "Saved to" in panel.session.note.value
+
+    fresh = make([])
+    panel2 = AgentPanel(fresh, inspector=False, session=path)
+    assert "Hello from the first kernel." not in all_html(panel2.chat)
+    assert panel2.session is not None
+    old_chat = panel2.chat
+    panel2.session.load_button.click()
+    assert [m.to_dict() for m in fresh.memory.messages] == [
+        m.to_dict() for m in agent.memory.messages
+    ]
+    assert panel2.chat is not old_chat and panel2.chat in panel2._row.children
+    assert "Hello from the first kernel." in all_html(panel2.chat)
+    assert "Loaded" in panel2.session.note.value
+    panel.close()
+    panel2.close()
+
+
+async def test_loading_a_parked_session_brings_back_the_card_and_approving_resumes(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "parked.json"
+    agent = make([deploy_turn()])
+    panel = AgentPanel(agent, inspector=False, session=path)
+    panel.chat.send("deploy please")
+    await until(lambda: cards(panel), what="card")
+    assert panel.chat.status.state == "waiting"
+    assert panel.session is not None
+    panel.session.save_button.click()
+    assert "Saved to" in panel.session.note.value
+    panel.chat.stop()
+    await until(lambda: panel.chat.state == "idle")
+
+    ran: list[str] = []
+    fresh = make(["Deployed."], ran)
+    panel2 = AgentPanel(fresh, inspector=False, session=path)
+    assert panel2.session is not None
+    panel2.session.load_button.click()
+    assert "1 tool call(s) wait for you" in panel2.session.note.value
+    await until(lambda: fresh.is_replying and cards(panel2), what="resumed and parked")
+    [card] = cards(panel2)
+    assert card.call_id == "d1" and card.decision == ""
+    await until(lambda: panel2.chat.status.state == "waiting")
+    card.approve_button.click()
+    await until(lambda: not fresh.is_replying and panel2.chat.state == "idle")
+    assert ran == ["prod"]
+    assert fresh.memory.messages[-1].get_text_content() == "Deployed."
+    assert "Deployed." in all_html(panel2.chat)
+    assert_history_valid(fresh.memory.messages)
+    panel.close()
+    panel2.close()
+
+
+async def test_autosave_after_finished_interrupted_and_parked_replies(tmp_path: Path) -> None:
+    path = tmp_path / "auto.json"
+    long_text = " ".join(f"w{i}" for i in range(2000))
+    agent = make(["First answer.", long_text, deploy_turn()])
+    agent.model.tokens_per_second = 300  # type: ignore[attr-defined]
+    panel = AgentPanel(agent, inspector=False, session=path, autosave=True)
+    assert panel.session is not None
+
+    def saved_texts() -> list[str]:
+        if not path.exists():
+            return []
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        return [str(m["content"]) for m in doc["agent"]["state"]["memory"]["messages"]]
+
+    panel.chat.send("one")
+    await until(lambda: "First answer." in str(saved_texts()), what="autosave after finish")
+    panel.chat.send("two")
+    await until(lambda: "w5" in all_html(panel.chat), what="streaming")
+    panel.chat.stop()
+    await until(
+        lambda: any("[Interrupted]" in t for t in saved_texts()), what="autosave after interrupt"
+    )
+    panel.chat.send("three")
+    await until(lambda: agent.is_waiting_for_approval)
+    await until(
+        lambda: json.loads(path.read_text(encoding="utf-8"))["agent"]["state"]["approvals"][
+            "parked"
+        ],
+        what="autosave while parked",
+    )
+    assert panel.session.saves >= 3
+    await agent.interrupt()
+    await until(lambda: not agent.is_replying)
+    panel.close()
+
+
+async def test_a_bad_file_shows_an_escaped_error_and_changes_nothing(tmp_path: Path) -> None:
+    bad = tmp_path / "<i>bad.json"
+    bad.write_text('{"format": "nb_hitl.session", "schema_version": 99, "agent": {}}')
+    agent = make([])
+    await agent.observe(Msg("User", "keep me", "user"))
+    panel = AgentPanel(agent, inspector=False, session=bad)
+    assert panel.session is not None
+    chat = panel.chat
+    panel.session.load_button.click()
+    note = panel.session.note.value
+    assert "newer nb_hitl" in note and "<i>" not in note and "&lt;i&gt;bad.json" in note
+    assert [m.get_text_content() for m in agent.memory.messages] == ["keep me"]
+    assert panel.chat is chat
+    panel.close()
+
+
+async def test_panel_without_session_bar_and_no_secret_in_its_state(tmp_path: Path) -> None:
+    from nb_hitl.model import OpenAIChatModel
+
+    secret = "sk-test-PANEL-SECRET-987654321"
+    model = OpenAIChatModel(model_name="m", api_key=secret, base_url="http://127.0.0.1:9")
+    agent = ReActAgent("Friday", "Test.", model)
+    panel = AgentPanel(agent, inspector=False, session=tmp_path / "s.json")
+    assert secret not in all_state(panel)
+    assert AgentPanel(agent, inspector=False, session=None).session is None
+    await asyncio.sleep(0)
+    panel.close()
