@@ -130,9 +130,15 @@ def parse_structured(text: str, metadata: dict[str, Any], schema: type[BaseModel
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise ValueError(
-            f"the compression model did not answer with JSON ({exc}); got {text[:80]!r}"
-        ) from None
+        start, end = raw.find("{"), raw.rfind("}")
+        try:  # JSON wrapped in prose
+            data = json.loads(raw[start : end + 1]) if 0 <= start < end else None
+        except json.JSONDecodeError:
+            data = None
+        if data is None:
+            raise ValueError(
+                f"the compression model did not answer with JSON ({exc}); got {text[:80]!r}"
+            ) from None
     try:
         return schema.model_validate(data)
     except ValidationError as exc:
@@ -337,7 +343,14 @@ class CompressionMixin:
             body = f"<previous-summary>\n{previous}\n</previous-summary>\n\n{body}"
         request = [Msg("system", system, "system"), Msg("user", body, "user")]
         prompt = await formatter.format(request)
-        stream = model(prompt, structured_model=schema)
+        # Only models that say they take it get ``structured_model``; the others get the JSON
+        # schema in the instructions, and the answer is parsed leniently.
+        structured_kw = (
+            {"structured_model": schema}
+            if getattr(model, "supports_structured_model", False)
+            else {}
+        )
+        stream = model(prompt, **structured_kw)
         last = None
         try:
             async for chunk in stream:

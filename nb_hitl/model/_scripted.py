@@ -160,6 +160,9 @@ class ScriptedModel(ChatModelBase):
             consume script turns.
     """
 
+    supports_structured_model = True
+    """Accepts ``structured_model=`` (memory compression passes it only to such models)."""
+
     def __init__(
         self,
         script: list[TurnLike] | None = None,
