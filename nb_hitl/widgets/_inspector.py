@@ -77,12 +77,15 @@ class MemoryInspector(w.VBox):
             value=keep, min=0, max=max(keep * 2, 20), description="keep_recent"
         )
         self.keep_box = w.BoundedIntText(value=keep, min=0, max=10**7, layout={"width": "110px"})
-        self._links = [
-            w.link((self.threshold_slider, "value"), (self.threshold_box, "value")),
-            w.link((self.keep_slider, "value"), (self.keep_box, "value")),
-        ]
-        for ctl in (self.threshold_slider, self.keep_slider):
-            ctl.observe(self._bridge.callback(lambda _ch: self._what_if_changed()), "value")
+        for slider, box in (
+            (self.threshold_slider, self.threshold_box),
+            (self.keep_slider, self.keep_box),
+        ):
+            # A slider and its number box mirror each other; typing past the slider's end
+            # extends the slider instead of being clamped.
+            slider.observe(self._mirror(box), "value")
+            box.observe(self._mirror(slider), "value")
+            slider.observe(self._bridge.callback(lambda _ch: self._what_if_changed()), "value")
         self._plan_html = html()
         self.compress_button = w.Button(description="Compress now", icon="compress")
         self.undo_button = w.Button(description="Undo", icon="undo")
@@ -224,6 +227,17 @@ class MemoryInspector(w.VBox):
         super().close()
 
     # -- internals ---------------------------------------------------------------------------
+    @staticmethod
+    def _mirror(target: w.Widget) -> Any:
+        def copy(change: dict[str, Any]) -> None:
+            value = change["new"]
+            if isinstance(target, w.IntSlider) and value > target.max:
+                target.max = value
+            if target.value != value:
+                target.value = value
+
+        return copy
+
     def _compute_plan(self, threshold: int | None, keep: int | None) -> Any | None:
         fn = getattr(self.agent, "compression_plan", None)
         if fn is None or getattr(self.agent, "memory", None) is None:
@@ -347,15 +361,20 @@ class MemoryInspector(w.VBox):
             fixed_tokens=fixed,
         )
         n = len(plan.compress_ids)
+        fold = (
+            f"fold <b>{n}</b> message(s) ({compress_tokens:,} tokens) into the summary, keep "
+            f"{len(plan.keep_ids)} recent and {len(plan.pinned_ids)} pinned · "
+            f"{int(plan.tokens_before):,} → about <b>{int(plan.tokens_after_estimate):,}</b> tokens"
+        )
         verdict = (
-            "<b>Would compress now</b>" if plan.would_trigger else "Below threshold: no automatic"
+            "<b>Over the threshold</b>: compresses before the next step; it would "
+            if plan.would_trigger
+            else "Below the threshold: no automatic compression; <i>Compress now</i> would "
         )
         self._plan_html.value = (
-            f'<div class="nb-hitl-plan" data-compress="{n}">{verdict} · plan: fold '
-            f"<b>{n}</b> message(s) ({compress_tokens:,} tokens) into the summary, keep "
-            f"{len(plan.keep_ids)} recent and {len(plan.pinned_ids)} pinned · "
-            f"{int(plan.tokens_before):,} → about <b>{int(plan.tokens_after_estimate):,}</b> "
-            f"tokens{self._reasons(plan)}</div>"
+            f'<div class="nb-hitl-plan" data-compress="{n}" '
+            f'data-trigger="{int(plan.would_trigger)}">{verdict}{fold}'
+            f"{self._reasons(plan)}</div>"
         )
         approx = (
             ""
