@@ -249,7 +249,7 @@ def read_session(path: str | os.PathLike[str]) -> dict[str, Any]:
         doc = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise SessionError(
-            f"The session file {source} is corrupted: not valid JSON ({exc.msg} at line "
+            f"The session file {source} is corrupted: not valid JSON ({exc.msg}: line "
             f"{exc.lineno}, column {exc.colno}). The agent is unchanged."
         ) from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:

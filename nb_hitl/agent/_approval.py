@@ -64,7 +64,7 @@ class PendingApproval:
     """The tool the model wants to call."""
     arguments: dict[str, Any]
     """The arguments the model gave."""
-    call: ToolUseBlock
+    call: ToolUseBlock = field(repr=False)
     """The whole ``tool_use`` block."""
 
 
@@ -113,8 +113,9 @@ def parse_arguments(arguments: str | dict[str, Any]) -> dict[str, Any]:
             value = json.loads(arguments)
         except json.JSONDecodeError as exc:
             raise ApprovalError(
-                f"The edited arguments are not valid JSON: {exc.msg} at line {exc.lineno}, "
-                f'column {exc.colno}. Write a JSON object such as {{"path": "notes.txt"}}.'
+                f"The edited arguments are not valid JSON: {exc.msg} (line {exc.lineno}, "
+                f"column {exc.colno}). Write one JSON object, with double-quoted names and "
+                "strings."
             ) from None
     else:
         value = arguments

@@ -240,7 +240,7 @@ class ApprovalCards:
         waiting = self.waiting
         if waiting:
             names = ", ".join(sorted({c.tool_name for c in waiting}))
-            self.set_status("waiting", f"waiting for you: approve or deny {names}")
+            self.set_status("waiting", f"approve or deny {names}")
         elif getattr(self.agent, "is_replying", False):
             self.set_status("running", "")
 
@@ -262,8 +262,10 @@ class ApprovalBox(w.VBox):
         self.rows.children = (*self.rows.children, card)
 
     def _set_status(self, state: str, detail: str) -> None:
+        label = "waiting for you" if state == "waiting" else state
+        text = f"{label} · {detail}" if detail else label
         self.status.value = (
-            f'<span class="nb-hitl-status" data-state="{esc(state)}">{esc(detail or state)}</span>'
+            f'<span class="nb-hitl-status" data-state="{esc(state)}">{esc(text)}</span>'
         )
 
     def close(self) -> None:
