@@ -131,7 +131,7 @@ class CompressionConfig(BaseModel):
             )
         return value
 
-    @field_validator("summary_schema")
+    @field_validator("summary_schema", mode="before")
     @classmethod
     def _schema_is_model(cls, value: Any) -> type[BaseModel]:
         if not (isinstance(value, type) and issubclass(value, BaseModel)):
@@ -159,13 +159,15 @@ class CompressionConfig(BaseModel):
 def _explain(exc: ValidationError) -> str:
     problems = []
     for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"]) or "CompressionConfig"
+        where = ".".join(str(p) for p in err["loc"])
         msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "missing":
-            msg = "is required (e.g. trigger_threshold=3000)"
+            msg = f"{where} is required (e.g. {where}=3000)"
         elif err["type"] == "is_instance_of":
-            msg = f"has the wrong type: {msg}"
-        problems.append(msg if msg.startswith(where) else f"{where} {msg}")
+            msg = f"{where} has the wrong type: {msg}"
+        elif where and not msg.startswith(where):
+            msg = f"{where}: {msg}"
+        problems.append(msg)
     return "Invalid CompressionConfig: " + "; ".join(problems)
 
 
