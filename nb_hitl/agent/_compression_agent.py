@@ -15,13 +15,11 @@ re-raises ``CancelledError`` after emitting ``CompressionFailed``.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
 from nb_hitl.events import (
     CompressionFailed,
@@ -32,7 +30,6 @@ from nb_hitl.events import (
 )
 from nb_hitl.exceptions import AgentBusyError, ConfigError
 from nb_hitl.memory import COMPRESSED, PINNED
-from nb_hitl.message import Msg, TextBlock
 from nb_hitl.token import TokenCounter
 
 from ._compression import (
@@ -43,6 +40,7 @@ from ._compression import (
     SummarySchema,
     plan_compression,
 )
+from ._compression_summary import summarize
 
 logger = logging.getLogger("nb_hitl.compression")
 
@@ -81,71 +79,6 @@ class _Undo:
     ids: list[str]
     previous_summary: str
     summary: str
-
-
-def render_transcript(msgs: list[Msg]) -> str:
-    """The messages to compress as plain text, one line per block."""
-    lines = []
-    for msg in msgs:
-        who = f"{msg.role} {msg.name}"
-        for block in msg.get_content_blocks():
-            if block.type == "text" and block.text:
-                lines.append(f"[{who}]: {block.text}")
-            elif block.type == "tool_use":
-                args = (
-                    block.raw_input
-                    if block.raw_input is not None
-                    else json.dumps(block.input, ensure_ascii=False)
-                )
-                lines.append(f"[{who} called tool {block.name}({args}), call {block.id}]")
-            elif block.type == "tool_result":
-                status = " (error)" if block.is_error else ""
-                status = " (interrupted)" if block.is_interrupted else status
-                lines.append(f"[result of {block.name}, call {block.id}{status}]: ")
-                lines[-1] += block.output_text()
-    return "\n".join(lines)
-
-
-def render_summary(template: str, summary: BaseModel) -> str:
-    """Write a structured summary into ``template`` (lists become bullet lines)."""
-    values = {}
-    for name, value in summary.model_dump(mode="json").items():
-        if isinstance(value, list):
-            value = "\n".join(f"- {v}" for v in value)
-        values[name] = value
-    return template.format(**values)
-
-
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
-
-
-def parse_structured(text: str, metadata: dict[str, Any], schema: type[BaseModel]) -> BaseModel:
-    """Validate the model's structured output (``metadata`` as AgentScope, or JSON text)."""
-    if metadata:
-        try:
-            return schema.model_validate(metadata)
-        except ValidationError:
-            pass  # metadata may be other data; fall back to the text
-    raw = _FENCE.sub("", text.strip())
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        start, end = raw.find("{"), raw.rfind("}")
-        try:  # JSON wrapped in prose
-            data = json.loads(raw[start : end + 1]) if 0 <= start < end else None
-        except json.JSONDecodeError:
-            data = None
-        if data is None:
-            raise ValueError(
-                f"the compression model did not answer with JSON ({exc}); got {text[:80]!r}"
-            ) from None
-    try:
-        return schema.model_validate(data)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'summary'}: {e['msg']}" for e in exc.errors()
-        )
-        raise ValueError(f"the summary does not fit {schema.__name__}: {problems}") from None
 
 
 class CompressionMixin:
@@ -326,42 +259,16 @@ class CompressionMixin:
     async def _summarize(
         self, plan: CompressionPlan, previous: str, cfg: CompressionConfig | None
     ) -> tuple[BaseModel, str]:
-        schema: type[BaseModel] = cfg.summary_schema if cfg else SummarySchema
-        template = cfg.summary_template if cfg else DEFAULT_SUMMARY_TEMPLATE
-        instructions = cfg.compression_prompt if cfg else DEFAULT_COMPRESSION_PROMPT
-        model = (cfg.compression_model if cfg else None) or self.model
-        formatter = (cfg.compression_formatter if cfg else None) or self.formatter
         wanted = set(plan.compress_ids)
-        msgs = [m for m in self.memory.messages if m.id in wanted]
-        schema_json = json.dumps(schema.model_json_schema(), ensure_ascii=False)
-        system = (
-            f"{instructions}\n\nAnswer with one JSON object, and nothing else, that matches "
-            f"this JSON schema:\n{schema_json}"
+        return await summarize(
+            [m for m in self.memory.messages if m.id in wanted],
+            previous,
+            model=(cfg.compression_model if cfg else None) or self.model,
+            formatter=(cfg.compression_formatter if cfg else None) or self.formatter,
+            instructions=cfg.compression_prompt if cfg else DEFAULT_COMPRESSION_PROMPT,
+            schema=cfg.summary_schema if cfg else SummarySchema,
+            template=cfg.summary_template if cfg else DEFAULT_SUMMARY_TEMPLATE,
         )
-        body = f"<conversation>\n{render_transcript(msgs)}\n</conversation>"
-        if previous:
-            body = f"<previous-summary>\n{previous}\n</previous-summary>\n\n{body}"
-        request = [Msg("system", system, "system"), Msg("user", body, "user")]
-        prompt = await formatter.format(request)
-        # Only models that say they take it get ``structured_model``; the others get the JSON
-        # schema in the instructions, and the answer is parsed leniently.
-        structured_kw = (
-            {"structured_model": schema}
-            if getattr(model, "supports_structured_model", False)
-            else {}
-        )
-        stream = model(prompt, **structured_kw)
-        last = None
-        try:
-            async for chunk in stream:
-                last = chunk
-        finally:
-            await stream.aclose()
-        if last is None:
-            raise ValueError("the compression model returned nothing")
-        text = "".join(b.text for b in last.content if isinstance(b, TextBlock))
-        structured = parse_structured(text, last.metadata, schema)
-        return structured, render_summary(template, structured)
 
     def _apply(self, compress_ids: list[str], summary: str) -> None:
         """Mark and store the summary in one memory change; on any error, put it all back."""

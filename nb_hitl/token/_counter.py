@@ -21,13 +21,12 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
+
+from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
 
 from ._approx import approximate_count
 from ._vocab import VocabularyUnavailable, load_offline_encoding
-
-if TYPE_CHECKING:
-    from nb_hitl.message import Msg
 
 logger = logging.getLogger("nb_hitl.token")
 
@@ -297,8 +296,8 @@ class TokenCounter:
                 uses: tuple[str, ...] = ()
                 results: tuple[str, ...] = ()
                 if not isinstance(msg.content, str):
-                    uses = tuple(b.id for b in msg.content if b.type == "tool_use")
-                    results = tuple(b.id for b in msg.content if b.type == "tool_result")
+                    uses = tuple(b.id for b in msg.content if isinstance(b, ToolUseBlock))
+                    results = tuple(b.id for b in msg.content if isinstance(b, ToolResultBlock))
                 entry = MsgCount(fingerprint, tokens, uses, results)
                 cache[msg.id] = entry
                 out.append(entry)
@@ -307,8 +306,8 @@ class TokenCounter:
             recent.insert(0, (list(items), list(out)))
             del recent[4:]
             if len(cache) > self.cache_size:
-                for key in list(cache)[: len(cache) - self.cache_size // 2]:
-                    del cache[key]
+                for msg_id in list(cache)[: len(cache) - self.cache_size // 2]:
+                    del cache[msg_id]
         return out
 
     def count_system(self, text: str, formatter: Any = None) -> int:
@@ -318,8 +317,6 @@ class TokenCounter:
         key = (_formatter_key(formatter), text)
         n = self._system.get(key)
         if n is None:
-            from nb_hitl.message import Msg
-
             formatted = _format_one(formatter, Msg("system", text, "system"))
             n = sum(self.count_message(m) for m in formatted)
             if len(self._system) >= 64:
