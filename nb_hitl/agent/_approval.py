@@ -29,101 +29,34 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from nb_hitl.events import ApprovalDecided, ApprovalRequested
 from nb_hitl.exceptions import AgentBusyError, ApprovalError, ToolError
 from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
 
+from ._approval_state import (
+    CLOSED_MEMORY,
+    DENIED_PREFIX,
+    DISCARDED_RESULT,
+    ApprovalState,
+    Decision,
+    DecisionKind,
+    PendingApproval,
+    Waiting,
+    loop_if_running,
+    on_thread_of,
+    parse_arguments,
+    parse_parked,
+    submit,
+)
 from ._base import AgentBase
 
 if TYPE_CHECKING:
     from nb_hitl.session import SessionInfo
     from nb_hitl.tool import Toolkit
-
-DENIED_PREFIX = "denied by the user: "
-DISCARDED_RESULT = (
-    "[Not run] The user sent a new message instead of deciding whether to run this tool call."
-)
-_CLOSED_MEMORY = 1000  # how many closed call ids are remembered for clear late-decision errors
-
-DecisionKind = Literal["approved", "edited", "denied"]
-
-
-@dataclass(frozen=True)
-class PendingApproval:
-    """A tool call that waits for a person's decision."""
-
-    call_id: str
-    """The id of the model's ``tool_use`` block; pass it to ``approve``/``deny``."""
-    tool_name: str
-    """The tool the model wants to call."""
-    arguments: dict[str, Any]
-    """The arguments the model gave."""
-    call: ToolUseBlock = field(repr=False)
-    """The whole ``tool_use`` block."""
-
-
-@dataclass
-class _Decision:
-    kind: DecisionKind
-    arguments: dict[str, Any] | None = None
-    reason: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "arguments": self.arguments, "reason": self.reason}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> _Decision:
-        kind = data.get("kind")
-        if kind not in ("approved", "edited", "denied"):
-            raise ValueError(f"unknown approval decision {kind!r}")
-        arguments = data.get("arguments")
-        if arguments is not None and not isinstance(arguments, dict):
-            raise ValueError("approval decision arguments must be a JSON object")
-        return cls(kind, arguments, str(data.get("reason", "")))
-
-
-@dataclass
-class _Waiting:
-    call: ToolUseBlock
-    decision: _Decision | None = None
-
-
-@dataclass
-class _ApprovalState:
-    waiting: dict[str, _Waiting] = field(default_factory=dict)
-    """Calls that needed approval and are not applied yet (decided or not), by id."""
-    parked: list[ToolUseBlock] = field(default_factory=list)
-    """Restored from a session: every open call of the parked turn, in order."""
-    closed: dict[str, str] = field(default_factory=dict)
-    """Recently closed call ids and how they closed, for clear late-decision errors."""
-    all_decided: asyncio.Future[None] | None = None
-    """The future a parked reply awaits; set when no waiting call is undecided."""
-
-
-def parse_arguments(arguments: str | dict[str, Any]) -> dict[str, Any]:
-    """Turn edited arguments (a JSON object as text, or a dict) into a dict, or raise clearly."""
-    if isinstance(arguments, str):
-        try:
-            value = json.loads(arguments)
-        except json.JSONDecodeError as exc:
-            raise ApprovalError(
-                f"The edited arguments are not valid JSON: {exc.msg} (line {exc.lineno}, "
-                f"column {exc.colno}). Write one JSON object, with double-quoted names and "
-                "strings."
-            ) from None
-    else:
-        value = arguments
-    if not isinstance(value, dict):
-        raise ApprovalError(
-            f"The edited arguments must be a JSON object ({{...}}), not {type(value).__name__}."
-        )
-    return value
 
 
 class ToolApprovalMixin(AgentBase):
@@ -140,7 +73,7 @@ class ToolApprovalMixin(AgentBase):
         super().__init__(*args, **kwargs)
         self.always_allowed: set[str] = set()
         """Tools the person allowed for the whole session: their calls never wait."""
-        self._approvals = _ApprovalState()
+        self._approvals = ApprovalState()
         self.approval_log: list[dict[str, Any]] = []
         """Every decision so far (call, tool, decision, arguments, reason): widgets redraw
         decided cards from it, and sessions save it."""
@@ -222,7 +155,7 @@ class ToolApprovalMixin(AgentBase):
     def _approve(self, call_id: str, arguments: str | dict[str, Any] | None) -> None:
         waiting = self._undecided(call_id)
         if arguments is None:
-            self._set_decision(waiting, _Decision("approved"))
+            self._set_decision(waiting, Decision("approved"))
             return
         args = parse_arguments(arguments)
         edited = waiting.call.model_copy(update={"input": args, "raw_input": None})
@@ -233,7 +166,7 @@ class ToolApprovalMixin(AgentBase):
                 f"{exc} Fix the arguments and approve again.", call_id=call_id
             ) from None
         kind: DecisionKind = "approved" if args == waiting.call.input else "edited"
-        self._set_decision(waiting, _Decision(kind, args if kind == "edited" else None))
+        self._set_decision(waiting, Decision(kind, args if kind == "edited" else None))
 
     def _approve_all(self) -> None:
         for pending in self.pending_approvals:
@@ -245,7 +178,7 @@ class ToolApprovalMixin(AgentBase):
 
     def _deny(self, call_id: str, reason: str) -> None:
         waiting = self._undecided(call_id)
-        self._set_decision(waiting, _Decision("denied", reason=str(reason or "").strip()))
+        self._set_decision(waiting, Decision("denied", reason=str(reason or "").strip()))
 
     def _always_allow(self, tool_name: str) -> None:
         if tool_name not in self.toolkit.tools:
@@ -254,9 +187,9 @@ class ToolApprovalMixin(AgentBase):
         self.always_allowed.add(tool_name)
         for w in list(self._approvals.waiting.values()):
             if w.call.name == tool_name and w.decision is None:
-                self._set_decision(w, _Decision("approved", reason="always allowed"))
+                self._set_decision(w, Decision("approved", reason="always allowed"))
 
-    def _undecided(self, call_id: str) -> _Waiting:
+    def _undecided(self, call_id: str) -> Waiting:
         st = self._approvals
         waiting = st.waiting.get(call_id)
         if waiting is not None and waiting.decision is None:
@@ -281,7 +214,7 @@ class ToolApprovalMixin(AgentBase):
             call_id=call_id,
         )
 
-    def _set_decision(self, waiting: _Waiting, decision: _Decision) -> None:
+    def _set_decision(self, waiting: Waiting, decision: Decision) -> None:
         waiting.decision = decision
         self._announce(waiting.call, decision.kind, decision.arguments, decision.reason)
         fut = self._approvals.all_decided
@@ -305,7 +238,7 @@ class ToolApprovalMixin(AgentBase):
                 "reason": reason,
             }
         )
-        del self.approval_log[:-_CLOSED_MEMORY]
+        del self.approval_log[:-CLOSED_MEMORY]
         self._emit(
             ApprovalDecided(
                 self.name, self._reply_id, call.id, call.name, decision, arguments, reason
@@ -315,49 +248,19 @@ class ToolApprovalMixin(AgentBase):
     def _close(self, call: ToolUseBlock, how: str) -> None:
         closed = self._approvals.closed
         closed[call.id] = how
-        while len(closed) > _CLOSED_MEMORY:
+        while len(closed) > CLOSED_MEMORY:
             del closed[next(iter(closed))]
 
     # -- thread hopping ----------------------------------------------------------------------
-    def _running_loop(self) -> asyncio.AbstractEventLoop | None:
-        loop = self._loop
-        if loop is None or loop.is_closed() or not loop.is_running():
-            return None
-        return loop
-
-    @staticmethod
-    def _on_thread_of(loop: asyncio.AbstractEventLoop) -> bool:
-        try:
-            return asyncio.get_running_loop() is loop
-        except RuntimeError:
-            return False
-
     def _on_agent_loop(self, fn: Callable[[], None]) -> None:
-        loop = self._running_loop()
-        if loop is None or self._on_thread_of(loop):
+        loop = loop_if_running(self._loop)
+        if loop is None or on_thread_of(loop):
             fn()
         else:
-            self._submit(fn).result()  # another thread: hop, wait, re-raise its error
+            submit(loop, fn).result()  # another thread: hop, wait, re-raise its error
 
     def _submit(self, fn: Callable[[], None]) -> concurrent.futures.Future[None]:
-        fut: concurrent.futures.Future[None] = concurrent.futures.Future()
-
-        def run() -> None:
-            if not fut.set_running_or_notify_cancel():
-                return
-            try:
-                fn()
-            except BaseException as exc:
-                fut.set_exception(exc)
-            else:
-                fut.set_result(None)
-
-        loop = self._running_loop()
-        if loop is None or self._on_thread_of(loop):
-            run()
-        else:
-            loop.call_soon_threadsafe(run)
-        return fut
+        return submit(self._loop, fn)
 
     # -- parking (called by ReActAgent) ------------------------------------------------------
     async def _await_approvals(self, calls: list[ToolUseBlock]) -> list[ToolUseBlock]:
@@ -369,7 +272,7 @@ class ToolApprovalMixin(AgentBase):
         st = self._approvals
         for call in calls:
             if call.id not in st.waiting and self.needs_approval(call):
-                st.waiting[call.id] = _Waiting(call)
+                st.waiting[call.id] = Waiting(call)
         gated = [st.waiting[c.id] for c in calls if c.id in st.waiting]
         if not gated:
             return calls
@@ -497,38 +400,8 @@ class ToolApprovalMixin(AgentBase):
         """Restore ``approvals_state()`` output; validates everything before changing anything."""
         if self.is_replying:
             raise AgentBusyError(self.name)
-        allowed = state.get("always_allowed", [])
-        if not isinstance(allowed, list) or not all(isinstance(x, str) for x in allowed):
-            raise ValueError("approvals.always_allowed must be a list of tool names")
-        parked: list[ToolUseBlock] = []
-        waiting: dict[str, _Waiting] = {}
-        for item in state.get("parked", []):
-            call = ToolUseBlock.model_validate(item["call"])
-            if call.name not in self.toolkit.tools:
-                known = ", ".join(sorted(self.toolkit.tools)) or "none"
-                raise ValueError(
-                    f"the session has a parked call of tool {call.name!r}, which this agent's "
-                    f"toolkit does not have (tools: {known}); register it before loading"
-                )
-            parked.append(call)
-            if item.get("needs_approval"):
-                raw = item.get("decision")
-                waiting[call.id] = _Waiting(call, _Decision.from_dict(raw) if raw else None)
-        self._check_parked_in_memory(parked)
-        self.always_allowed = set(allowed)
-        self._approvals = _ApprovalState(waiting=waiting, parked=parked)
-
-    def _check_parked_in_memory(self, parked: list[ToolUseBlock]) -> None:
-        if not parked or self.memory is None:
-            return
-        msgs = self.memory.messages
-        uses = {b.id for m in msgs for b in m.get_content_blocks("tool_use")}
-        answered = {b.id for m in msgs for b in m.get_content_blocks("tool_result")}
-        for call in parked:
-            if call.id not in uses or call.id in answered:
-                raise ValueError(
-                    f"parked call {call.id!r} is not an unanswered tool call in the saved memory"
-                )
+        messages = self.memory.messages if self.memory is not None else []
+        self.always_allowed, self._approvals = parse_parked(state, self.toolkit, messages)
 
     def state_dict(self) -> dict[str, Any]:
         """Memory, settings and approval state (never model clients or keys)."""

@@ -1,0 +1,201 @@
+"""Data of tool approval: waiting calls, decisions, their JSON form, and loop hopping.
+
+The behaviour lives in ``_approval.py`` (``ToolApprovalMixin``); this module holds what it
+stores and the small helpers it needs, so each stays readable in one sitting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from nb_hitl.exceptions import ApprovalError
+from nb_hitl.message import ToolUseBlock
+
+if TYPE_CHECKING:
+    from nb_hitl.tool import Toolkit
+
+DENIED_PREFIX = "denied by the user: "
+DISCARDED_RESULT = (
+    "[Not run] The user sent a new message instead of deciding whether to run this tool call."
+)
+CLOSED_MEMORY = 1000  # how many closed call ids are remembered for clear late-decision errors
+
+DecisionKind = Literal["approved", "edited", "denied"]
+
+
+@dataclass(frozen=True)
+class PendingApproval:
+    """A tool call that waits for a person's decision."""
+
+    call_id: str
+    """The id of the model's ``tool_use`` block; pass it to ``approve``/``deny``."""
+    tool_name: str
+    """The tool the model wants to call."""
+    arguments: dict[str, Any]
+    """The arguments the model gave."""
+    call: ToolUseBlock = field(repr=False)
+    """The whole ``tool_use`` block."""
+
+
+@dataclass
+class Decision:
+    """A person's decision on one waiting call."""
+
+    kind: DecisionKind
+    """``approved``, ``edited`` (approved with new arguments) or ``denied``."""
+    arguments: dict[str, Any] | None = None
+    """The edited arguments (``edited`` only)."""
+    reason: str = ""
+    """Why (a denial's reason, or "always allowed")."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "arguments": self.arguments, "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Decision:
+        kind = data.get("kind")
+        if kind not in ("approved", "edited", "denied"):
+            raise ValueError(f"unknown approval decision {kind!r}")
+        arguments = data.get("arguments")
+        if arguments is not None and not isinstance(arguments, dict):
+            raise ValueError("approval decision arguments must be a JSON object")
+        return cls(kind, arguments, str(data.get("reason", "")))
+
+
+@dataclass
+class Waiting:
+    """A call that needs approval, with its decision once made."""
+
+    call: ToolUseBlock
+    """The model's ``tool_use`` block."""
+    decision: Decision | None = None
+    """None while undecided."""
+
+
+@dataclass
+class ApprovalState:
+    """Everything an agent tracks about approvals (one object, swapped whole on load)."""
+
+    waiting: dict[str, Waiting] = field(default_factory=dict)
+    """Calls that needed approval and are not applied yet (decided or not), by id."""
+    parked: list[ToolUseBlock] = field(default_factory=list)
+    """Restored from a session: every open call of the parked turn, in order."""
+    closed: dict[str, str] = field(default_factory=dict)
+    """Recently closed call ids and how they closed, for clear late-decision errors."""
+    all_decided: asyncio.Future[None] | None = None
+    """The future a parked reply awaits; set when no waiting call is undecided."""
+
+
+def parse_arguments(arguments: str | dict[str, Any]) -> dict[str, Any]:
+    """Turn edited arguments (a JSON object as text, or a dict) into a dict, or raise clearly."""
+    if isinstance(arguments, str):
+        try:
+            value = json.loads(arguments)
+        except json.JSONDecodeError as exc:
+            raise ApprovalError(
+                f"The edited arguments are not valid JSON: {exc.msg} (line {exc.lineno}, "
+                f"column {exc.colno}). Write one JSON object, with double-quoted names and "
+                "strings."
+            ) from None
+    else:
+        value = arguments
+    if not isinstance(value, dict):
+        raise ApprovalError(
+            f"The edited arguments must be a JSON object ({{...}}), not {type(value).__name__}."
+        )
+    return value
+
+
+def loop_if_running(loop: asyncio.AbstractEventLoop | None) -> asyncio.AbstractEventLoop | None:
+    """``loop`` if it is open and running, else None."""
+    if loop is None or loop.is_closed() or not loop.is_running():
+        return None
+    return loop
+
+
+def on_thread_of(loop: asyncio.AbstractEventLoop) -> bool:
+    """True when called on the thread that runs ``loop``."""
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
+
+
+def submit(
+    loop: asyncio.AbstractEventLoop | None, fn: Callable[[], None]
+) -> concurrent.futures.Future[None]:
+    """Run ``fn`` on ``loop`` (now, if already on its thread or it is not running).
+
+    The returned future holds ``fn``'s exception, if any.
+    """
+    fut: concurrent.futures.Future[None] = concurrent.futures.Future()
+
+    def run() -> None:
+        if not fut.set_running_or_notify_cancel():
+            return
+        try:
+            fn()
+        except BaseException as exc:
+            fut.set_exception(exc)
+        else:
+            fut.set_result(None)
+
+    running = loop_if_running(loop)
+    if running is None or on_thread_of(running):
+        run()
+    else:
+        running.call_soon_threadsafe(run)
+    return fut
+
+
+def parse_parked(
+    state: dict[str, Any], toolkit: Toolkit, messages: list[Any]
+) -> tuple[set[str], ApprovalState]:
+    """Check saved approval state against a toolkit and memory; raise ``ValueError`` if unfit."""
+    allowed = state.get("always_allowed", [])
+    if not isinstance(allowed, list) or not all(isinstance(x, str) for x in allowed):
+        raise ValueError("approvals.always_allowed must be a list of tool names")
+    parked: list[ToolUseBlock] = []
+    waiting: dict[str, Waiting] = {}
+    for item in state.get("parked", []):
+        call = ToolUseBlock.model_validate(item["call"])
+        if call.name not in toolkit.tools:
+            known = ", ".join(sorted(toolkit.tools)) or "none"
+            raise ValueError(
+                f"the session has a parked call of tool {call.name!r}, which this agent's "
+                f"toolkit does not have (tools: {known}); register it before loading"
+            )
+        parked.append(call)
+        if item.get("needs_approval"):
+            raw = item.get("decision")
+            waiting[call.id] = Waiting(call, Decision.from_dict(raw) if raw else None)
+    uses = {b.id for m in messages for b in m.get_content_blocks("tool_use")}
+    answered = {b.id for m in messages for b in m.get_content_blocks("tool_result")}
+    for call in parked:
+        if call.id not in uses or call.id in answered:
+            raise ValueError(
+                f"parked call {call.id!r} is not an unanswered tool call in the saved memory"
+            )
+    return set(allowed), ApprovalState(waiting=waiting, parked=parked)
+
+
+__all__ = [
+    "CLOSED_MEMORY",
+    "DENIED_PREFIX",
+    "DISCARDED_RESULT",
+    "ApprovalState",
+    "Decision",
+    "DecisionKind",
+    "PendingApproval",
+    "Waiting",
+    "loop_if_running",
+    "on_thread_of",
+    "parse_arguments",
+    "parse_parked",
+    "submit",
+]
