@@ -104,3 +104,18 @@ def test_agent_accepts_a_dict_and_refuses_other_things() -> None:
     with pytest.raises(ConfigError, match="must be a CompressionConfig"):
         ReActAgent("Friday", "Hi.", ScriptedModel(["ok"]), compression_config=3000)
     assert make().compression_config is not None
+
+
+def test_the_contract_names_are_exported() -> None:
+    import nb_hitl.agent
+    import nb_hitl.events
+    import nb_hitl.token
+
+    for name in ("CompressionConfig", "CompressionPlan", "CompressionResult", "plan_compression"):
+        assert name in nb_hitl.agent.__all__
+    for name in ("CompressionStarted", "CompressionFinished", "CompressionFailed"):
+        assert name in nb_hitl.events.__all__
+    assert "TokenCounter" in nb_hitl.token.__all__
+    assert "CompressionConfig" in nb_hitl.__all__
+    for method in ("compression_plan", "compress_memory", "undo_compression", "pin", "unpin"):
+        assert callable(getattr(ReActAgent, method))
