@@ -1,0 +1,121 @@
+"""Approval cards in a real ipykernel: clicks and edits arrive as comm messages.
+
+On ipykernel 6.x and 7.x the parked reply leaves the kernel idle, so clicks land; on 7.x a
+click delivered on a subshell (JupyterLab's commsOverSubshells) hops to the main loop, where
+the parked reply wakes up.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from kernel_harness import KernelHarness, state_text
+
+pytestmark = [pytest.mark.kernel, pytest.mark.timeout(240)]
+
+SETUP = """
+import asyncio, json
+from nb_hitl import ReActAgent, ScriptedModel, Toolkit
+from nb_hitl.model import ScriptedToolCall, ScriptedTurn
+from nb_hitl.widgets import AgentPanel
+
+ran = []
+
+def deploy(env: str, version: str) -> str:
+    '''Deploy a version.
+
+    Args:
+        env: where.
+        version: what.
+    '''
+    ran.append((env, version))
+    return f"deployed {version} to {env}"
+
+toolkit = Toolkit()
+toolkit.register_tool_function(deploy, needs_approval=True)
+turn = ScriptedTurn(text="Deploying.", tool_calls=[
+    ScriptedToolCall("deploy", {"env": "prod", "version": "1.2"}, id="d1"),
+    ScriptedToolCall("deploy", {"env": "eu", "version": "1.2"}, id="d2"),
+])
+agent = ReActAgent("Friday", "Test.", ScriptedModel([turn, "Deployed where allowed."],
+                   tokens_per_second=500), toolkit=toolkit)
+panel = AgentPanel(agent, inspector=False, session=None)
+chat = panel.chat
+chat.send("Deploy 1.2 everywhere.")
+"""
+
+CARDS = """
+while len(chat.approvals.waiting) < 2:
+    await asyncio.sleep(0.01)
+first, second = chat.approvals.waiting
+print(json.dumps({
+    "edit": first.edit_button.model_id, "area": first.edit_area.model_id,
+    "edit_ok": first.edit_ok.model_id, "approve": first.approve_button.model_id,
+    "deny": second.deny_button.model_id, "reason": second.reason.model_id,
+    "deny_ok": second.deny_ok.model_id,
+}))
+"""
+
+
+def setup(k: KernelHarness) -> dict[str, str]:
+    k.execute(SETUP)
+    return json.loads(k.execute(CARDS).strip().splitlines()[-1])
+
+
+def finished(k: KernelHarness) -> list[str]:
+    out = k.execute(
+        "while agent.is_replying:\n    await asyncio.sleep(0.01)\n"
+        "print(json.dumps([ran, agent.memory.messages[-1].get_text_content(), chat.state,"
+        " [c.decision for c in chat.approvals.cards.values()]]))"
+    )
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_edit_and_deny_with_comm_messages(kernel: KernelHarness) -> None:
+    ids = setup(kernel)
+    kernel.click(ids["edit"])
+    kernel.set_value(ids["area"], {"value": '{"env": "staging", '})
+    kernel.click(ids["edit_ok"])
+    kernel.wait_comm(lambda m: "not valid JSON" in state_text(m), timeout=30)
+    kernel.set_value(ids["area"], {"value": '{"env": "staging", "version": "1.2"}'})
+    kernel.click(ids["edit_ok"])
+    kernel.wait_comm(lambda m: "Approved with edited arguments" in state_text(m), timeout=30)
+    kernel.click(ids["deny"])
+    kernel.set_value(ids["reason"], {"value": "<b>not</b> the EU today"})
+    kernel.click(ids["deny_ok"])
+    kernel.wait_comm(lambda m: "Denied" in state_text(m), timeout=30)
+    ran, last, state, decisions = finished(kernel)
+    assert ran == [["staging", "1.2"]]
+    assert last == "Deployed where allowed."
+    assert state == "idle" and decisions == ["edited", "denied"]
+    out = kernel.execute(
+        "print([b.output_text() for m in agent.memory.messages"
+        " for b in m.get_content_blocks('tool_result')])"
+    )
+    assert "denied by the user: <b>not</b> the EU today" in out
+
+
+def test_approve_click_on_a_subshell_wakes_the_parked_reply(kernel7: KernelHarness) -> None:
+    ids = setup(kernel7)
+    kernel7.execute(
+        "import threading\nclick_threads = []\n"
+        "chat.approvals.waiting[0].approve_button.on_click("
+        "lambda b: click_threads.append(threading.get_ident()))"
+    )
+    kernel7.execute("agent.deny('d2', 'not today')")
+    subshell = kernel7.create_subshell()
+    # route the button's comm to the subshell (see test_kernel_widgets for why)
+    kernel7.send_comm(
+        ids["approve"],
+        {"method": "update", "state": {"tooltip": "Approve it"}, "buffer_paths": []},
+        subshell_id=subshell,
+    )
+    kernel7.wait_comm(lambda m: "Approve it" in state_text(m), timeout=10)
+    kernel7.click(ids["approve"], subshell_id=subshell)
+    kernel7.wait_comm(lambda m: "Approved" in state_text(m), timeout=30)
+    ran, last, state, decisions = finished(kernel7)
+    assert ran == [["prod", "1.2"]] and decisions == ["approved", "denied"]
+    assert last == "Deployed where allowed." and state == "idle"
+    out = kernel7.execute("print(click_threads[0] != threading.main_thread().ident)")
+    assert out.strip() == "True", "the click should have been handled on the subshell thread"
