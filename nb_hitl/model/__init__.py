@@ -9,7 +9,8 @@ from ._openai_usage import PromptTokenCheck, check_prompt_tokens, reported_usage
 from ._scripted import ScriptedCall, ScriptedModel, ScriptedToolCall, ScriptedTurn
 
 if TYPE_CHECKING:
-    from ._openai import DashScopeChatModel, OpenAIChatModel
+    from ._openai import OpenAIChatModel
+    from ._openai_dashscope import DashScopeChatModel
 
 __all__ = [
     "ChatModelBase",
@@ -26,14 +27,16 @@ __all__ = [
     "reported_usage",
 ]
 
-_LAZY = {"OpenAIChatModel", "DashScopeChatModel"}
+_LAZY = {"OpenAIChatModel": "._openai", "DashScopeChatModel": "._openai_dashscope"}
 
 
 def __getattr__(name: str) -> Any:
-    # The adapters import the optional openai package: load them only when asked for.
+    # The adapters need the optional openai package: load them only when asked for.
     if name in _LAZY:
-        from . import _openai
+        import importlib
 
-        _openai.import_openai()  # ImportError with the install command when missing
-        return getattr(_openai, name)
+        from ._openai import import_openai
+
+        import_openai()  # ImportError with the install command when missing
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

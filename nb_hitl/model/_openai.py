@@ -38,11 +38,12 @@ from ._base import ChatModelBase, ChatResponse, ToolChoice
 from ._openai_errors import ErrorContext, is_retryable, retry_after_seconds, translate_error
 from ._openai_stream import StreamAccumulator
 
-__all__ = ["DashScopeChatModel", "OpenAIChatModel"]
+__all__ = ["OpenAIChatModel"]
 
 INSTALL_HINT = 'The OpenAI-compatible models need the openai package: pip install "nb-hitl[openai]"'
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 DASHSCOPE_BASE_URL = "https://dashscope.aliyuncs.com/compatible-mode/v1"
+"""DashScope's compatible mode (mainland); ``DashScopeChatModel`` lives in ``_openai_dashscope``."""
 NO_KEY_PLACEHOLDER = "no-key-needed"
 """Sent to key-less local servers, because the SDK refuses to run without some key."""
 
@@ -274,8 +275,51 @@ class OpenAIChatModel(ChatModelBase):
         tool_choice: ToolChoice | None,
         kwargs: dict[str, Any],
     ) -> AsyncGenerator[ChatResponse, None]:
+        # The HTTP exchange runs in a task of its own. The SDK's transport (httpx on anyio)
+        # cancels its host task to implement cancel scopes and timeouts; kept out of the
+        # caller's task, those cancellations can never be mistaken for an interrupt, and an
+        # interrupt (closing this generator) cancels the reader and waits until it has closed
+        # the response, so the server sees the disconnect before we return.
         client = self._get_client()
         request = self._request(client, messages, tools, tool_choice, kwargs)
+        queue: asyncio.Queue[ChatResponse | BaseException | None] = asyncio.Queue()
+        reader = asyncio.get_running_loop().create_task(
+            self._exchange(client, request, queue), name=f"http:{self.model_name}"
+        )
+        reader.add_done_callback(_retrieve)
+        try:
+            while True:
+                item = await queue.get()
+                if item is None:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            if not reader.done():
+                reader.cancel()
+                await asyncio.wait({reader})
+
+    async def _exchange(
+        self,
+        client: Any,
+        request: dict[str, Any],
+        out: asyncio.Queue[ChatResponse | BaseException | None],
+    ) -> None:
+        """Run ``_attempts``; whatever ends it is passed on, so the consumer never waits forever."""
+        try:
+            await self._attempts(client, request, out)
+        except BaseException as exc:
+            out.put_nowait(exc)
+            raise
+
+    async def _attempts(
+        self,
+        client: Any,
+        request: dict[str, Any],
+        out: asyncio.Queue[ChatResponse | BaseException | None],
+    ) -> None:
+        """Make the request (with retries before the first token) and queue what streams in."""
         start = time.perf_counter()
         attempt = 0
         while True:
@@ -287,7 +331,7 @@ class OpenAIChatModel(ChatModelBase):
                     stream = await client.chat.completions.create(**request)
                     async for chunk in stream:
                         if acc.add(chunk):
-                            yield acc.response()
+                            out.put_nowait(acc.response())
                 else:
                     acc.add(await client.chat.completions.create(**request))
                 break
@@ -296,21 +340,33 @@ class OpenAIChatModel(ChatModelBase):
                     stream, closing = None, stream
                     await close_stream(closing)
                 if acc.started or attempt > self.max_retries or not is_retryable(exc):
-                    raise translate_error(exc, self._context(attempt, acc.chunks)) from None
+                    out.put_nowait(translate_error(exc, self._context(attempt, acc.chunks)))
+                    return
                 await asyncio.sleep(self._backoff(attempt - 1, exc))
             finally:
-                # Runs on success, on error and when the agent closes us mid-stream (interrupt):
-                # the response is closed before anything else happens.
+                # On success, on error and on cancellation (an interrupt): close the response
+                # before anything else happens.
                 if stream is not None:
                     await close_stream(stream)
         acc.finish()
         if self.stream and not acc.started and acc.finish_reason is None:
-            raise ModelStreamError(
-                f"The stream from {self.provider} ended without any content or finish reason "
-                f"after {acc.chunks} chunk(s): the server probably failed mid-request (check its "
-                f"log). Send again, or try without tools or with another tool_choice."
+            out.put_nowait(
+                ModelStreamError(
+                    f"The stream from {self.provider} ended without any content or finish "
+                    f"reason after {acc.chunks} chunk(s): the server probably failed "
+                    f"mid-request (check its log). Send again, or try without tools or with "
+                    f"another tool_choice."
+                )
             )
-        yield acc.response(last=True, elapsed=time.perf_counter() - start)
+            return
+        out.put_nowait(acc.response(last=True, elapsed=time.perf_counter() - start))
+        out.put_nowait(None)
+
+
+def _retrieve(task: asyncio.Task[Any]) -> None:
+    # A reader cancelled on interrupt ends with CancelledError (or a late error): consume it.
+    if not task.cancelled():
+        task.exception()
 
 
 async def close_stream(stream: Any) -> None:
@@ -333,37 +389,3 @@ def tool_choice_param(choice: ToolChoice) -> str | dict[str, Any]:
             f"tool_choice must be 'auto', 'none', 'required' or a tool name, got {choice!r}."
         )
     return {"type": "function", "function": {"name": choice}}
-
-
-class DashScopeChatModel(OpenAIChatModel):
-    """Alibaba Cloud's DashScope (Qwen models) through its OpenAI-compatible mode.
-
-    Same arguments as ``OpenAIChatModel`` (AgentScope's ``DashScopeChatModel(model_name,
-    api_key, stream=True, enable_thinking=None, generate_kwargs=None, base_http_api_url=None)``
-    works unchanged). The key defaults to ``$DASHSCOPE_API_KEY``; the base URL to
-    ``$DASHSCOPE_BASE_URL`` or the mainland endpoint (use
-    ``https://dashscope-intl.aliyuncs.com/compatible-mode/v1`` outside mainland China).
-    ``enable_thinking=True`` streams Qwen's reasoning as thinking blocks.
-    """
-
-    default_base_url = DASHSCOPE_BASE_URL
-    default_key_env = "DASHSCOPE_API_KEY"
-    base_url_env = "DASHSCOPE_BASE_URL"
-
-    def __init__(
-        self,
-        model_name: str,
-        api_key: str | None = None,
-        stream: bool = True,
-        enable_thinking: bool | None = None,
-        generate_kwargs: dict[str, Any] | None = None,
-        base_http_api_url: str | None = None,
-        **kwargs: Any,
-    ) -> None:
-        generate_kwargs = dict(generate_kwargs or {})
-        if enable_thinking is not None:
-            generate_kwargs.setdefault("enable_thinking", enable_thinking)
-        if base_http_api_url is not None:
-            kwargs.setdefault("base_url", base_http_api_url)
-        kwargs.setdefault("provider", "DashScope")
-        super().__init__(model_name, api_key, stream, generate_kwargs=generate_kwargs, **kwargs)

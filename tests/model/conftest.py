@@ -1,0 +1,42 @@
+"""Fixtures for the OpenAI-compatible adapter tests: one fake server per session."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+import pytest
+from fake_openai_server import FakeOpenAIServer
+
+from nb_hitl.model import OpenAIChatModel
+
+
+@pytest.fixture(scope="session")
+def fake_server() -> Iterator[FakeOpenAIServer]:
+    """A real HTTP server speaking the chat-completions protocol, on a free local port."""
+    server = FakeOpenAIServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+async def make_model(
+    fake_server: FakeOpenAIServer,
+) -> AsyncIterator[Callable[..., OpenAIChatModel]]:
+    """Build ``OpenAIChatModel``s pointed at the fake server; their pools close afterwards."""
+    models: list[OpenAIChatModel] = []
+
+    def build(model_name: str, **kwargs: Any) -> OpenAIChatModel:
+        kwargs.setdefault("base_url", fake_server.base_url)
+        kwargs.setdefault("api_key", "sk-test-not-a-real-key-0123456789")
+        kwargs.setdefault("retry_base_delay", 0.01)
+        kwargs.setdefault("timeout", 10.0)
+        model = OpenAIChatModel(model_name, **kwargs)
+        models.append(model)
+        return model
+
+    yield build
+    for model in models:
+        await model.aclose()
