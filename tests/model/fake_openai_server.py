@@ -113,7 +113,10 @@ def _chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> di
 
 
 def text_chunks(
-    pieces: list[str], *, reasoning: list[str] = (), finish: str | None = "stop"  # type: ignore[assignment]
+    pieces: list[str],
+    *,
+    reasoning: list[str] = (),
+    finish: str | None = "stop",  # type: ignore[assignment]
 ) -> list[dict[str, Any] | str]:
     """A role chunk, reasoning pieces, text pieces, then a finish chunk (if ``finish``)."""
     events: list[dict[str, Any] | str] = [_chunk({"role": "assistant", "content": ""})]
@@ -131,11 +134,17 @@ def tool_call_chunks(
     only in the first delta of each index)."""
     events: list[dict[str, Any] | str] = [_chunk({"role": "assistant", "content": None})]
     for index, (call_id, name, pieces) in enumerate(calls):
-        first = {"index": index, "id": call_id, "type": "function",
-                 "function": {"name": name, "arguments": ""}}
+        first = {
+            "index": index,
+            "id": call_id,
+            "type": "function",
+            "function": {"name": name, "arguments": ""},
+        }
         events.append(_chunk({"tool_calls": [first]}))
         for piece in pieces:
-            events.append(_chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
+            events.append(
+                _chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+            )
     if finish:
         events.append(_chunk({}, finish))
     return events
@@ -170,6 +179,7 @@ class FakeOpenAIServer:
         self._ready = threading.Event()
         self._handlers: set[asyncio.Task[None]] = set()
         self._writers: set[asyncio.StreamWriter] = set()
+        self._arrived = threading.Condition()
 
     @property
     def base_url(self) -> str:
@@ -185,6 +195,11 @@ class FakeOpenAIServer:
     def requests_for(self, model: str) -> list[RecordedRequest]:
         """The requests that asked for ``model``, in order."""
         return [r for r in self.requests if r.body.get("model") == model]
+
+    def wait_for_requests(self, model: str, count: int = 1, timeout: float = 10.0) -> bool:
+        """Block until ``count`` requests for ``model`` arrived (call it via a thread)."""
+        with self._arrived:
+            return self._arrived.wait_for(lambda: len(self.requests_for(model)) >= count, timeout)
 
     # -- lifecycle -------------------------------------------------------------------------
     def start(self) -> FakeOpenAIServer:
@@ -207,9 +222,7 @@ class FakeOpenAIServer:
         loop = asyncio.new_event_loop()
         self._loop = loop
         asyncio.set_event_loop(loop)
-        self._server = loop.run_until_complete(
-            asyncio.start_server(self._handle, "127.0.0.1", 0)
-        )
+        self._server = loop.run_until_complete(asyncio.start_server(self._handle, "127.0.0.1", 0))
         self.port = self._server.sockets[0].getsockname()[1]
         self._ready.set()
         try:
@@ -263,29 +276,36 @@ class FakeOpenAIServer:
         body = json.loads(raw) if raw else {}
         request = RecordedRequest(path=path, headers=headers, body=body)
         self.requests.append(request)
+        with self._arrived:
+            self._arrived.notify_all()
         if method != "POST" or not path.endswith("/chat/completions"):
             await self._send_json(writer, 404, {"error": {"message": f"no route {path}"}})
             return True
         scenario = self.scenarios.get(str(body.get("model")))
         if scenario is None:
             message = f"The model `{body.get('model')}` does not exist or you do not have access."
-            error = {"message": message, "type": "invalid_request_error",
-                     "code": "model_not_found"}
+            error = {"message": message, "type": "invalid_request_error", "code": "model_not_found"}
             await self._send_json(writer, 404, {"error": error})
             request.completed = True
             return True
         sent_key = headers.get("authorization", "").removeprefix("Bearer ")
         if scenario.api_key is not None and sent_key != scenario.api_key:
-            error = {"message": f"Incorrect API key provided: {sent_key}.",
-                     "type": "invalid_request_error", "code": "invalid_api_key"}
+            error = {
+                "message": f"Incorrect API key provided: {sent_key}.",
+                "type": "invalid_request_error",
+                "code": "invalid_api_key",
+            }
             await self._send_json(writer, 401, {"error": error})
             request.completed = True
             return True
         attempt = len(self.requests_for(str(body.get("model")))) - 1
         answer = scenario.answers[min(attempt, len(scenario.answers) - 1)]
         if isinstance(answer, Status):
-            error = {"message": answer.message, "type": answer.error_type,
-                     "code": answer.error_code}
+            error = {
+                "message": answer.message,
+                "type": answer.error_type,
+                "code": answer.error_code,
+            }
             await self._send_json(writer, answer.code, {"error": error}, answer.headers)
             request.completed = True
             return True
@@ -333,7 +353,7 @@ class FakeOpenAIServer:
             await self._write_chunk(writer, f"data: {data}\n\n".encode())
             request.events_sent += 1
         if answer.ending == "break":
-            writer.write(b"40\r\ndata: {\"choices\": [{\"delta\": {\"content\": \"cut")
+            writer.write(b'40\r\ndata: {"choices": [{"delta": {"content": "cut')
             await writer.drain()
             writer.transport.abort()
             request.completed = True
@@ -364,7 +384,8 @@ class FakeOpenAIServer:
         data = json.dumps(payload).encode()
         extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
         writer.write(
-            f"HTTP/1.1 {code} {'OK' if code == 200 else 'Error'}\r\ncontent-type: application/json\r\n"
+            f"HTTP/1.1 {code} {'OK' if code == 200 else 'Error'}\r\n"
+            f"content-type: application/json\r\n"
             f"content-length: {len(data)}\r\n{extra}\r\n".encode()
             + data
         )

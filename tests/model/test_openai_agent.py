@@ -124,8 +124,7 @@ async def test_interrupt_before_the_first_token_hangs_up_a_silent_server(
     name = fake_server.add(Scenario([Hang()]))
     agent = ReActAgent("Friday", "", make_model(name))
     task = asyncio.create_task(agent(Msg("User", "hello?", "user")))
-    while not fake_server.requests_for(name):
-        await asyncio.sleep(0.01)
+    assert await asyncio.to_thread(fake_server.wait_for_requests, name)
     await agent.interrupt()
     assert (await task).is_interrupted
     assert await asyncio.to_thread(fake_server.requests_for(name)[0].disconnected.wait, 5)
@@ -137,8 +136,12 @@ async def test_resume_after_an_interrupt_sends_the_consistent_history(
     fake_server: FakeOpenAIServer, make_model: MakeModel
 ) -> None:
     name = fake_server.add(
-        Scenario([Sse(text_chunks([f"t{i} " for i in range(200)]), delay=0.01),
-                  Sse(text_chunks(["Resumed", " answer."]))])
+        Scenario(
+            [
+                Sse(text_chunks([f"t{i} " for i in range(200)]), delay=0.01),
+                Sse(text_chunks(["Resumed", " answer."])),
+            ]
+        )
     )
     agent = ReActAgent("Friday", "Be brief.", make_model(name))
     task = asyncio.create_task(agent(Msg("User", "Explain.", "user")))
@@ -158,17 +161,26 @@ async def test_a_tool_round_trip_sends_tool_results_back(
     fake_server: FakeOpenAIServer, make_model: MakeModel
 ) -> None:
     name = fake_server.add(
-        Scenario([Sse(tool_call_chunks([("c1", "get_weather", ['{"city": "Rome"}'])])),
-                  Sse(text_chunks(["Sunny in Rome."]))])
+        Scenario(
+            [
+                Sse(tool_call_chunks([("c1", "get_weather", ['{"city": "Rome"}'])])),
+                Sse(text_chunks(["Sunny in Rome."])),
+            ]
+        )
     )
     agent = ReActAgent("Friday", "", make_model(name), toolkit=weather_toolkit())
     reply = await agent(Msg("User", "Weather in Rome?", "user"))
     assert reply.get_text_content() == "Sunny in Rome."
     second = fake_server.requests_for(name)[1].body
-    assert second["messages"][-1] == {"role": "tool", "tool_call_id": "c1",
-                                      "content": "Sunny in Rome."}
+    assert second["messages"][-1] == {
+        "role": "tool",
+        "tool_call_id": "c1",
+        "content": "Sunny in Rome.",
+    }
     assert second["messages"][-2]["tool_calls"][0]["function"] == {
-        "name": "get_weather", "arguments": '{"city": "Rome"}'}
+        "name": "get_weather",
+        "arguments": '{"city": "Rome"}',
+    }
     assert second["messages"][-2]["content"] == ""  # llama.cpp rejects null
     assert second["tools"][0]["function"]["name"] == "get_weather"
 
@@ -176,8 +188,9 @@ async def test_a_tool_round_trip_sends_tool_results_back(
 async def test_a_broken_stream_is_reported_and_memory_stays_valid(
     fake_server: FakeOpenAIServer, make_model: MakeModel
 ) -> None:
-    name = fake_server.add(Scenario([Sse(text_chunks(["Half", " a"], finish=None),
-                                         ending="break")]))
+    name = fake_server.add(
+        Scenario([Sse(text_chunks(["Half", " a"], finish=None), ending="break")])
+    )
     agent = ReActAgent("Friday", "", make_model(name))
     errors: list[ErrorOccurred] = []
     agent.subscribe(lambda e: errors.append(e) if isinstance(e, ErrorOccurred) else None)
@@ -207,9 +220,7 @@ async def test_provider_usage_lands_in_metadata_next_to_our_own_count(
     counter = TokenCounter()
     check = check_prompt_tokens(agent, reply, counter)
     assert check is not None
-    prompt = agent.formatter.format_sync(
-        [agent.system_msg(), agent.memory.messages[0]]
-    )
+    prompt = agent.formatter.format_sync([agent.system_msg(), agent.memory.messages[0]])
     assert check.counted == counter.count_sync(prompt)
     assert check.reported == 31 and check.difference == check.counted - 31
     assert check.label().startswith(f"provider 31 · nb_hitl {check.counted} (")

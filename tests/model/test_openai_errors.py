@@ -96,8 +96,12 @@ async def test_rate_limit_that_persists_is_a_clear_error_after_bounded_retries(
 async def test_exhausted_quota_is_not_retried(
     fake_server: FakeOpenAIServer, make_model: MakeModel
 ) -> None:
-    quota = Status(429, "You exceeded your current quota", "insufficient_quota",
-                   error_code="insufficient_quota")
+    quota = Status(
+        429,
+        "You exceeded your current quota",
+        "insufficient_quota",
+        error_code="insufficient_quota",
+    )
     name = fake_server.add(Scenario([quota]))
     error, _ = await fail(make_model(name), ModelRateLimitError)
     assert "quota" in str(error) and "retrying will not help" in str(error)
@@ -148,7 +152,9 @@ async def test_no_answer_within_the_timeout_is_a_timeout_error(
 async def test_a_stream_that_stalls_mid_reply_times_out_without_retry(
     fake_server: FakeOpenAIServer, make_model: MakeModel
 ) -> None:
-    name = fake_server.add(Scenario([Sse(text_chunks(["par", "tial"], finish=None), ending="stall")]))
+    name = fake_server.add(
+        Scenario([Sse(text_chunks(["par", "tial"], finish=None), ending="stall")])
+    )
     error, seen = await fail(make_model(name, timeout=0.3), ModelTimeoutError)
     assert seen[-1].content == [TextBlock(text="partial")]
     assert "stalled" in str(error) and "partial reply is kept" in str(error)
@@ -159,8 +165,9 @@ async def test_a_stream_that_stalls_mid_reply_times_out_without_retry(
 async def test_a_stream_that_breaks_mid_reply_is_a_stream_error_without_retry(
     fake_server: FakeOpenAIServer, make_model: MakeModel
 ) -> None:
-    name = fake_server.add(Scenario([Sse(text_chunks(["Once", " upon"], finish=None),
-                                         ending="break")]))
+    name = fake_server.add(
+        Scenario([Sse(text_chunks(["Once", " upon"], finish=None), ending="break")])
+    )
     error, seen = await fail(make_model(name), ModelStreamError)
     assert seen[-1].content == [TextBlock(text="Once upon")]
     assert "broke after" in str(error) and "Send again" in str(error)

@@ -98,8 +98,9 @@ async def test_tool_call_deltas_accumulate_by_index_and_parse_once_complete(
     assert first[-1].content[0].raw_input == '{"city": "Paris"}'  # type: ignore[union-attr]
     # Once call_b starts, call_a is complete and parsed; call_b is still raw.
     second = [r for r in responses if len(r.content) == 2 and not r.is_last]
-    assert second[0].content[0] == ToolUseBlock(id="call_a", name="get_weather",
-                                                input={"city": "Paris"})
+    assert second[0].content[0] == ToolUseBlock(
+        id="call_a", name="get_weather", input={"city": "Paris"}
+    )
     assert second[0].content[1].raw_input is not None  # type: ignore[union-attr]
     last = responses[-1]
     assert last.content == [
@@ -126,7 +127,9 @@ async def test_llama_cpp_style_deltas_repeat_id_and_name_without_duplicating(
     def delta(arguments: str) -> dict[str, Any]:
         function = {"name": "get_weather", "arguments": arguments}
         call = {"index": 0, "id": "call__0_get_weather", "type": "function", "function": function}
-        return {"choices": [{"index": 0, "delta": {"function_call": function, "tool_calls": [call]}}]}
+        return {
+            "choices": [{"index": 0, "delta": {"function_call": function, "tool_calls": [call]}}]
+        }
 
     events: list[dict[str, Any] | str] = [delta("{"), delta('"city": "Rome"'), delta(" }")]
     events.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
@@ -168,11 +171,19 @@ async def test_non_streaming_mode_yields_one_final_response(
     message = {
         "role": "assistant",
         "content": "Sunny.",
-        "tool_calls": [{"id": "c1", "type": "function",
-                        "function": {"name": "get_weather", "arguments": '{"city": "Nice"}'}}],
+        "tool_calls": [
+            {
+                "id": "c1",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": '{"city": "Nice"}'},
+            }
+        ],
     }
     payload = {
-        "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "m",
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "m",
         "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
         "usage": {"prompt_tokens": 20, "completion_tokens": 9, "total_tokens": 29},
     }
@@ -190,11 +201,13 @@ async def test_non_streaming_mode_yields_one_final_response(
 async def test_dashscope_model_and_formatter_as_agentscope_code_uses_them(
     fake_server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    name = fake_server.add(Scenario([Sse(text_chunks(["你好"])) ]))
+    name = fake_server.add(Scenario([Sse(text_chunks(["你好"]))]))
     monkeypatch.setenv("DASHSCOPE_API_KEY", "sk-dashscope-test-key-123456")
     monkeypatch.setenv("DASHSCOPE_BASE_URL", fake_server.base_url)
     model = DashScopeChatModel(
-        model_name=name, api_key=os.getenv("DASHSCOPE_API_KEY"), stream=True,
+        model_name=name,
+        api_key=os.getenv("DASHSCOPE_API_KEY"),
+        stream=True,
         enable_thinking=True,
     )
     try:
