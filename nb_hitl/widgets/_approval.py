@@ -92,7 +92,7 @@ class ApprovalCard(w.VBox):
             description="Always allow", icon="unlock", tooltip=f"Never ask again for {call.name}"
         )
         self.edit_area = w.Textarea(
-            value=pretty_arguments(call.input), layout={"width": "100%", "height": "110px"}
+            value=pretty_arguments(call.input), rows=6, layout={"width": "100%"}
         )
         self.edit_ok = w.Button(description="Approve edited", button_style="success")
         self.edit_cancel = w.Button(description="Cancel")
@@ -107,10 +107,11 @@ class ApprovalCard(w.VBox):
         )
         self.edit_box = w.VBox(
             [self.edit_area, w.HBox([self.edit_ok, self.edit_cancel])],
-            layout={"display": "none"},
+            layout={"display": "none", "flex": "0 0 auto"},
         )
         self.deny_box = w.HBox(
-            [self.reason, self.deny_ok, self.deny_cancel], layout={"display": "none"}
+            [self.reason, self.deny_ok, self.deny_cancel],
+            layout={"display": "none", "flex": "0 0 auto"},
         )
         super().__init__(
             children=[
@@ -123,6 +124,8 @@ class ApprovalCard(w.VBox):
                 self.result,
             ]
         )
+        # A row of a scrolling transcript: keep its natural height instead of being squeezed.
+        self.layout.flex = "0 0 auto"
         self.add_class("nb-hitl-approval")
         on = self._bridge.callback
         self.approve_button.on_click(on(lambda _b: self._decide(lambda: agent.approve(call.id))))
