@@ -6,15 +6,19 @@ import asyncio
 from typing import Any
 
 import pytest
-from conftest import user, wait_for_event
 
 from nb_hitl.agent import DENIED_PREFIX, ReActAgent
 from nb_hitl.events import ApprovalDecided, ApprovalRequested, Event, ReplyFinished
 from nb_hitl.exceptions import ApprovalError
 from nb_hitl.message import Msg
 from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
-from nb_hitl.testing import assert_history_valid
+from nb_hitl.testing import assert_history_valid, wait_for_event
 from nb_hitl.tool import Toolkit
+
+
+def user(text: str) -> Msg:
+    """A user message."""
+    return Msg("User", text, "user")
 
 
 class Files:

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import user, wait_for_event
 
 from nb_hitl.agent import CompressionConfig, ReActAgent
 from nb_hitl.events import ApprovalDecided, ApprovalRequested, Event
@@ -22,9 +21,15 @@ from nb_hitl.memory import PINNED
 from nb_hitl.message import Msg
 from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
 from nb_hitl.session import SCHEMA_VERSION, load_session, read_session, save_session
-from nb_hitl.testing import assert_history_valid
+from nb_hitl.testing import assert_history_valid, wait_for_event
 from nb_hitl.token import TokenCounter
 from nb_hitl.tool import Toolkit
+
+
+def user(text: str) -> Msg:
+    """A user message."""
+    return Msg("User", text, "user")
+
 
 REPO = Path(__file__).resolve().parents[2]
 
