@@ -30,11 +30,19 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 HOSTILE = "<img src=x onerror=alert(1)>"
 
 NOTEBOOK_CODE = f"""
-import json
+import json, threading
 from pathlib import Path
 from nb_hitl import ReActAgent, ScriptedModel, Toolkit
 from nb_hitl.model import ScriptedToolCall, ScriptedTurn
 from nb_hitl.widgets import AgentPanel
+from nb_hitl.widgets._loop import LoopBridge
+
+click_threads = []  # which thread each widget callback arrived on
+_call = LoopBridge.call
+def _recording_call(self, fn, *args):
+    click_threads.append(threading.get_ident())
+    return _call(self, fn, *args)
+LoopBridge.call = _recording_call
 
 def deploy(env: str, note: str = "") -> str:
     '''Deploy the app.
@@ -44,7 +52,8 @@ def deploy(env: str, note: str = "") -> str:
         note: a note.
     '''
     with Path("ran.txt").open("a") as f:
-        f.write(json.dumps({{"env": env, "note": note}}) + "\\n")
+        off_main = any(t != threading.main_thread().ident for t in click_threads)
+        f.write(json.dumps({{"env": env, "note": note, "subshell": off_main}}) + "\\n")
     return f"deployed to {{env}}"
 
 toolkit = Toolkit()
@@ -67,9 +76,12 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def approval_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """One JupyterLab on a free port with a temporary root, settings and workspaces."""
+@pytest.fixture(scope="module", params=["perCommTarget", "disabled"])
+def approval_lab(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Any]]:
+    """A JupyterLab on a free port with a temporary root, settings and workspaces, with
+    comms over subshells on (JupyterLab's default) or off."""
     if CHROMIUM is None:
         pytest.skip("needs Debian's chromium (apt-get install chromium)")
     base = tmp_path_factory.mktemp("lab")
@@ -80,6 +92,9 @@ def approval_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
     news.mkdir(parents=True)
     (news / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False})
+    )
+    (news / "kernels-settings.jupyterlab-settings").write_text(
+        json.dumps({"commsOverSubshells": request.param})
     )
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(NOTEBOOK_CODE)])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
@@ -112,7 +127,7 @@ def approval_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
                 time.sleep(0.1)
         else:
             pytest.fail("JupyterLab did not start")
-        yield {"url": url, "token": token, "root": root}
+        yield {"url": url, "token": token, "root": root, "subshells": request.param}
     finally:
         proc.terminate()
         try:
@@ -181,4 +196,10 @@ def test_edit_and_deny_in_the_approval_card(approval_lab: dict[str, Any]) -> Non
         finally:
             browser.close()
     ran = (lab["root"] / "ran.txt").read_text().splitlines()
-    assert [json.loads(line) for line in ran] == [{"env": "staging", "note": "edited"}]
+    [record] = [json.loads(line) for line in ran]
+    assert (record["env"], record["note"]) == ("staging", "edited")
+    if lab["subshells"] == "disabled":
+        assert record["subshell"] is False  # every click arrived on the main thread
+    # With comms over subshells on, JupyterLab decides per comm whether a click arrives on a
+    # subshell thread (kernel-opened widget comms may stay on the main shell); the widget
+    # works either way, which is what this run checks.
