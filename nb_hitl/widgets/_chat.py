@@ -71,7 +71,7 @@ class ChatWidget(w.VBox):
         *,
         user_name: str = "User",
         max_rendered: int = 50,
-        max_updates_per_second: float = 20.0,
+        max_updates_per_second: float = 10.0,
         continue_text: str = "Please continue.",
         css: bool = True,
     ) -> None:
@@ -139,7 +139,13 @@ class ChatWidget(w.VBox):
         self.approvals: ApprovalCards | None = None
         """Approval cards of tool calls waiting for a decision (agents with approvals)."""
         if isinstance(agent, ToolApprovalMixin):
-            self.approvals = ApprovalCards(agent, self.append_widget, self.set_status, self._bridge)
+            self.approvals = ApprovalCards(
+                agent,
+                self.append_widget,
+                self.set_status,
+                self._bridge,
+                insert_row=lambda row, after: self.append_widget(row, after=after),
+            )
 
     # -- public API --------------------------------------------------------------------------
     @property
@@ -208,10 +214,21 @@ class ChatWidget(w.VBox):
             self._input_source = WidgetInput(self)
         return self._input_source
 
-    def append_widget(self, widget: w.Widget, key: str | None = None) -> str:
-        """Add any widget (e.g. an approval card) as a transcript row; returns its key."""
+    def append_widget(
+        self, widget: w.Widget, key: str | None = None, *, after: str | None = None
+    ) -> str:
+        """Add any widget (e.g. an approval card) as a transcript row; returns its key.
+
+        ``after``: the key (a message id) of the row it goes after; default the end.
+        """
         key = key or "widget-" + uuid.uuid4().hex[:12]
-        self._add_entry(_Entry(key, None, widget))
+        entry, anchor = _Entry(key, None, widget), self._by_key.get(after or "")
+        if anchor is None or anchor not in self._entries:
+            self._add_entry(entry)
+        else:
+            self._by_key[key] = entry
+            self._entries.insert(self._entries.index(anchor) + 1, entry)
+            self._rerender()
         return key
 
     def remove_widget(self, key: str) -> bool:

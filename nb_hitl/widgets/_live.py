@@ -2,10 +2,11 @@
 
 Resending a whole growing message on every update costs bytes quadratic in its length. So the
 text is cut into segments: only the tail segment's value is resent on each (coalesced)
-update; when the tail holds a finished paragraph of some length, that part is frozen (rendered
-once as markdown) and a new tail starts. Segments sit in groups of ``GROUP`` so that no
-``children`` list grows long either. Thinking and tool-call blocks show as a compact line
-while streaming and in full once the message is final.
+update. When the tail holds finished paragraphs of some length, its widget gets its final
+value (those paragraphs, as markdown) and stops changing, and a new tail widget takes the rest;
+no text is ever sent twice except inside the growing tail. Segments sit in groups of ``GROUP``
+so that no ``children`` list grows long either. Thinking and tool-call blocks show as a compact
+line while streaming and in full once the message is final.
 """
 
 from __future__ import annotations
@@ -20,12 +21,12 @@ from ._render import block_html, esc, header_html, markdown, msg_classes, plain
 if TYPE_CHECKING:
     from nb_hitl.message import Msg
 
-SEGMENT_MIN = 700
+SEGMENT_MIN = 2_000
 """A tail with at least this many characters freezes at its last paragraph break."""
-SEGMENT_MAX = 2_400
+SEGMENT_MAX = 5_000
 """A tail this long freezes at its last line break or space even without a paragraph break."""
 GROUP = 16
-"""Frozen segments per group box."""
+"""Segments per group box."""
 
 _SHARED: dict[str, w.Widget] = {}
 
@@ -72,31 +73,43 @@ class LiveMessageView(w.VBox):
 
     def __init__(self, msg: Msg) -> None:
         self._header = html(header_html(msg, live=True))
-        self._groups = box()
-        self._group: w.VBox | None = None
         self._tail = html()
+        self._group = box((self._tail,))
+        self._groups = box((self._group,))
         self._extras = html()
-        super().__init__(children=[self._header, self._groups, self._tail, self._extras])
+        super().__init__(children=[self._header, self._groups, self._extras])
         for c in msg_classes(msg, live=True):
             self.add_class(c)
         self.msg_id = msg.id
         self.frozen_len = 0
         """Characters of text already frozen into segments."""
+        self.segments = 1
+        """Segment widgets made so far (the live tail included)."""
         self._fence_open = False
         self._frozen: list[str] = []
+        self._tail_value = ""
         self._extras_html = ""
         self.finished = False
 
-    def _freeze(self, text: str) -> None:
-        seg = html(markdown(text))
+    def _set_tail(self, value: str) -> None:
+        if value != self._tail_value:
+            self._tail_value = value
+            self._tail.value = value
+
+    def _freeze(self, text: str, rest: str) -> None:
+        """Give the tail its final value ``text`` and start a new tail showing ``rest``."""
+        self._set_tail(markdown(text))
         self._fence_open = (self._fence_open + text.count("```")) % 2 == 1
-        if self._group is None or len(self._group.children) >= GROUP:
-            self._group = box((seg,))
-            self._groups.children = (*self._groups.children, self._group)
-        else:
-            self._group.children = (*self._group.children, seg)
         self.frozen_len += len(text)
         self._frozen.append(text)
+        self._tail_value = markdown(rest) if rest else ""
+        self._tail = html(self._tail_value)
+        self.segments += 1
+        if len(self._group.children) >= GROUP:
+            self._group = box((self._tail,))
+            self._groups.children = (*self._groups.children, self._group)
+        else:
+            self._group.children = (*self._group.children, self._tail)
 
     def update(self, msg: Msg) -> None:
         """Draw the latest state of the streaming message (cheap: only the tail changes)."""
@@ -104,12 +117,11 @@ class LiveMessageView(w.VBox):
         tail = text[self.frozen_len :]
         cut = _cut(tail, self._fence_open)
         while cut:
-            self._freeze(tail[:cut])
-            tail = tail[cut:]
+            rest = tail[cut:]
+            self._freeze(tail[:cut], rest if not _cut(rest, self._fence_open) else "")
+            tail = rest
             cut = _cut(tail, self._fence_open)
-        value = plain(tail) if tail else ""
-        if self._tail.value != value:
-            self._tail.value = value
+        self._set_tail(markdown(tail) if tail else "")
         extras = self._extras_live(msg)
         if extras != self._extras_html:
             self._extras_html = extras
@@ -126,9 +138,8 @@ class LiveMessageView(w.VBox):
             elif b.type == "tool_use":
                 state = "arguments streaming…" if b.raw_input is not None else "ready"
                 name = esc(b.name)
-                parts.append(
-                    f'<div class="nb-hitl-tool">&#128295; <code>{name}</code> ({state})</div>'
-                )
+                tool = f"&#128295; <code>{name}</code> ({state})"
+                parts.append(f'<div class="nb-hitl-tool">{tool}</div>')
         return "".join(parts)
 
     def finish(self, msg: Msg) -> None:
@@ -136,13 +147,15 @@ class LiveMessageView(w.VBox):
         text = msg.get_text_content() or ""
         if not text.startswith("".join(self._frozen)):
             # The final text is not a continuation of what streamed: redraw from scratch.
-            self._groups.children = ()
-            self._group = None
+            self._tail = html()
+            self._tail_value = ""
+            self._group = box((self._tail,))
+            self._groups.children = (self._group,)
             self.frozen_len = 0
             self._frozen = []
             self._fence_open = False
         rest = text[self.frozen_len :]
-        self._tail.value = markdown(rest) if rest else ""
+        self._set_tail(markdown(rest) if rest else "")
         others = [b for b in msg.get_content_blocks() if b.type != "text"]
         extras = "".join(block_html(b) for b in others)
         err = msg.metadata.get("_error")

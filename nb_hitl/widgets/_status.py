@@ -23,7 +23,7 @@ LABELS = {
     "waiting": "waiting for you",
     "error": "error",
 }
-REFRESH_HZ = 2.0
+REFRESH_HZ = 1.0
 
 
 class StatusLine(w.HTML):
