@@ -123,6 +123,10 @@ class CompressionMixin:
             self._compression_undo = state
         return state
 
+    def _event_reply_id(self) -> str | None:
+        task = self._reply_task
+        return self._reply_id if task is not None and not task.done() else None
+
     # -- the plan ------------------------------------------------------------------------------
     def current_question_id(self) -> str | None:
         """The message the agent is answering: the last uncompressed ``user`` message.
@@ -210,7 +214,11 @@ class CompressionMixin:
             cfg = self.compression_config
             self._emit(
                 CompressionStarted(
-                    self.name, self._reply_id, tuple(plan.compress_ids), plan.total_tokens, trigger
+                    self.name,
+                    self._event_reply_id(),
+                    tuple(plan.compress_ids),
+                    plan.total_tokens,
+                    trigger,
                 )
             )
             previous_where, self._where = self._where, "compressing memory"
@@ -225,13 +233,13 @@ class CompressionMixin:
                     raise ValueError("memory changed while summarising; nothing left to compress")
                 self._apply(ids, text)
             except asyncio.CancelledError:
-                self._emit(CompressionFailed(self.name, self._reply_id, "interrupted"))
+                self._emit(CompressionFailed(self.name, self._event_reply_id(), "interrupted"))
                 raise
             except Exception as exc:
                 self._where = previous_where
                 reason = f"{type(exc).__name__}: {exc}"
                 logger.warning("Memory compression skipped, memory unchanged: %s", reason)
-                self._emit(CompressionFailed(self.name, self._reply_id, reason))
+                self._emit(CompressionFailed(self.name, self._event_reply_id(), reason))
                 return None
             self._where = previous_where
             undo.append(_Undo(ids, previous, text))
@@ -239,7 +247,7 @@ class CompressionMixin:
             self._emit(
                 CompressionFinished(
                     self.name,
-                    self._reply_id,
+                    self._event_reply_id(),
                     tuple(ids),
                     plan.total_tokens,
                     after,
@@ -305,6 +313,8 @@ class CompressionMixin:
                     marks[msg_id].discard(COMPRESSED)
             self.memory.restore(messages, marks, last.previous_summary)
             self._emit(
-                CompressionUndone(self.name, self._reply_id, tuple(last.ids), last.previous_summary)
+                CompressionUndone(
+                    self.name, self._event_reply_id(), tuple(last.ids), last.previous_summary
+                )
             )
             return True

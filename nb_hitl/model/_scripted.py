@@ -72,7 +72,7 @@ StructuredResponder = Callable[
     [list[dict[str, Any]], "type[BaseModel]"],
     "TurnLike | Awaitable[TurnLike]",
 ]
-_TAG_LINE = re.compile(r"^</?[\w-]+>$")
+_TAG_LINE = re.compile(r"^(</?[\w-]+>|#+ )")  # markup, not facts
 
 
 def structured_summary(
@@ -80,11 +80,12 @@ def structured_summary(
 ) -> dict[str, Any]:
     """A deterministic JSON object for ``structured_model``, built from the prompt's facts.
 
-    The facts are the distinct non-empty lines of every non-system message (tag-only lines
-    such as ``<conversation>`` left out). The first ``str``/``list[str]`` field gets the first
-    line, the field whose name contains ``context`` (else the last field) gets every line, the
-    others the last line. So facts survive rolling summaries: a previous summary given in the
-    prompt is carried over line by line. Other field types keep their defaults.
+    The facts are the distinct non-empty lines of every non-system message (lines opening
+    with a tag such as ``<conversation>`` or with a markdown heading left out). The first
+    ``str``/``list[str]`` field gets the first line, the field whose name contains ``context``
+    (else the last field) gets every line, the others the last line. So facts survive rolling
+    summaries: a previous summary given in the prompt is carried over line by line. Other
+    field types keep their defaults.
     """
     lines: list[str] = []
     seen: set[str] = set()
