@@ -205,8 +205,9 @@ def _translate(exc: BaseException, ctx: ErrorContext, openai: Any) -> ModelError
                 f"The connection to {where} broke after {ctx.chunks} chunk(s) of the reply "
                 f"({reason}); the partial reply is kept. Send again to continue."
             )
+        attempts = "1 attempt" if ctx.attempts == 1 else f"{ctx.attempts} attempts"
         return ModelConnectionError(
-            f"Could not connect to {where} ({reason}), {_tries(ctx)}. Is the server running? "
+            f"Could not connect to {where} ({reason}; {attempts}). Is the server running? "
             f"Check base_url (or the OPENAI_BASE_URL environment variable)."
         )
     if isinstance(exc, openai.APIError):  # an error event inside the stream

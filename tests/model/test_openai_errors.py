@@ -229,4 +229,4 @@ async def test_an_unreachable_server_is_a_connection_error_naming_the_url(
     url = f"http://127.0.0.1:{port}/v1"
     error, _ = await fail(make_model("m", base_url=url, max_retries=1), ModelConnectionError)
     assert url in str(error) and "Is the server running?" in str(error)
-    assert "2 times" in str(error)
+    assert "2 attempts" in str(error)
