@@ -26,13 +26,13 @@ import ipywidgets as w
 
 from nb_hitl.events import ApprovalDecided, ApprovalRequested, Event, ReplyFinished
 from nb_hitl.exceptions import ApprovalError
+from nb_hitl.message import ToolUseBlock
 
 from ._loop import LoopBridge
 from ._render import esc
 
 if TYPE_CHECKING:
     from nb_hitl.agent._approval import ToolApprovalMixin
-    from nb_hitl.message import ToolUseBlock
 
 CARD_CSS = """
 <style>
@@ -190,6 +190,10 @@ class ApprovalCards:
         set_status: called as ``set_status(state, detail)``: ``"waiting"`` while calls wait,
             ``"running"`` once all are decided.
         bridge: the loop bridge for clicks and events.
+        insert_row: called as ``insert_row(card, after_key)`` to place the cards of calls
+            decided earlier (``agent.approval_log``, e.g. after ``load_session``) right after
+            the message that asked for them; returns the new row's key. Without it those
+            cards are not drawn.
     """
 
     def __init__(
@@ -198,6 +202,8 @@ class ApprovalCards:
         add_row: Callable[[w.Widget], Any],
         set_status: Callable[[str, str], Any] | None = None,
         bridge: LoopBridge | None = None,
+        *,
+        insert_row: Callable[[w.Widget, str], Any] | None = None,
     ) -> None:
         self.agent = agent
         self.add_row = add_row
@@ -206,9 +212,39 @@ class ApprovalCards:
         self.cards: dict[str, ApprovalCard] = {}
         """Every card shown, by call id."""
         self._sub = agent.subscribe(self.bridge.callback(self.on_event))
+        if insert_row is not None:
+            self._draw_decided(insert_row)
         for pending in getattr(agent, "pending_approvals", []):  # e.g. after load_session
             self._card_for(pending.call)
         self._update_status()
+
+    def _draw_decided(self, insert_row: Callable[[w.Widget, str], Any]) -> None:
+        """Cards of earlier decisions, each after the message whose tool call it decided."""
+        latest: dict[str, dict[str, Any]] = {}
+        for entry in getattr(self.agent, "approval_log", []):
+            latest[str(entry.get("call_id"))] = entry  # the last word on each call
+        holder: dict[str, str] = {}
+        memory = getattr(self.agent, "memory", None)
+        for msg in memory.messages if memory is not None else []:
+            for block in msg.get_content_blocks("tool_use"):
+                holder[block.id] = msg.id
+        anchors: dict[str, str] = {}
+        for call_id, entry in latest.items():
+            msg_id = holder.get(call_id)
+            if msg_id is None or call_id in self.cards:
+                continue
+            call = ToolUseBlock(
+                id=call_id, name=str(entry.get("tool_name", "")), input=entry.get("input") or {}
+            )
+            card = ApprovalCard(self.agent, call, self.bridge)
+            card.show_decision(
+                str(entry.get("decision", "")), entry.get("arguments"), str(entry.get("reason", ""))
+            )
+            if not self.cards:
+                self.add_row(w.HTML(CARD_CSS))
+            self.cards[call_id] = card
+            key = insert_row(card, anchors.get(msg_id, msg_id))
+            anchors[msg_id] = key if isinstance(key, str) else msg_id
 
     @property
     def waiting(self) -> list[ApprovalCard]:

@@ -242,3 +242,35 @@ async def test_no_key_in_any_card_trait() -> None:
 
     card = ApprovalCard(agent, ToolUseBlock(id="c", name="echo", input={"q": "hi"}))
     assert secret not in all_state(box) and secret not in all_state(card)
+
+
+async def test_decided_cards_come_back_in_place_after_loading_a_session(tmp_path: Path) -> None:
+    ran: list[dict[str, Any]] = []
+    agent = agent_with([sql_turn("a", "b"), "first done", "second done"], ran)
+    chat = ChatWidget(agent)
+    assert chat.approvals is not None
+    chat.send("two queries")
+    await until(lambda: len(chat.approvals.waiting) == 2, what="cards")  # type: ignore[union-attr]
+    agent.approve("q0", {"query": "a2"})
+    agent.deny("q1", f"no {EVIL}")
+    await until(lambda: chat.state == "idle", what="reply done")
+    chat.send("thanks")
+    await until(lambda: chat.state == "idle" and len(agent.memory) == 7, what="second reply")
+    path = agent.save_session(tmp_path / "s.json")
+    chat.close()
+
+    fresh = agent_with([], [])
+    fresh.load_session(path)
+    chat2 = ChatWidget(fresh)
+    rows = chat2.rows
+    cards = [r for r in rows if isinstance(r, ApprovalCard)]
+    assert [(c.call_id, c.decision) for c in cards] == [("q0", "edited"), ("q1", "denied")]
+    # right after the assistant message that asked for the calls, before their results
+    first = rows.index(cards[0])
+    assert "run_sql" in all_html(rows[first - 1]) and "a2" in all_html(rows[first - 1])
+    assert rows[first + 1] is cards[1]
+    assert "denied by the user" in all_html(rows[first + 2])
+    assert "second done" in all_html(rows[-1]) or "second done" in all_html(rows[-2])
+    assert "a2" in cards[0].result.value
+    assert EVIL not in all_html(cards[1]) and "no &lt;script&gt;" in cards[1].result.value
+    chat2.close()
