@@ -45,6 +45,8 @@ from ._compression_summary import summarize
 logger = logging.getLogger("nb_hitl.compression")
 
 _default_counter: TokenCounter | None = None
+UNDO_DEPTH = 20
+"""How many compressions ``undo_compression()`` can take back, newest first."""
 
 
 def default_counter() -> TokenCounter:
@@ -243,6 +245,7 @@ class CompressionMixin:
                 return None
             self._where = previous_where
             undo.append(_Undo(ids, previous, text))
+            del undo[:-UNDO_DEPTH]
             after = self.compression_plan().total_tokens
             self._emit(
                 CompressionFinished(
