@@ -55,6 +55,11 @@ def assert_history_valid(msgs: list[Msg]) -> None:
     assert_prompt_valid(OpenAIChatFormatter().format_sync(msgs))
 
 
+def user_msg(text: str, name: str = "User") -> Msg:
+    """A user message, ``Msg(name, text, "user")``."""
+    return Msg(name, text, "user")
+
+
 async def wait_for_event(
     agent: Any, predicate: Callable[[Event], bool], timeout: float = 30.0
 ) -> Event:
@@ -75,4 +80,10 @@ async def wait_for_event(
         sub.close()
 
 
-__all__ = ["HistoryError", "assert_history_valid", "assert_prompt_valid", "wait_for_event"]
+__all__ = [
+    "HistoryError",
+    "assert_history_valid",
+    "assert_prompt_valid",
+    "user_msg",
+    "wait_for_event",
+]

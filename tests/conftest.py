@@ -7,15 +7,8 @@ from collections.abc import Callable
 import pytest
 
 from nb_hitl.agent import ReActAgent
-from nb_hitl.message import Msg
 from nb_hitl.model import ScriptedModel
-from nb_hitl.testing import wait_for_event
 from nb_hitl.tool import Toolkit
-
-
-def user(text: str) -> Msg:
-    """A user message."""
-    return Msg("User", text, "user")
 
 
 @pytest.fixture
@@ -33,6 +26,3 @@ def make_agent() -> Callable[..., ReActAgent]:
         return ReActAgent("Friday", "You are a test agent.", model, toolkit=toolkit, **kwargs)
 
     return build
-
-
-__all__ = ["user", "wait_for_event"]

@@ -6,9 +6,9 @@ import asyncio
 import logging
 
 import pytest
-from conftest import user
 
 from nb_hitl.events import Event, EventBus, MessageUpdated, ReplyStarted
+from nb_hitl.testing import user_msg as user
 
 
 async def test_sync_and_async_subscribers_receive_events_in_order(make_agent) -> None:

@@ -49,7 +49,7 @@ def _uncancel(task: asyncio.Task[Any] | None) -> None:
             task.uncancel()
 
 
-class _ReplyTask(asyncio.Task):  # type: ignore[type-arg]
+class _ReplyTask(asyncio.Task[Msg]):
     """The reply task. ``cancel()`` from outside (a cancelled caller awaiting it, or code
     cancelling it directly) becomes a graceful interrupt: it returns False, so a cancelled
     caller still gets its ``CancelledError`` once the reply has finished its bookkeeping.
@@ -182,7 +182,7 @@ class AgentBase:
         if where:
             self._where = where
         if self._task_started:
-            task.raw_cancel()
+            task.raw_cancel() if isinstance(task, _ReplyTask) else task.cancel()
         return True
 
     async def interrupt(self, msg: Msg | None = None) -> bool:

@@ -7,7 +7,6 @@ import sys
 import threading
 
 import pytest
-from conftest import user, wait_for_event
 
 from nb_hitl.agent import DEFAULT_INTERRUPT_TEXT, ReActAgent
 from nb_hitl.events import (
@@ -20,7 +19,8 @@ from nb_hitl.events import (
 from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.message import Msg
 from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
-from nb_hitl.testing import assert_history_valid
+from nb_hitl.testing import assert_history_valid, wait_for_event
+from nb_hitl.testing import user_msg as user
 from nb_hitl.tool import Toolkit
 
 LONG_TEXT = " ".join(f"word{i}" for i in range(400))

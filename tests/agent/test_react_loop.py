@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import user
 
 from nb_hitl.agent import ReActAgent
 from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.message import Msg
 from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
 from nb_hitl.testing import assert_history_valid
+from nb_hitl.testing import user_msg as user
 from nb_hitl.tool import Toolkit
 
 
