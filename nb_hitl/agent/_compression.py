@@ -271,6 +271,11 @@ def plan_compression(
         f"{total} tokens: system prompt {breakdown['system']}, summary {summary_tokens}, "
         f"history {breakdown['history']} ({n} messages), tool schemas {breakdown['tools']}."
     ]
+    if not counter.exact:
+        reasons.append(
+            f"Counts are APPROXIMATE (no exact {counter.encoding_name} vocabulary: "
+            f"{counter.fallback_reason})."
+        )
     if trigger_threshold is None:
         reasons.append("No trigger threshold is set, so compression never triggers.")
     else:

@@ -55,13 +55,13 @@ def make(
     **agent_kwargs: Any,
 ) -> ReActAgent:
     """A ReActAgent on a ScriptedModel with compression configured."""
-    cfg = CompressionConfig(
-        enable=enable,
-        agent_token_counter=COUNTER,
-        trigger_threshold=threshold,
-        keep_recent=keep_recent,
-        **(config or {}),
-    )
+    settings: dict[str, Any] = {
+        "enable": enable,
+        "agent_token_counter": COUNTER,
+        "trigger_threshold": threshold,
+        "keep_recent": keep_recent,
+    }
+    cfg = CompressionConfig(**{**settings, **(config or {})})
     model = ScriptedModel(script or ["Done."], tokens_per_second=tokens_per_second)
     return ReActAgent(
         "Friday", "You are a test agent.", model, compression_config=cfg, **agent_kwargs

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from compression_helpers import COUNTER, facts, make, said, tool_round, user
 
@@ -10,6 +12,7 @@ from nb_hitl.demo import demo_toolkit
 from nb_hitl.exceptions import ConfigError
 from nb_hitl.memory import COMPRESSED
 from nb_hitl.model import ScriptedModel
+from nb_hitl.token import TokenCounter
 
 
 async def test_plan_counts_exactly_what_the_next_prompt_sends() -> None:
@@ -187,3 +190,12 @@ def test_plan_compression_is_a_plain_function() -> None:
     assert plan.compress_ids == [m.id for m in msgs[:6]]
     assert plan.protected_ids == []  # nothing protected unless said
     assert plan.breakdown["system"] == COUNTER.count_system("Be brief.") + 3
+
+
+def test_an_approximate_counter_is_flagged_in_the_plan(tmp_path: Path) -> None:
+    counter = TokenCounter(vocab_dir=str(tmp_path))  # an empty folder: no vocabulary
+    agent = make(threshold=50, config={"agent_token_counter": counter})
+    agent.memory.add_sync(facts(0, 3))
+    plan = agent.compression_plan()
+    assert plan.exact is False and plan.total_tokens > 0
+    assert any(r.startswith("Counts are APPROXIMATE (no exact o200k_base") for r in plan.reasons)
