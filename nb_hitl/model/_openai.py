@@ -88,6 +88,7 @@ class OpenAIChatModel(ChatModelBase):
         reasoning_effort: passed through for reasoning models (``"low"``/``"medium"``/``"high"``).
         generate_kwargs: extra request fields (``temperature``, ``max_tokens``, ``seed``...);
             fields the SDK does not know go in the JSON body as they are.
+        organization: the OpenAI organization id, if the key belongs to several.
         client_args: extra ``openai.AsyncOpenAI`` arguments (``organization``,
             ``default_headers``...); a ``base_url`` here works too (AgentScope's spelling).
         key_env: the environment variable named in error messages and read for the key.
@@ -113,6 +114,7 @@ class OpenAIChatModel(ChatModelBase):
         stream_usage: bool = True,
         reasoning_effort: str | None = None,
         generate_kwargs: dict[str, Any] | None = None,
+        organization: str | None = None,
         client_args: dict[str, Any] | None = None,
         key_env: str | None = None,
         provider: str | None = None,
@@ -129,6 +131,8 @@ class OpenAIChatModel(ChatModelBase):
             raise ConfigError("retry_base_delay and max_retry_delay must be >= 0.")
         import_openai()  # fail now, with the install hint, rather than on the first call
         client_args = dict(client_args or {})
+        if organization is not None:
+            client_args.setdefault("organization", organization)
         self.model_name = model_name
         self.stream = stream
         self.key_env = key_env or self.default_key_env
@@ -381,7 +385,10 @@ async def close_stream(stream: Any) -> None:
 
 
 def tool_choice_param(choice: ToolChoice) -> str | dict[str, Any]:
-    """``"auto"``/``"none"``/``"required"`` as they are; a tool name as a forced function."""
+    """``"auto"``/``"none"``/``"required"`` as they are (AgentScope's ``"any"`` is
+    ``"required"``); a tool name as a forced function."""
+    if choice == "any":
+        return "required"
     if choice in ("auto", "none", "required"):
         return choice
     if not isinstance(choice, str) or not choice:

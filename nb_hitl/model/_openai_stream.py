@@ -194,15 +194,27 @@ class StreamAccumulator:
         if isinstance(delta, (str, bytes, int, float, list)):
             raise MalformedChunk(f"a tool-call delta should be an object, got {delta!r:.40}")
         index = field_of(delta, "index")
+        call_id = _optional_str(field_of(delta, "id"), "tool-call 'id'")
         if index is None:
-            index = position
+            index = self._index_without_index(call_id, position)
         if not isinstance(index, int) or isinstance(index, bool) or index < 0:
             raise MalformedChunk(f"tool-call 'index' should be an integer, got {index!r:.40}")
         call = self._call(index)
-        call_id = _optional_str(field_of(delta, "id"), "tool-call 'id'")
         if call_id and not call.id:
             call.id = call_id
         self._add_function(call, field_of(delta, "function"))
+
+    def _index_without_index(self, call_id: str, position: int) -> int:
+        """Place a delta that carries no ``index`` (some servers omit it): by its id, else as
+        the continuation of the latest call, else by its position in the list."""
+        for call in self.calls.values():
+            if call_id and call.id == call_id:
+                return call.index
+        if call_id and self.calls:
+            return max(self.calls) + 1  # a new id: a new call
+        if not call_id and self.calls:
+            return max(self.calls)
+        return position
 
     @staticmethod
     def _add_function(call: _ToolCall, function: Any) -> None:

@@ -75,6 +75,8 @@ async def test_interrupt_mid_stream_closes_the_http_stream_and_keeps_the_partial
     request = fake_server.requests_for(name)[0]
     assert await asyncio.to_thread(request.disconnected.wait, 5)  # the server saw the hang-up
     assert not request.completed and request.events_sent < len(pieces)
+    readers = [t for t in asyncio.all_tasks() if t.get_name().startswith("http:")]
+    assert readers == []  # no background read left behind
     messages = agent.memory.messages
     assert [m.role for m in messages] == ["user", "assistant", "assistant"]
     partial = messages[1]

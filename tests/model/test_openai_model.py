@@ -288,3 +288,34 @@ def test_repr_shows_no_key_and_no_url_credentials() -> None:
     assert repr(model) == (
         "OpenAIChatModel(model_name='m', base_url='http://host:1/v1', stream=True)"
     )
+
+
+async def test_tool_deltas_without_an_index_are_placed_by_id(
+    fake_server: FakeOpenAIServer, make_model: MakeModel
+) -> None:
+    def delta(call: dict[str, Any]) -> dict[str, Any]:
+        return {"choices": [{"index": 0, "delta": {"tool_calls": [call]}}]}
+
+    events: list[dict[str, Any] | str] = [
+        delta({"id": "c1", "function": {"name": "get_weather", "arguments": '{"city": '}}),
+        delta({"function": {"arguments": '"Lima"}'}}),  # continues c1
+        delta({"id": "c2", "function": {"name": "get_weather", "arguments": '{"city": "Kyiv"}'}}),
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+    ]
+    name = fake_server.add(Scenario([Sse(events)]))
+    last = (await collect(make_model(name), USER, tools=[WEATHER_TOOL]))[-1]
+    assert last.content == [
+        ToolUseBlock(id="c1", name="get_weather", input={"city": "Lima"}),
+        ToolUseBlock(id="c2", name="get_weather", input={"city": "Kyiv"}),
+    ]
+
+
+async def test_agentscope_spellings_any_and_organization(
+    fake_server: FakeOpenAIServer, make_model: MakeModel
+) -> None:
+    name = fake_server.add(Scenario([Sse(text_chunks(["ok"]))]))
+    model = make_model(name, organization="org-123")
+    await collect(model, USER, tools=[WEATHER_TOOL], tool_choice="any")
+    request = fake_server.requests_for(name)[0]
+    assert request.body["tool_choice"] == "required"
+    assert request.headers["openai-organization"] == "org-123"
