@@ -98,9 +98,13 @@ def check_prompt_tokens(agent: Any, msg: Msg, counter: Any = None) -> PromptToke
         from nb_hitl.token import TokenCounter
 
         counter = TokenCounter()
-    formatted = agent.formatter.format_sync([agent.system_msg(), *before])
+    # Per-message counts are cached by the counter, so checking every row of a long memory
+    # encodes each message once, not once per row.
+    formatter = agent.formatter
     tools = agent.toolkit.get_json_schemas() or None
-    counted = counter.count_sync(formatted, tools)
+    counted = counter.count_sync([], tools)  # reply priming and tool schemas
+    counted += counter.count_system(agent.system_msg().get_text_content() or "", formatter)
+    counted += sum(entry.tokens for entry in counter.msg_counts(before, formatter))
     return PromptTokenCheck(
         reported=usage.input_tokens,
         counted=counted,

@@ -215,7 +215,7 @@ async def test_provider_usage_lands_in_metadata_next_to_our_own_count(
     fake_server: FakeOpenAIServer, make_model: MakeModel
 ) -> None:
     name = fake_server.add(Scenario([Sse([*text_chunks(["Hi!"]), usage_chunk(31, 2)])]))
-    agent = ReActAgent("Friday", "You are helpful.", make_model(name))
+    agent = ReActAgent("Friday", "You are helpful.", make_model(name), toolkit=weather_toolkit())
     reply = await agent(Msg("User", "Say hi.", "user"))
     usage = reported_usage(reply)
     assert usage is not None and (usage.input_tokens, usage.output_tokens) == (31, 2)
@@ -223,7 +223,7 @@ async def test_provider_usage_lands_in_metadata_next_to_our_own_count(
     check = check_prompt_tokens(agent, reply, counter)
     assert check is not None
     prompt = agent.formatter.format_sync([agent.system_msg(), agent.memory.messages[0]])
-    assert check.counted == counter.count_sync(prompt)
+    assert check.counted == counter.count_sync(prompt, agent.toolkit.get_json_schemas())
     assert check.reported == 31 and check.difference == check.counted - 31
     assert check.label().startswith(f"provider 31 · nb_hitl {check.counted} (")
     assert check_prompt_tokens(agent, agent.memory.messages[0], counter) is None  # no usage
