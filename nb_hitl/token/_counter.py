@@ -5,7 +5,7 @@ How a chat prompt is counted (OpenAI's published rule, "How to count tokens with
 - every message costs 3 tokens of framing, plus the tokens of each string value (role,
   content, name, tool_call_id), plus 1 when it has a ``name``;
 - each tool call of an assistant message costs 3 tokens plus its function name and arguments
-  (OpenAI does not publish this part; it is measured to within a few tokens);
+  (OpenAI does not publish this part: it is an estimate, not checked against the API);
 - the tool schemas cost the published per-function, per-property and per-enum overheads
   (``o200k`` family: 7/3/3/-3/3 and 12 at the end; ``cl100k``: 10/3/3/-3/3 and 12);
 - every reply is primed with 3 more tokens.
