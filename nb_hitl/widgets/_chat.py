@@ -264,7 +264,7 @@ class ChatWidget(w.VBox):
     @property
     def rows(self) -> list[w.Widget]:
         """The row widgets currently drawn (newest last)."""
-        return [c for c in self._transcript.children]
+        return list(reversed(self._transcript.children))
 
     # -- transcript ---------------------------------------------------------------------------
     def _view(self, entry: _Entry) -> w.Widget:
@@ -291,7 +291,9 @@ class ChatWidget(w.VBox):
         self._earlier.layout.display = "" if hidden else "none"
         if hidden:
             self._earlier.description = f"Show earlier messages ({hidden} hidden)"
-        children = tuple(self._view(e) for e in self._entries[hidden:])
+        # Newest first: the transcript is a ``column-reverse`` flex box (see ``CSS``), which
+        # shows them oldest first and keeps the scroll pinned to the newest row, without JS.
+        children = tuple(self._view(e) for e in reversed(self._entries[hidden:]))
         if children != self._transcript.children:
             self._transcript.children = children
 

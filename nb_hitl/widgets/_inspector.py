@@ -366,11 +366,14 @@ class MemoryInspector(w.VBox):
             f"{len(plan.keep_ids)} recent and {len(plan.pinned_ids)} pinned · "
             f"{int(plan.tokens_before):,} → about <b>{int(plan.tokens_after_estimate):,}</b> tokens"
         )
-        verdict = (
-            "<b>Over the threshold</b>: compresses before the next step; it would "
-            if plan.would_trigger
-            else "Below the threshold: no automatic compression; <i>Compress now</i> would "
-        )
+        over = bool(getattr(plan, "over_threshold", plan.would_trigger))
+        if over and plan.would_trigger and getattr(plan, "enabled", True):
+            verdict = "<b>Over the threshold</b>: compresses before the next step; it would "
+        elif over:
+            verdict = "<b>Over the threshold</b> (automatic compression is off): "
+            verdict += "<i>Compress now</i> would "
+        else:
+            verdict = "Below the threshold: no automatic compression; <i>Compress now</i> would "
         self._plan_html.value = (
             f'<div class="nb-hitl-plan" data-compress="{n}" '
             f'data-trigger="{int(plan.would_trigger)}">{verdict}{fold}'
@@ -392,7 +395,8 @@ class MemoryInspector(w.VBox):
         reasons = list(getattr(plan, "reasons", []) or [])
         if not reasons:
             return ""
-        return "<br><small>" + "<br>".join(esc(r) for r in reasons[:5]) + "</small>"
+        items = "".join(f"<li>{esc(r)}</li>" for r in reasons[:8])
+        return f"<details><summary>why</summary><ul><small>{items}</small></ul></details>"
 
     def _draw_table(self) -> None:
         memory = self.agent.memory

@@ -25,7 +25,12 @@ PREVIEW_CHARS = 4_000
 CSS = """
 <style>
 .nb-hitl-chat, .nb-hitl-inspector { font-family: var(--jp-ui-font-family, sans-serif); }
-.nb-hitl-transcript { max-height: 520px; overflow-y: auto; }
+.nb-hitl-chat .widget-html-content, .nb-hitl-inspector .widget-html-content {
+  line-height: 1.4; }
+.nb-hitl-inspector details summary { cursor: pointer; font-size: 12px; }
+.nb-hitl-transcript { max-height: 520px; overflow-y: auto;
+  flex-direction: column-reverse !important; }
+.nb-hitl-transcript > *, .nb-hitl-transcript .widget-box > * { flex-shrink: 0 !important; }
 .nb-hitl-msg { border-left: 4px solid #9aa5b1; padding: 2px 8px; margin: 4px 0;
   border-radius: 3px; background: rgba(127,127,127,0.04); }
 .nb-hitl-msg p { margin: 2px 0; }

@@ -1,0 +1,65 @@
+"""Fixtures for the real-browser tests: one JupyterLab server and Debian's Chromium."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lab_server import LabServer, find_chromium
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    """Path of the installed Chromium; skips loudly when there is none."""
+    path = find_chromium()
+    if path is None:
+        reason = (
+            "REAL-BROWSER TESTS SKIPPED: no Chromium found (tried chromium, chromium-browser, "
+            "google-chrome, $NB_HITL_CHROMIUM). Install it with `apt-get install -y chromium`."
+        )
+        print(f"\n{'!' * 20} {reason} {'!' * 20}\n")
+        pytest.skip(reason)
+    return path
+
+
+@pytest.fixture(scope="session")
+def lab() -> Iterator[LabServer]:
+    """A JupyterLab server for the whole session."""
+    server = LabServer()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path: str) -> Iterator[Any]:
+    """A headless Chromium driven by Playwright."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def artifacts() -> Path:
+    """Folder for screenshots (gitignored)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS

@@ -1,0 +1,143 @@
+"""One JupyterLab server on 127.0.0.1 for the real-browser tests, with throwaway folders.
+
+Settings (commsOverSubshells, no news) are files in a temporary ``user_settings_dir`` that the
+front end reads on each page load, so one server serves both settings.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+def find_chromium() -> str | None:
+    """The installed Chromium (Debian's ``chromium``), or None."""
+    env = os.environ.get("NB_HITL_CHROMIUM")
+    if env and Path(env).exists():
+        return env
+    for name in CHROMIUM_CANDIDATES:
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LabServer:
+    """A JupyterLab process and its folders; ``stop()`` ends it by PID."""
+
+    def __init__(self) -> None:
+        self.tmp = Path(tempfile.mkdtemp(prefix="nb-hitl-lab-"))
+        self.root = self.tmp / "root"
+        self.settings = self.tmp / "settings"
+        for d in (self.root, self.settings, self.tmp / "workspaces", self.tmp / "config"):
+            d.mkdir()
+        self.token = os.urandom(12).hex()
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.set_setting("@jupyterlab/apputils-extension", "notification",
+                         {"fetchNews": "false", "checkForUpdates": False})  # fmt: skip
+        env = dict(os.environ)
+        env.update(
+            JUPYTER_CONFIG_DIR=str(self.tmp / "config"),
+            JUPYTER_RUNTIME_DIR=str(self.tmp / "runtime"),
+            PYTHONPATH=str(REPO) + os.pathsep + env.get("PYTHONPATH", ""),
+        )
+        for key in [k for k in env if k.startswith("PYTEST")]:
+            env.pop(key)
+        self.log = open(self.tmp / "server.log", "wb")  # closed in stop()
+        self.proc = subprocess.Popen(
+            [
+                sys.executable, "-m", "jupyter", "lab", "--no-browser",
+                "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}",
+                "--ServerApp.port_retries=0", "--allow-root",
+                f"--IdentityProvider.token={self.token}",
+                f"--ServerApp.root_dir={self.root}",
+                f"--LabApp.user_settings_dir={self.settings}",
+                f"--LabApp.workspaces_dir={self.tmp / 'workspaces'}",
+            ],
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=str(self.root),
+        )  # fmt: skip
+        self._wait_ready()
+
+    def _wait_ready(self, timeout: float = 90.0) -> None:
+        end = time.monotonic() + timeout
+        url = f"{self.url}/api/status?token={self.token}"
+        while time.monotonic() < end:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"JupyterLab exited: {self.read_log()[-3000:]}")
+            try:
+                with urllib.request.urlopen(url, timeout=2) as resp:
+                    if resp.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.3)
+        raise TimeoutError(f"JupyterLab did not start: {self.read_log()[-3000:]}")
+
+    def read_log(self) -> str:
+        return (self.tmp / "server.log").read_text(errors="replace")
+
+    def set_setting(self, plugin_pkg: str, plugin: str, values: dict[str, object]) -> None:
+        """Write a user setting file (read by the front end on the next page load)."""
+        folder = self.settings / plugin_pkg
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{plugin}.jupyterlab-settings").write_text(json.dumps(values))
+
+    def write_notebook(self, name: str, cells: list[str]) -> str:
+        """Write a notebook of code cells into the server root; returns its lab URL."""
+        nb = {
+            "cells": [
+                {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                 "source": src}
+                for src in cells
+            ],
+            "metadata": {
+                "kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                               "language": "python"}
+            },
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }  # fmt: skip
+        (self.root / name).write_text(json.dumps(nb))
+        return f"{self.url}/lab/tree/{name}?token={self.token}"
+
+    def shutdown_kernels(self) -> None:
+        """Shut down every kernel the server runs (between tests)."""
+        req = urllib.request.Request(f"{self.url}/api/kernels?token={self.token}")
+        with urllib.request.urlopen(req, timeout=5) as resp:
+            kernels = json.loads(resp.read())
+        for k in kernels:
+            url = f"{self.url}/api/kernels/{k['id']}?token={self.token}"
+            urllib.request.urlopen(urllib.request.Request(url, method="DELETE"), timeout=10)
+
+    def stop(self) -> None:
+        """Stop the server by its PID, then remove its folders."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=5)
+        self.log.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)

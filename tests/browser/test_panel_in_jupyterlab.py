@@ -1,0 +1,119 @@
+"""The panel in real JupyterLab and Chromium: send, Stop mid-stream, interrupted style, resume,
+and the inspector's threshold slider, with comms over subshells on and off."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lab_server import LabServer
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+
+SETUP = """\
+import nb_hitl
+from nb_hitl import ReActAgent, ScriptedModel
+from nb_hitl.agent import CompressionConfig
+from nb_hitl.demo import demo_toolkit
+agent = ReActAgent(
+    "Friday", "You are a helpful assistant.", ScriptedModel.demo(tokens_per_second=12),
+    toolkit=demo_toolkit(),
+    compression_config=CompressionConfig(trigger_threshold=3000, keep_recent=2),
+)
+panel = nb_hitl.show(agent, session=None)
+panel"""
+
+SEND = ".nb-hitl-chat button:has-text('Send')"
+STOP = ".nb-hitl-chat button:has-text('Stop')"
+STATUS = ".nb-hitl-status"
+
+
+def status(page: Any) -> str:
+    return str(page.locator(STATUS).first.get_attribute("data-state"))
+
+
+def wait_status(page: Any, state: str, timeout: float = 60.0) -> None:
+    page.wait_for_selector(f"{STATUS}[data-state='{state}']", timeout=timeout * 1000)
+
+
+def open_notebook(page: Any, lab: LabServer, name: str) -> None:
+    page.goto(lab.write_notebook(name, [SETUP]))
+    # A fresh page briefly shows an idle status before the kernel exists: wait for the kernel.
+    page.wait_for_selector("text=/\\| Idle/", timeout=90_000)
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+    page.wait_for_selector(".nb-hitl-chat textarea", timeout=90_000)
+
+
+def colour(page: Any, selector: str) -> str:
+    return str(page.locator(selector).first.evaluate("el => getComputedStyle(el).borderLeftColor"))
+
+
+@pytest.mark.parametrize("comms", ["disabled", "perComm"])
+def test_send_stop_resume_and_what_if(
+    browser: Any, lab: LabServer, artifacts: Path, comms: str
+) -> None:
+    lab.set_setting("@jupyterlab/apputils-extension", "kernels-settings",
+                    {"commsOverSubshells": comms})  # fmt: skip
+    page = browser.new_page(viewport={"width": 1500, "height": 1100})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        open_notebook(page, lab, f"panel-{comms}.ipynb")
+        # Send, watch it stream.
+        page.locator(".nb-hitl-chat textarea").fill("How does interruption work?")
+        page.locator(SEND).click()
+        wait_status(page, "running")
+        assert page.locator(STOP).is_enabled()
+        # Wait for the long final answer to stream for a while, then press Stop.
+        page.wait_for_selector(".nb-hitl-live >> text=/Second, pressing Stop/", timeout=90_000)
+        page.locator(STOP).click()
+        page.wait_for_selector(".nb-hitl-interrupted", timeout=20_000)
+        wait_status(page, "idle")
+        assert not page.locator(STOP).is_enabled()
+        badge = page.locator(".nb-hitl-badge", has_text="interrupted")
+        assert badge.count() >= 2  # the partial reply and the interrupted message
+        partial = page.locator(".nb-hitl-msg.nb-hitl-interrupted", has_text="Picking").count()
+        assert partial == 0  # not resumed yet
+        interrupted_colour = colour(page, ".nb-hitl-msg.nb-hitl-interrupted")
+        normal_colour = colour(
+            page, ".nb-hitl-msg.nb-hitl-role-assistant:not(.nb-hitl-interrupted)"
+        )
+        assert interrupted_colour != normal_colour
+        assert interrupted_colour != "rgb(208, 2, 27)"  # not the error colour
+        placeholder = page.locator(".nb-hitl-chat textarea").get_attribute("placeholder") or ""
+        assert "Interrupted" in placeholder
+        page.screenshot(path=str(artifacts / f"panel-interrupted-{comms}.png"))
+        # The inspector marks the interrupted messages too.
+        assert page.locator(".nb-hitl-table tr.nb-hitl-interrupted").count() >= 2
+        # Resume with an instruction.
+        page.locator(".nb-hitl-chat textarea").fill("Continue, but keep it short.")
+        page.locator(SEND).click()
+        page.wait_for_selector(".nb-hitl-msg >> text=/Picking up where I left off/", timeout=60_000)
+        page.locator(STOP).click()  # no need to wait for the whole answer
+        wait_status(page, "idle")
+        # Move the threshold slider far left: the plan goes over the threshold.
+        plan = page.locator(".nb-hitl-plan")
+        assert "Below the threshold" in plan.inner_text()
+        slider = page.locator(".nb-hitl-inspector .widget-hslider").first
+        handle = slider.locator(".noUi-handle").first
+        track = slider.locator(".noUi-target").first.bounding_box()
+        box = handle.bounding_box()
+        assert track is not None and box is not None
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(track["x"] + 2, box["y"] + box["height"] / 2, steps=8)
+        page.mouse.up()
+        page.wait_for_selector(".nb-hitl-plan >> text=/Over the threshold/", timeout=20_000)
+        value = int(page.locator(".nb-hitl-inspector input[type=number]").first.input_value())
+        assert value < 3000
+        assert re.search(r'data-threshold="(\d+)"', page.content())
+        page.screenshot(path=str(artifacts / f"panel-what-if-{comms}.png"))
+        assert not [e for e in errors if "nb-hitl" in e or "widget" in e.lower()], errors
+    finally:
+        page.close()
+        lab.shutdown_kernels()
+        time.sleep(0.5)
