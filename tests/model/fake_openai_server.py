@@ -16,6 +16,7 @@ import json
 import threading
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -113,10 +114,7 @@ def _chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> di
 
 
 def text_chunks(
-    pieces: list[str],
-    *,
-    reasoning: list[str] = (),
-    finish: str | None = "stop",  # type: ignore[assignment]
+    pieces: Sequence[str], *, reasoning: Sequence[str] = (), finish: str | None = "stop"
 ) -> list[dict[str, Any] | str]:
     """A role chunk, reasoning pieces, text pieces, then a finish chunk (if ``finish``)."""
     events: list[dict[str, Any] | str] = [_chunk({"role": "assistant", "content": ""})]
