@@ -73,6 +73,7 @@ StructuredResponder = Callable[
     "TurnLike | Awaitable[TurnLike]",
 ]
 _TAG_LINE = re.compile(r"^(</?[\w-]+>|#+ )")  # markup, not facts
+_MAX_FACTS = 150
 
 
 def structured_summary(
@@ -86,9 +87,22 @@ def structured_summary(
     (else the last field) gets every line, the others the last line. So facts survive rolling
     summaries: a previous summary given in the prompt is carried over line by line. Other
     field types keep their defaults.
+
+    Like a real summary it is much shorter than what it replaces: of a tool result only its
+    first line is kept (``(+N more lines)`` noted), every line is cut at 200 characters, and at
+    most ``_MAX_FACTS`` lines survive (the earliest ones, which state the task, and the latest).
     """
     lines: list[str] = []
     seen: set[str] = set()
+    in_result = False
+    skipped = 0
+
+    def close_result() -> None:
+        nonlocal skipped
+        if skipped and lines:
+            lines[-1] += f" (+{skipped} more lines)"
+        skipped = 0
+
     for message in messages:
         if message.get("role") == "system":
             continue
@@ -96,21 +110,39 @@ def structured_summary(
         if not isinstance(content, str):
             content = "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
         for raw in content.splitlines():
-            line = raw.strip()[:400]
+            line = raw.strip()
+            if line.startswith("["):
+                close_result()
+                in_result = line.startswith("[result of ")
+            elif in_result:
+                skipped += bool(line)
+                continue
+            line = line if len(line) <= 200 else line[:197] + "..."
             if line and not _TAG_LINE.match(line) and line not in seen:
                 seen.add(line)
                 lines.append(line)
+        close_result()
+        in_result = False
+    if len(lines) > _MAX_FACTS:
+        head = _MAX_FACTS // 5
+        lines = lines[:head] + lines[head - _MAX_FACTS :]
     fields = structured_model.model_fields
     names = list(fields)
     carrier = next((n for n in names if "context" in n), names[-1] if names else "")
     first = lines[:1] or ["(nothing to summarise)"]
-    last = lines[-1:] or first
+    said = [ln for ln in lines if not ln.startswith("[result of ") and " called tool " not in ln]
+    last = said[-1:] or lines[-1:] or first
+    by_topic = {  # fields of the default SummarySchema, matched by name
+        "discover": [ln for ln in said if ln.startswith("[assistant")][-5:],
+        "next": [ln for ln in said if ln.startswith("[user")][-1:],
+    }
     values: dict[str, Any] = {}
     for position, (name, info) in enumerate(fields.items()):
         as_list = get_origin(info.annotation) is list
         if not as_list and info.annotation is not str:
             continue
-        chosen = lines if name == carrier else first if position == 0 else last
+        topical = next((v for k, v in by_topic.items() if k in name and v), None)
+        chosen = lines if name == carrier else first if position == 0 else topical or last
         values[name] = list(chosen) if as_list else "\n".join(chosen)
     return values
 
