@@ -33,24 +33,14 @@ from ._approval import ApprovalCards
 from ._input import WidgetInput
 from ._live import LiveMessageView, html
 from ._loop import LoopBridge
-from ._render import CSS, msg_flags, msg_html
+from ._render import CSS, msg_flags
 from ._status import StatusLine
+from ._transcript import Entry, Transcript
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
 
 EMPTY_INPUT_NOTE = "Nothing sent: the message is empty. Type an instruction first."
-
-
-class _Entry:
-    """One transcript row: a message (drawn lazily) or an arbitrary widget."""
-
-    __slots__ = ("key", "msg", "view")
-
-    def __init__(self, key: str, msg: Msg | None = None, view: w.Widget | None = None) -> None:
-        self.key = key
-        self.msg = msg
-        self.view = view
 
 
 class ChatWidget(w.VBox):
@@ -83,15 +73,12 @@ class ChatWidget(w.VBox):
         self.user_name = user_name
         self.continue_text = continue_text
         self.max_rendered = max_rendered
-        self._window = max_rendered
         self._interval = 1.0 / max_updates_per_second
         self._bridge = LoopBridge()
         self._bridge.on_error = self._show_internal_error
 
-        self._earlier = w.Button(description="Show earlier messages", layout={"display": "none"})
-        self._earlier.on_click(self._bridge.callback(lambda _b: self.show_earlier()))
-        self._transcript = w.VBox()
-        self._transcript.add_class("nb-hitl-transcript")
+        self.transcript = Transcript(max_rendered)
+        self.transcript.earlier.on_click(self._bridge.callback(lambda _b: self.show_earlier()))
         self.status = StatusLine(self._bridge)
         self._note = html()
         self.input = w.Textarea(
@@ -111,13 +98,17 @@ class ChatWidget(w.VBox):
         bar = w.HBox([self.input, buttons], layout={"width": "100%"})
         top: list[w.Widget] = [html(CSS)] if css else []
         super().__init__(
-            children=[*top, self._earlier, self._transcript, self.status, self._note, bar]
+            children=[
+                *top,
+                self.transcript.earlier,
+                self.transcript.box,
+                self.status,
+                self._note,
+                bar,
+            ]
         )
         self.add_class("nb-hitl-chat")
 
-        self._entries: list[_Entry] = []
-        self._by_key: dict[str, _Entry] = {}
-        self._unconfirmed: list[str] = []
         self._live: dict[str, LiveMessageView] = {}
         self._pending: dict[str, Msg] = {}
         self._flush_handle: asyncio.TimerHandle | None = None
@@ -133,8 +124,8 @@ class ChatWidget(w.VBox):
         """True after a reply was interrupted, until the next reply starts."""
         memory = getattr(agent, "memory", None)
         for msg in memory.messages if memory is not None else []:
-            self._add_entry(_Entry(msg.id, msg), render=False)
-        self._rerender()
+            self.transcript.add(Entry(msg.id, msg), render=False)
+        self.transcript.render()
         self._sub = agent.subscribe(self._bridge.callback(self._on_event))
         self.approvals: ApprovalCards | None = None
         """Approval cards of tool calls waiting for a decision (agents with approvals)."""
@@ -168,8 +159,8 @@ class ChatWidget(w.VBox):
             msg = Msg(self.user_name, text, "user")
         self._note.value = ""
         self._sent_text[msg.id] = msg.get_text_content() or ""
-        self._unconfirmed.append(msg.id)
-        self._add_entry(_Entry(msg.id, msg))
+        self.transcript.unconfirmed.append(msg.id)
+        self.transcript.add(Entry(msg.id, msg))
         self.continue_button.disabled = True
         redirect = self.agent.is_replying
         if redirect:
@@ -191,7 +182,10 @@ class ChatWidget(w.VBox):
         if self.status.state == "stopping":
             return True
         if not self.agent.is_replying:
-            if self._queue:  # stopped before the reply began: do not start it
+            if self._queue:  # stopped before the reply began: take the messages back
+                for msg in self._queue:
+                    self.transcript.remove(msg.id)
+                self._restore_input(self._queue[0])
                 self._queue.clear()
                 self._finish_idle(interrupted=True)
                 return True
@@ -222,23 +216,12 @@ class ChatWidget(w.VBox):
         ``after``: the key (a message id) of the row it goes after; default the end.
         """
         key = key or "widget-" + uuid.uuid4().hex[:12]
-        entry, anchor = _Entry(key, None, widget), self._by_key.get(after or "")
-        if anchor is None or anchor not in self._entries:
-            self._add_entry(entry)
-        else:
-            self._by_key[key] = entry
-            self._entries.insert(self._entries.index(anchor) + 1, entry)
-            self._rerender()
+        self.transcript.insert_after(Entry(key, None, widget), after)
         return key
 
     def remove_widget(self, key: str) -> bool:
         """Remove a row added with ``append_widget``."""
-        entry = self._by_key.pop(key, None)
-        if entry is None:
-            return False
-        self._entries.remove(entry)
-        self._rerender()
-        return True
+        return self.transcript.remove(key) is not None
 
     def set_status(self, state: str, detail: str = "") -> None:
         """Show a state (``waiting`` for "waiting for you") and a detail in the status line."""
@@ -246,8 +229,7 @@ class ChatWidget(w.VBox):
 
     def show_earlier(self) -> None:
         """Draw ``max_rendered`` more of the older rows."""
-        self._window += self.max_rendered
-        self._rerender()
+        self.transcript.show_earlier()
 
     def close(self) -> None:
         """Stop listening to the agent and close the widget."""
@@ -263,43 +245,13 @@ class ChatWidget(w.VBox):
 
     @property
     def rows(self) -> list[w.Widget]:
-        """The row widgets currently drawn (newest last)."""
-        return list(reversed(self._transcript.children))
+        """The row widgets currently drawn (oldest first, newest last)."""
+        return self.transcript.rows
 
     # -- transcript ---------------------------------------------------------------------------
-    def _view(self, entry: _Entry) -> w.Widget:
-        if entry.view is None:
-            assert entry.msg is not None
-            entry.view = html(msg_html(entry.msg))
-            entry.view.add_class("nb-hitl-row")
-        return entry.view
-
-    def _add_entry(self, entry: _Entry, render: bool = True) -> None:
-        self._by_key[entry.key] = entry
-        if self._unconfirmed and entry.key not in self._unconfirmed:
-            # Keep just-sent messages after what the interrupted reply still commits.
-            first = self._by_key.get(self._unconfirmed[0])
-            pos = self._entries.index(first) if first in self._entries else len(self._entries)
-            self._entries.insert(pos, entry)
-        else:
-            self._entries.append(entry)
-        if render:
-            self._rerender()
-
-    def _rerender(self) -> None:
-        hidden = max(0, len(self._entries) - self._window)
-        self._earlier.layout.display = "" if hidden else "none"
-        if hidden:
-            self._earlier.description = f"Show earlier messages ({hidden} hidden)"
-        # Newest first: the transcript is a ``column-reverse`` flex box (see ``CSS``), which
-        # shows them oldest first and keeps the scroll pinned to the newest row, without JS.
-        children = tuple(self._view(e) for e in reversed(self._entries[hidden:]))
-        if children != self._transcript.children:
-            self._transcript.children = children
-
     def _show_error_row(self, agent_name: str, text: str) -> None:
         msg = Msg(agent_name, text, "assistant", metadata={"_nb_hitl_error": True})
-        self._add_entry(_Entry("error-" + msg.id, msg))
+        self.transcript.add(Entry("error-" + msg.id, msg))
 
     def _show_internal_error(self, exc: BaseException) -> None:
         self._show_error_row("nb_hitl", f"Widget error: {type(exc).__name__}: {exc}")
@@ -389,28 +341,25 @@ class ChatWidget(w.VBox):
             self._end_live()
             text = f"{ev.error_type}: {ev.message}"
             self._show_error_row(ev.agent_name, text)
-            last_user = next(
-                (e.msg for e in reversed(self._entries) if e.msg and e.msg.role == "user"), None
-            )
-            self._restore_input(last_user)
+            self._restore_input(self.transcript.last_user_msg())
             self._finish_idle(interrupted=False, error=text)
 
     def _on_added(self, msg: Msg) -> None:
         self._pending.pop(msg.id, None)
-        if msg.id in self._unconfirmed:
-            self._unconfirmed.remove(msg.id)
+        self.transcript.confirm(msg.id)
+        entry = self.transcript.get(msg.id)
         view = self._live.pop(msg.id, None)
         if view is not None:
             view.finish(msg)
-            self._by_key[msg.id].msg = msg
+            if entry is not None:
+                entry.msg = msg
             return
-        entry = self._by_key.get(msg.id)
         if entry is not None:
             if entry.msg is not None and msg_flags(entry.msg) != msg_flags(msg):
                 entry.msg, entry.view = msg, None
-                self._rerender()
+                self.transcript.render()
             return
-        self._add_entry(_Entry(msg.id, msg))
+        self.transcript.add(Entry(msg.id, msg))
 
     def _flush(self) -> None:
         self._flush_handle = None
@@ -422,11 +371,11 @@ class ChatWidget(w.VBox):
         for msg_id, msg in pending.items():
             view = self._live.get(msg_id)
             if view is None:
-                if msg_id in self._by_key:
+                if self.transcript.get(msg_id) is not None:
                     continue  # already committed and frozen
                 view = LiveMessageView(msg)
                 self._live[msg_id] = view
-                self._add_entry(_Entry(msg_id, msg, view))
+                self.transcript.add(Entry(msg_id, msg, view))
             view.update(msg)
         self.status.refresh()
 
@@ -440,10 +389,8 @@ class ChatWidget(w.VBox):
             return
         for msg_id in list(self._live):
             self._live.pop(msg_id).close()
-            entry = self._by_key.pop(msg_id, None)
-            if entry is not None:
-                self._entries.remove(entry)
-        self._rerender()
+            self.transcript.remove(msg_id, render=False)
+        self.transcript.render()
 
     def _set_waiting(self, waiting: bool, prompt: Msg | None = None) -> None:
         if waiting:

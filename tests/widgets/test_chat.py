@@ -218,11 +218,14 @@ async def test_long_history_renders_only_recent_rows() -> None:
     chat = ChatWidget(agent, max_rendered=50)
     assert len(chat.rows) == 50
     assert "message 119" in all_html(chat.rows[-1]) and "message 70" in all_html(chat.rows[0])
-    assert chat._earlier.layout.display != "none" and "70 hidden" in chat._earlier.description
-    chat._earlier.click()
+    assert (
+        chat.transcript.earlier.layout.display != "none"
+        and "70 hidden" in chat.transcript.earlier.description
+    )
+    chat.transcript.earlier.click()
     assert len(chat.rows) == 100
     chat.show_earlier()
-    assert len(chat.rows) == 120 and chat._earlier.layout.display == "none"
+    assert len(chat.rows) == 120 and chat.transcript.earlier.layout.display == "none"
 
 
 async def test_append_widget_and_set_status_hooks() -> None:
@@ -252,3 +255,17 @@ async def test_streaming_is_coalesced_and_segmented() -> None:
     html = all_html(view)
     assert "p0w0" in html and "p29w59" in html
     assert html.count("<p>") == 30
+
+
+async def test_stop_before_the_reply_starts_gives_the_message_back() -> None:
+    agent = slow_agent(["never streamed"])
+    chat = ChatWidget(agent)
+    chat.input.value = "oops, not this"
+    chat.send_button.click()  # the reply task has not run its first step yet
+    assert chat.stop()
+    await asyncio.sleep(0.05)
+    assert chat.rows == [] and len(agent.memory) == 0
+    assert chat.input.value == "oops, not this"  # nothing typed is lost
+    assert chat.state == "idle" and chat.stop_button.disabled
+    chat.send_button.click()  # and the widget still works
+    await until(lambda: chat.state == "idle" and len(agent.memory) == 2, what="reply")

@@ -1,0 +1,127 @@
+"""Transcript: the chat's rows, one widget per message, only the most recent ones drawn.
+
+Rows are drawn lazily (a message gets its widget when it first becomes visible) and only the
+last ``window`` rows are in the box; "Show earlier messages" widens the window. Messages the
+person just sent stay after whatever the interrupted reply still commits, so the transcript
+shows the order memory holds.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import ipywidgets as w
+
+from ._live import html
+from ._render import msg_html
+
+if TYPE_CHECKING:
+    from nb_hitl.message import Msg
+
+
+class Entry:
+    """One transcript row: a message (drawn lazily) or an arbitrary widget."""
+
+    __slots__ = ("key", "msg", "view")
+
+    def __init__(self, key: str, msg: Msg | None = None, view: w.Widget | None = None) -> None:
+        self.key = key
+        self.msg = msg
+        self.view = view
+
+
+class Transcript:
+    """The rows of a chat: an ordered list of entries and the box that draws the recent ones.
+
+    Args:
+        window: how many recent rows are drawn at first (and how many more per "Show earlier").
+    """
+
+    def __init__(self, window: int) -> None:
+        self.step = window
+        self.window = window
+        self.entries: list[Entry] = []
+        self.by_key: dict[str, Entry] = {}
+        self.unconfirmed: list[str] = []
+        """Keys of messages sent from the widget that memory does not hold yet."""
+        self.earlier = w.Button(description="Show earlier messages", layout={"display": "none"})
+        self.box = w.VBox()
+        self.box.add_class("nb-hitl-transcript")
+
+    @property
+    def rows(self) -> list[w.Widget]:
+        """The row widgets drawn, oldest first."""
+        return list(reversed(self.box.children))
+
+    def get(self, key: str) -> Entry | None:
+        """The entry with ``key``."""
+        return self.by_key.get(key)
+
+    def add(self, entry: Entry, render: bool = True) -> None:
+        """Append a row (before rows sent but not yet confirmed by memory)."""
+        self.by_key[entry.key] = entry
+        if self.unconfirmed and entry.key not in self.unconfirmed:
+            first = self.by_key.get(self.unconfirmed[0])
+            pos = self.entries.index(first) if first in self.entries else len(self.entries)
+            self.entries.insert(pos, entry)
+        else:
+            self.entries.append(entry)
+        if render:
+            self.render()
+
+    def insert_after(self, entry: Entry, after: str | None) -> None:
+        """Insert a row right after the row ``after`` (at the end when there is none)."""
+        anchor = self.by_key.get(after or "")
+        if anchor is None or anchor not in self.entries:
+            self.add(entry)
+            return
+        self.by_key[entry.key] = entry
+        self.entries.insert(self.entries.index(anchor) + 1, entry)
+        self.render()
+
+    def remove(self, key: str, render: bool = True) -> Entry | None:
+        """Remove a row; returns it."""
+        entry = self.by_key.pop(key, None)
+        if entry is not None:
+            self.entries.remove(entry)
+            if key in self.unconfirmed:
+                self.unconfirmed.remove(key)
+            if render:
+                self.render()
+        return entry
+
+    def confirm(self, key: str) -> None:
+        """Memory now holds the sent message ``key``."""
+        if key in self.unconfirmed:
+            self.unconfirmed.remove(key)
+
+    def last_user_msg(self) -> Msg | None:
+        """The newest user message shown."""
+        return next((e.msg for e in reversed(self.entries) if e.msg and e.msg.role == "user"), None)
+
+    def show_earlier(self) -> None:
+        """Widen the window by one step."""
+        self.window += self.step
+        self.render()
+
+    def _view(self, entry: Entry) -> w.Widget:
+        if entry.view is None:
+            assert entry.msg is not None
+            entry.view = html(msg_html(entry.msg))
+            entry.view.add_class("nb-hitl-row")
+        return entry.view
+
+    def render(self) -> None:
+        """Put the recent rows in the box (creating their widgets on first sight)."""
+        hidden = max(0, len(self.entries) - self.window)
+        self.earlier.layout.display = "" if hidden else "none"
+        if hidden:
+            self.earlier.description = f"Show earlier messages ({hidden} hidden)"
+        # Newest first: the box is a ``column-reverse`` flex box (see ``CSS``), which shows
+        # them oldest first and keeps the scroll pinned to the newest row, without JS.
+        children = tuple(self._view(e) for e in reversed(self.entries[hidden:]))
+        if children != self.box.children:
+            self.box.children = children
+
+
+__all__ = ["Entry", "Transcript"]
