@@ -118,6 +118,11 @@ class CompressionMixin:
             )
         self._compression_config = value
 
+    def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> None:
+        """Restore state; the undo history refers to the old memory, so it is dropped."""
+        super().load_state_dict(state, strict=strict)  # type: ignore[misc]
+        self._compression_state()[1].clear()
+
     def _compression_state(self) -> tuple[asyncio.Lock, list[_Undo]]:
         state: tuple[asyncio.Lock, list[_Undo]] | None = getattr(self, "_compression_undo", None)
         if state is None:

@@ -296,3 +296,14 @@ async def test_custom_schema_template_and_a_model_without_structured_output() ->
     assert result.summary == "Goal: remember words\nFacts:\n- zebra0\n- zebra1"
     assert "structured_model" not in model.calls[0].kwargs
     assert '"facts"' in model.calls[0].messages[0]["content"]  # the schema is in the prompt
+
+
+async def test_loading_state_drops_the_undo_history() -> None:
+    agent = make(threshold=10, keep_recent=1)
+    agent.memory.add_sync(facts(0, 3))
+    assert await agent.compress_memory() is not None
+    other = make(threshold=10, keep_recent=1)
+    other.memory.add_sync(facts(0, 2))
+    agent.load_state_dict(other.state_dict())
+    assert await agent.undo_compression() is False
+    assert agent.memory.messages == other.memory.messages
