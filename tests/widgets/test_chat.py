@@ -269,3 +269,22 @@ async def test_stop_before_the_reply_starts_gives_the_message_back() -> None:
     assert chat.state == "idle" and chat.stop_button.disabled
     chat.send_button.click()  # and the widget still works
     await until(lambda: chat.state == "idle" and len(agent.memory) == 2, what="reply")
+
+
+async def test_thinking_streams_as_a_count_and_ends_collapsed() -> None:
+    thinking = " ".join(f"idea{i}" for i in range(40))
+    agent = slow_agent([ScriptedTurn(thinking=thinking, text="The answer.")], tps=400)
+    chat = ChatWidget(agent)
+    seen: list[str] = []
+    chat.send("think first")
+    while chat.state != "idle":
+        views = live_views(chat)
+        if views:
+            seen.append(views[0]._extras.value)
+        await asyncio.sleep(0.01)
+    assert any("thinking… (" in v for v in seen)  # live: a compact count, not the text
+    assert not any("idea30" in v for v in seen)
+    (view,) = live_views(chat)
+    final = all_html(view)
+    assert "<details" in final and "thinking (40 words)" in final and "idea39" in final
+    assert "The answer." in final
