@@ -53,6 +53,14 @@ def _optional_str(value: Any, what: str) -> str:
     return value
 
 
+def _content_text(content: Any) -> str:
+    """Delta content as text: a string, or (some servers) a list of ``{"text": ...}`` parts."""
+    if isinstance(content, list):
+        texts = [field_of(part, "text") for part in content]
+        return "".join(_optional_str(t, "a content part's text") for t in texts)
+    return _optional_str(content, "'content'")
+
+
 @dataclass
 class _ToolCall:
     index: int
@@ -163,7 +171,7 @@ class StreamAccumulator:
         if reasoning:
             self.thinking += _optional_str(reasoning, "reasoning")
             changed = True
-        content = _optional_str(field_of(delta, "content"), "'content'")
+        content = _content_text(field_of(delta, "content"))
         if content:
             self.text += content
             changed = True

@@ -71,6 +71,24 @@ async def test_missing_usage_is_fine_and_stream_usage_false_omits_the_option(
     assert "stream_options" not in fake_server.requests_for(name)[0].body
 
 
+async def test_content_sent_as_a_list_of_parts_is_joined(
+    fake_server: FakeOpenAIServer, make_model: MakeModel
+) -> None:
+    parts = {
+        "choices": [
+            {
+                "index": 0,
+                "delta": {
+                    "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]
+                },
+            }
+        ]
+    }
+    name = fake_server.add(Scenario([Sse([*text_chunks(["x"], finish=None), parts])]))
+    last = (await collect(make_model(name), USER))[-1]
+    assert last.content == [TextBlock(text="xab")]
+
+
 async def test_reasoning_content_becomes_a_thinking_block_before_the_text(
     fake_server: FakeOpenAIServer, make_model: MakeModel
 ) -> None:

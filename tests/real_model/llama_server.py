@@ -47,7 +47,14 @@ def missing_reason() -> str | None:
             "REAL-MODEL TESTS SKIPPED: llama-cpp-python is not installed. "
             'Run: pip install "nb-hitl[real-model]"   (builds llama.cpp, ~7 min on 2 cores)'
         )
-    if importlib.util.find_spec("uvicorn") is None or importlib.util.find_spec("fastapi") is None:
+    server_modules = (
+        "uvicorn",
+        "fastapi",
+        "sse_starlette",
+        "starlette_context",
+        "pydantic_settings",
+    )
+    if any(importlib.util.find_spec(name) is None for name in server_modules):
         return (
             "REAL-MODEL TESTS SKIPPED: llama-cpp-python lacks its server extra. "
             "Run: pip install 'llama-cpp-python[server]'"
