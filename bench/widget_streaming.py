@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "kernel"))
-from kernel_harness import KernelHarness, state_text
+from kernel_harness import KernelHarness, chat_interrupted, chat_text, state_text
 
 COMM_TYPES = {"comm_open", "comm_msg", "comm_close"}
 
@@ -150,7 +150,7 @@ def bench_interrupt_latency(k: KernelHarness, trials: int) -> None:
     for i in range(trials):
         k.set_value(inp, {"value": f"story {i}"})
         k.click(send)
-        k.wait_comm(lambda m: "word5 " in state_text(m), timeout=30)
+        k.wait_comm(lambda m: "word5 " in chat_text(m), timeout=30)
         deadline = time.monotonic() + rng.uniform(0.1, 0.4)
         while time.monotonic() < deadline:  # keep reading iopub, as a browser would
             try:
@@ -158,7 +158,7 @@ def bench_interrupt_latency(k: KernelHarness, trials: int) -> None:
             except (TimeoutError, queue.Empty):
                 break
         sent = k.click(stop)
-        got, _ = k.wait_comm(lambda m: "nb-hitl-interrupted" in state_text(m), timeout=30)
+        got, _ = k.wait_comm(chat_interrupted, timeout=30)
         latencies.append((got - sent) * 1000)
         k.execute("pass")  # let the reply wind down
     print(

@@ -27,6 +27,10 @@ if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
 
 
+MIN_DELAY = 0.05
+"""Seconds an event-driven refresh waits at least (the chat's own updates go first)."""
+
+
 class MemoryInspector(w.VBox):
     """Memory, token counts, the live compression plan and its controls, for one agent.
 
@@ -203,10 +207,14 @@ class MemoryInspector(w.VBox):
         return self._pin(ref, "unpin")
 
     def schedule_refresh(self) -> None:
-        """Refresh soon, at most once per ``refresh_interval``."""
+        """Refresh soon, at most once per ``refresh_interval``.
+
+        Never sooner than ``MIN_DELAY``: a memory change usually comes with a chat update
+        (an interrupted message, a finished reply) that should reach the screen first.
+        """
         if self._refresh_handle is None:
             delay = self._last_refresh + self.refresh_interval - time.monotonic()
-            self._refresh_handle = self._bridge.later(delay, self.refresh)
+            self._refresh_handle = self._bridge.later(max(MIN_DELAY, delay), self.refresh)
 
     def refresh(self) -> None:
         """Recompute the plan for the current sliders and redraw everything."""

@@ -121,11 +121,11 @@ class KernelHarness:
     def wait_comm(
         self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 30.0
     ) -> tuple[float, dict[str, Any]]:
-        """Read iopub until a comm_msg whose content matches; returns (receive time, msg)."""
+        """Read iopub until a comm_open or comm_msg matches; returns (receive time, msg)."""
         end = time.monotonic() + timeout
         while True:
             msg = self._next(end)
-            if msg["msg_type"] == "comm_msg" and predicate(msg):
+            if msg["msg_type"] in ("comm_open", "comm_msg") and predicate(msg):
                 return time.perf_counter(), msg
 
     def close(self) -> None:
@@ -138,8 +138,30 @@ class KernelHarness:
 
 
 def state_text(msg: dict[str, Any]) -> str:
-    """The JSON of a comm_msg's widget state update."""
+    """The JSON of a comm message's widget state (update or opening)."""
     return json.dumps(msg["content"].get("data", {}).get("state", {}))
+
+
+def chat_text(msg: dict[str, Any]) -> str:
+    """The HTML a comm message draws in the chat transcript ("" for other widgets).
+
+    The inspector's table also quotes message text and marks interrupted rows, so tests that
+    wait for the chat must not match it.
+    """
+    value = msg["content"].get("data", {}).get("state", {}).get("value")
+    if not isinstance(value, str) or "nb-hitl-table" in value or "nb-hitl-plan" in value:
+        return ""
+    return value
+
+
+def chat_interrupted(msg: dict[str, Any]) -> bool:
+    """The chat drew a row in the interrupted style (a live row's class, or a new row)."""
+    state = msg["content"].get("data", {}).get("state", {})
+    if "nb-hitl-interrupted" in (state.get("_dom_classes") or []):
+        return True
+    return chat_text(msg).startswith('<div class="nb-hitl-msg') and (
+        "nb-hitl-interrupted" in chat_text(msg)[:120]
+    )
 
 
 def ipykernel6_python() -> str:

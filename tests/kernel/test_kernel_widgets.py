@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from kernel_harness import KernelHarness, state_text
+from kernel_harness import KernelHarness, chat_interrupted, chat_text, state_text
 
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(240)]
 
@@ -29,11 +29,10 @@ print(json.dumps({"send": chat.send_button.model_id, "stop": chat.stop_button.mo
 
 
 def streaming(msg: dict) -> bool:
-    return "word5 " in state_text(msg)
+    return "word5 " in chat_text(msg)
 
 
-def interrupted(msg: dict) -> bool:
-    return "nb-hitl-interrupted" in state_text(msg)
+interrupted = chat_interrupted
 
 
 def start_reply(k: KernelHarness) -> dict[str, str]:
@@ -60,7 +59,7 @@ def test_stop_click_as_comm_message_interrupts_stream(kernel: KernelHarness) -> 
     check_interrupted(kernel)
     # Resume from the widget: Continue click, then the resumed reply arrives.
     kernel.click(ids["cont"])
-    kernel.wait_comm(lambda m: "Resumed fine." in state_text(m), timeout=30)
+    kernel.wait_comm(lambda m: "Resumed fine." in chat_text(m), timeout=30)
     assert "Please continue." in kernel.execute("print(agent.memory.messages[-2].content)")
 
 
@@ -140,6 +139,6 @@ def test_send_on_a_subshell_wakes_the_idle_main_loop(kernel7: KernelHarness) -> 
     )
     kernel7.wait_comm(lambda m: '"tooltip": "Send"' in state_text(m), timeout=10)
     kernel7.click(ids["send"], subshell_id=subshell)
-    kernel7.wait_comm(lambda m: "Hello from the loop." in state_text(m), timeout=20)
+    kernel7.wait_comm(lambda m: "Hello from the loop." in chat_text(m), timeout=20)
     out = kernel7.execute("print([m.get_text_content() for m in agent.memory.messages])")
     assert out.strip() == "['hi there', 'Hello from the loop.']"
