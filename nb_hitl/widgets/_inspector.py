@@ -345,7 +345,8 @@ class MemoryInspector(w.VBox):
             self._draw_table()
             return
         total, threshold = int(plan.total_tokens), int(plan.trigger_threshold or 0)
-        limit = f"{threshold:,} (trigger_threshold)" if threshold else "no trigger_threshold"
+        limit = f"of {threshold:,} (trigger_threshold)" if threshold else "(no trigger_threshold)"
+        count = f"{len(memory):,} message{'' if len(memory) == 1 else 's'}"
         if total > self.threshold_slider.max * 0.8:
             self.threshold_slider.max = int(total * 1.5)
         if len(memory) > self.keep_slider.max:
@@ -353,7 +354,7 @@ class MemoryInspector(w.VBox):
         b = plan.breakdown
         parts = ", ".join(f"{esc(k)} {int(v):,}" for k, v in b.items())
         self._header.value = (
-            f"<b>{len(memory):,} messages · {total:,} tokens</b> of {limit} · "
+            f"<b>{count} · {total:,} tokens</b> {limit} · "
             f"keep_recent {int(plan.keep_recent)}<br><small>{parts}</small>"
         )
         tok = plan.per_message_tokens

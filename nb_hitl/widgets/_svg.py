@@ -49,11 +49,13 @@ def token_bar(
         f'<line class="nb-hitl-keep-line" x1="{boundary:.1f}" y1="4" x2="{boundary:.1f}" y2="30" '
         'stroke="#1f2933" stroke-dasharray="2,2"><title>keep_recent boundary</title></line>'
     )
-    tx = x(threshold)
-    parts.append(
-        f'<line class="nb-hitl-threshold-line" x1="{tx:.1f}" y1="2" x2="{tx:.1f}" y2="32" '
-        f'stroke="#d0021b" stroke-width="2"><title>trigger_threshold: {threshold:,}</title></line>'
-    )
+    if threshold > 0:
+        tx = x(threshold)
+        parts.append(
+            f'<line class="nb-hitl-threshold-line" x1="{tx:.1f}" y1="2" x2="{tx:.1f}" y2="32" '
+            f'stroke="#d0021b" stroke-width="2"><title>trigger_threshold: {threshold:,}</title>'
+            "</line>"
+        )
     ax = x(after)
     parts.append(
         f'<path d="M{ax:.1f},34 l-4,6 h8 z" fill="#27ae60"><title>after compression: '
@@ -85,12 +87,14 @@ def tokens_chart(
     px = lambda t: 30 + (W - 36) * t / last_turn  # noqa: E731
     py = lambda v: 4 + h * (1 - v / top)  # noqa: E731
     line = " ".join(f"{px(t):.1f},{py(v):.1f}" for t, v in points)
-    parts = [
-        f'<line x1="30" y1="{py(threshold):.1f}" x2="{W - 4:.0f}" y2="{py(threshold):.1f}" '
-        f'stroke="#d0021b" stroke-dasharray="4,3"><title>trigger_threshold: {threshold:,}'
-        "</title></line>",
-        f'<polyline fill="none" stroke="#2f80ed" stroke-width="1.5" points="{line}"/>',
-    ]
+    parts = [f'<polyline fill="none" stroke="#2f80ed" stroke-width="1.5" points="{line}"/>']
+    if threshold > 0:
+        parts.insert(
+            0,
+            f'<line x1="30" y1="{py(threshold):.1f}" x2="{W - 4:.0f}" y2="{py(threshold):.1f}" '
+            f'stroke="#d0021b" stroke-dasharray="4,3"><title>trigger_threshold: {threshold:,}'
+            "</title></line>",
+        )
     for t, v in points:
         parts.append(
             f'<circle cx="{px(t):.1f}" cy="{py(v):.1f}" r="2" fill="#2f80ed">'

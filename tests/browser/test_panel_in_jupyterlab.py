@@ -117,3 +117,57 @@ def test_send_stop_resume_and_what_if(
         page.close()
         lab.shutdown_kernels()
         time.sleep(0.5)
+
+
+HOSTILE = """\
+import nb_hitl
+from nb_hitl import ReActAgent, ScriptedModel
+from nb_hitl.model import ScriptedToolCall, ScriptedTurn
+from nb_hitl.tool import Toolkit
+
+BAD = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
+
+def fetch(url: str) -> str:
+    \"\"\"Fetch a page.
+
+    Args:
+        url: the page.
+    \"\"\"
+    return BAD
+
+tk = Toolkit()
+tk.register_tool_function(fetch)
+agent = ReActAgent(BAD, "sys", ScriptedModel([
+    ScriptedTurn(text="look: " + BAD, tool_calls=[ScriptedToolCall("fetch", {"url": BAD})]),
+    "[link](javascript:alert(3)) " + BAD,
+], tokens_per_second=200), toolkit=tk)
+panel = nb_hitl.show(agent, session=None)
+panel"""
+
+
+def test_hostile_strings_stay_text_in_the_browser(
+    browser: Any, lab: LabServer, artifacts: Path
+) -> None:
+    page = browser.new_page(viewport={"width": 1500, "height": 1000})
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    try:
+        page.goto(lab.write_notebook("hostile.ipynb", [HOSTILE]))
+        page.wait_for_selector("text=/\\| Idle/", timeout=90_000)
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        page.wait_for_selector(".nb-hitl-chat textarea", timeout=90_000)
+        page.locator(".nb-hitl-chat textarea").fill("<img src=y onerror=alert(4)>")
+        page.locator(SEND).click()
+        page.wait_for_selector(".nb-hitl-msg >> text=/\\[link\\]/", timeout=60_000)
+        wait_status(page, "idle")
+        chat = page.locator(".nb-hitl-chat")
+        assert chat.locator("img").count() == 0 and chat.locator("script").count() == 0
+        assert page.locator(".nb-hitl-inspector img").count() == 0
+        assert chat.locator("a[href^='javascript']").count() == 0
+        assert '<img src=x onerror="alert(1)">' in chat.inner_text()  # shown as text
+        page.screenshot(path=str(artifacts / "panel-hostile-strings.png"))
+        assert dialogs == []
+    finally:
+        page.close()
+        lab.shutdown_kernels()
