@@ -2,13 +2,16 @@
 
 The AgentScope 1.x model, without its defects:
 
-- ``await agent(msg)`` starts ``reply()`` in a *new* task (``agent._reply_task``), so
-  interrupting never cancels the caller.
+- ``await agent(msg)`` starts ``reply()`` in a *new* task (``agent._reply_task``) and awaits it
+  through a shield, so interrupting never cancels the caller.
 - ``await agent.interrupt()`` cancels that task; the ``CancelledError`` is caught inside it and
   ``handle_interrupt()`` returns a ``Msg`` with ``metadata["_is_interrupted"] = True``.
 - An interrupt that arrives before the task's first step is remembered, not dropped.
-- A second interrupt (or a raw ``cancel()``) while ``handle_interrupt()`` runs is absorbed, so
-  exactly one interrupted message results and no ``CancelledError`` leaks to the caller.
+- A second interrupt (or a raw ``cancel()``) while ``handle_interrupt()`` runs is absorbed
+  (it runs in a shielded inner task), so exactly one interrupted message results and no
+  ``CancelledError`` leaks to the caller.
+- Cancellations that code inside the reply makes for itself (``asyncio.timeout``, anyio and
+  httpx cancel scopes) stay theirs: the reply task is a plain task awaited through a shield.
 - The reply task ``uncancel()``s itself after catching the interrupt, so nothing downstream
   sees a stale cancellation request.
 - If the *caller* is cancelled (a notebook's interrupt-kernel on an awaiting cell), the reply is
@@ -49,25 +52,6 @@ def _uncancel(task: asyncio.Task[Any] | None) -> None:
             task.uncancel()
 
 
-class _ReplyTask(asyncio.Task[Msg]):
-    """The reply task. ``cancel()`` from outside (a cancelled caller awaiting it, or code
-    cancelling it directly) becomes a graceful interrupt: it returns False, so a cancelled
-    caller still gets its ``CancelledError`` once the reply has finished its bookkeeping.
-    """
-
-    def __init__(self, agent: AgentBase, coro: Any, *, loop: asyncio.AbstractEventLoop) -> None:
-        super().__init__(coro, loop=loop, name=f"reply:{agent.name}")
-        self._agent = agent
-
-    def cancel(self, msg: Any = None) -> bool:
-        if not self.done() and self._agent._reply_task is self:
-            self._agent._request_interrupt("cancelled")
-        return False
-
-    def raw_cancel(self) -> bool:
-        return super().cancel()
-
-
 class AgentBase:
     """Base class of agents: the reply task, interruption, events and state.
 
@@ -100,7 +84,7 @@ class AgentBase:
         raise NotImplementedError
 
     async def handle_interrupt(self, msg: Msg | None = None, **kwargs: Any) -> Msg:
-        """Return the message that stands for an interrupted reply (later cancels are absorbed)."""
+        """Return the message that stands for an interrupted reply (runs shielded)."""
         return self._interrupted_msg()
 
     async def _on_error(self, exc: BaseException) -> None:
@@ -128,12 +112,26 @@ class AgentBase:
         self._interrupt_requested = False
         self._handling_interrupt = False
         self._where = "before start"
-        task = _ReplyTask(self, self._run(msg, self._reply_id, kwargs), loop=loop)
+        task = loop.create_task(self._run(msg, self._reply_id, kwargs), name=f"reply:{self.name}")
         self._reply_task = task
-        # Awaited directly: if the caller is cancelled, asyncio calls task.cancel(), which
-        # _ReplyTask turns into a graceful interrupt and answers False, so asyncio re-raises
-        # the caller's CancelledError once the reply has closed its history.
-        return await task
+        try:
+            # Shielded: cancelling the caller must not cancel the reply raw (and a plain
+            # Task, so that asyncio.timeout / anyio cancel scopes inside the reply keep working).
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if task.done():
+                raise
+            # The caller was cancelled, not the reply: interrupt the reply gracefully, let it
+            # close its history, then let the caller's cancellation continue.
+            self._request_interrupt("caller cancelled")
+            while not task.done():
+                try:
+                    await asyncio.wait({task})
+                except asyncio.CancelledError:
+                    continue
+            if not task.cancelled():
+                task.exception()  # retrieved: the caller gets its CancelledError instead
+            raise
 
     async def _run(self, msg: Msg | None, reply_id: str, kwargs: dict[str, Any]) -> Msg:
         me = asyncio.current_task()
@@ -145,10 +143,11 @@ class AgentBase:
                     raise asyncio.CancelledError
                 result = await self.reply(msg, **kwargs)
             except asyncio.CancelledError:
-                self._interrupt_requested = True
-                self._handling_interrupt = True  # from now on cancel() is absorbed
+                if not self._interrupt_requested:  # someone cancelled the task directly
+                    self._interrupt_requested = True
+                    self._where = self._where or "cancelled"
                 _uncancel(me)
-                result = await self._interrupt_and_record(msg)
+                result = await self._run_handle_interrupt(msg)
                 self._emit(Interrupted(self.name, reply_id, result, self._where))
                 self._emit(ReplyFinished(self.name, reply_id, result, interrupted=True))
                 return result
@@ -161,6 +160,24 @@ class AgentBase:
         finally:
             if self._reply_task is me:
                 self._reply_task = None
+
+    async def _run_handle_interrupt(self, msg: Msg | None) -> Msg:
+        # handle_interrupt() runs in an inner task behind a shield: a raw cancel of the reply
+        # task while it runs is absorbed, so the history is closed exactly once.
+        self._handling_interrupt = True
+        inner = asyncio.ensure_future(self._interrupt_and_record(msg))
+        while True:
+            try:
+                return await asyncio.shield(inner)
+            except asyncio.CancelledError:
+                _uncancel(asyncio.current_task())
+                if inner.cancelled():
+                    raise
+
+    def _raise_if_interrupted(self) -> None:
+        """Deliver a pending interrupt that code inside the reply swallowed (checkpoint)."""
+        if self._interrupt_requested and not self._handling_interrupt:
+            raise asyncio.CancelledError
 
     async def _interrupt_and_record(self, msg: Msg | None) -> Msg:
         result = await self.handle_interrupt(msg)
@@ -182,7 +199,7 @@ class AgentBase:
         if where:
             self._where = where
         if self._task_started:
-            task.raw_cancel() if isinstance(task, _ReplyTask) else task.cancel()
+            task.cancel()
         return True
 
     async def interrupt(self, msg: Msg | None = None) -> bool:

@@ -124,6 +124,7 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
         if parked:
             await self._acting(parked)
         for _ in range(self.max_iters):
+            self._raise_if_interrupted()
             await self._compress_if_needed()
             response = await self._reasoning()
             calls = response.get_content_blocks("tool_use")
@@ -132,6 +133,7 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
             self._where = "between reasoning and acting"
             await asyncio.sleep(0)  # an interrupt requested while reasoning lands here
             await self._acting(calls)
+            self._raise_if_interrupted()  # in case a tool swallowed the cancellation
         return await self._summarizing()
 
     async def _stream_model(
