@@ -159,6 +159,8 @@ class ChatWidget(w.VBox):
             msg = Msg(self.user_name, text, "user")
         self._note.value = ""
         self._sent_text[msg.id] = msg.get_text_content() or ""
+        while len(self._sent_text) > 20:  # only recent sends can still need restoring
+            del self._sent_text[next(iter(self._sent_text))]
         self.transcript.unconfirmed.append(msg.id)
         self.transcript.add(Entry(msg.id, msg))
         self.continue_button.disabled = True

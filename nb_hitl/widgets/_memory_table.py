@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._render import esc, preview
+from ._render import esc, msg_flags, preview
 
 if TYPE_CHECKING:
     from nb_hitl.message import Msg
@@ -46,7 +46,7 @@ def marks_for(
     if msg.id in keep:
         out.append(("recent", "kept as recent"))
     if msg.metadata.get("_partial"):
-        out.append(("interrupted", "partial"))
+        out.append(("interrupted" if msg_flags(msg)[0] else "other", "partial"))
     if msg.is_interrupted:
         out.append(("interrupted", "interrupted"))
     for m in sorted(memory_marks - {"compressed", "pinned"}):
@@ -84,7 +84,7 @@ def memory_table(
             classes.append("nb-hitl-row-recent")
         if "compressed" in mset:
             classes.append("nb-hitl-row-compressed")
-        if msg.is_interrupted or msg.metadata.get("_partial"):
+        if msg_flags(msg)[0]:
             classes.append("nb-hitl-interrupted")
         badges = "".join(
             BADGE.format(cls=esc(c), text=esc(t))

@@ -105,9 +105,17 @@ def preview(text: str, limit: int = 80) -> str:
 
 
 def msg_flags(msg: Msg) -> tuple[bool, bool]:
-    """(interrupted, error): interrupted covers the partial reply and the interrupted message."""
-    interrupted = bool(msg.is_interrupted or msg.metadata.get("_partial"))
+    """(interrupted, error): interrupted covers the partial reply and the interrupted message.
+
+    A partial message the core kept because the model failed is an error, not an interrupt.
+    """
     error = bool(msg.metadata.get("_error") or msg.metadata.get("_nb_hitl_error"))
+    if not error:
+        blocks = msg.get_content_blocks()
+        error = bool(blocks) and all(
+            b.type == "tool_result" and b.is_error and not b.is_interrupted for b in blocks
+        )
+    interrupted = bool(msg.is_interrupted or (msg.metadata.get("_partial") and not error))
     return interrupted, error
 
 
@@ -130,8 +138,10 @@ def header_html(msg: Msg, live: bool = False) -> str:
     badges = ""
     if msg.is_interrupted:
         badges += '<span class="nb-hitl-badge">interrupted</span>'
-    elif msg.metadata.get("_partial"):
+    elif msg.metadata.get("_partial") and not error:
         badges += '<span class="nb-hitl-badge">partial · interrupted</span>'
+    elif msg.metadata.get("_partial"):
+        badges += '<span class="nb-hitl-badge nb-hitl-badge-other">partial</span>'
     if error:
         badges += '<span class="nb-hitl-badge nb-hitl-badge-error">error</span>'
     if live:
@@ -196,7 +206,10 @@ def msg_html(msg: Msg) -> str:
     """A whole frozen message: header and body, wrapped in a div carrying its classes."""
     blocks = msg.get_content_blocks()
     if blocks and all(b.type == "tool_result" for b in blocks):  # compact: one line per result
-        return f'<div class="nb-hitl-msg nb-hitl-role-tool">{body_html(msg)}</div>'
+        classes = ["nb-hitl-msg", "nb-hitl-role-tool"]
+        if msg_flags(msg)[1]:
+            classes.append("nb-hitl-error")
+        return f'<div class="{" ".join(classes)}">{body_html(msg)}</div>'
     return (
         f'<div class="{" ".join(msg_classes(msg))}" data-role="{esc(msg.role)}">'
         f"{header_html(msg)}{body_html(msg)}</div>"

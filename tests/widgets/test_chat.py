@@ -166,6 +166,9 @@ async def test_model_error_shows_in_transcript_and_widget_stays_usable() -> None
     assert "model exploded &lt;img" in err.value and "<img" not in err.value
     assert "error" in chat.status.text()
     assert chat.input.value == "please answer"  # nothing typed is lost
+    (partial,) = live_views(chat)  # what streamed before the failure: an error, not an interrupt
+    assert "nb-hitl-error" in partial._dom_classes
+    assert "nb-hitl-interrupted" not in partial._dom_classes
     assert chat.stop_button.disabled and not chat.send_button.disabled
     chat.send_button.click()
     await until(lambda: chat.state == "idle", what="second reply")
@@ -197,6 +200,7 @@ async def test_tool_error_shows_compact_error_result() -> None:
     html = all_html(chat)
     assert "<script>" not in html and "&lt;script&gt;alert(2)" in html
     assert "nb-hitl-badge-error" in html and "<details" in html
+    assert '<div class="nb-hitl-msg nb-hitl-role-tool nb-hitl-error">' in html
 
 
 async def test_stop_clicked_from_another_thread_hops_to_the_loop() -> None:
