@@ -119,7 +119,28 @@ class LabServer:
             "nbformat_minor": 5,
         }  # fmt: skip
         (self.root / name).write_text(json.dumps(nb))
-        return f"{self.url}/lab/tree/{name}?token={self.token}"
+        # A workspace of its own, reset: no tab of an earlier test is restored next to it.
+        workspace = Path(name).stem
+        return f"{self.url}/lab/workspaces/{workspace}/tree/{name}?reset&token={self.token}"
+
+    def kernel_subshells(self) -> list[str]:
+        """Subshell ids of the server's kernels, asked over each kernel's control channel."""
+        from jupyter_client import BlockingKernelClient
+
+        with urllib.request.urlopen(f"{self.url}/api/kernels?token={self.token}") as resp:
+            kernels = json.loads(resp.read())
+        found: list[str] = []
+        for k in kernels:
+            client = BlockingKernelClient()
+            client.load_connection_file(str(self.tmp / "runtime" / f"kernel-{k['id']}.json"))
+            client.start_channels(shell=False, iopub=False, stdin=False, hb=False)
+            try:
+                client.control_channel.send(client.session.msg("list_subshell_request", {}))
+                reply = client.control_channel.get_msg(timeout=10)
+                found.extend(reply["content"].get("subshell_id", []))
+            finally:
+                client.stop_channels()
+        return found
 
     def shutdown_kernels(self) -> None:
         """Shut down every kernel the server runs (between tests)."""

@@ -112,6 +112,9 @@ def test_send_stop_resume_and_what_if(
         assert value < 3000
         assert re.search(r'data-threshold="(\d+)"', page.content())
         page.screenshot(path=str(artifacts / f"panel-what-if-{comms}.png"))
+        # The setting took effect: the front end opened subshells only when it was on.
+        subshells = lab.kernel_subshells()
+        assert bool(subshells) == (comms != "disabled"), subshells
         assert not [e for e in errors if "nb-hitl" in e or "widget" in e.lower()], errors
     finally:
         page.close()
