@@ -45,13 +45,18 @@ class Transcript:
         self.unconfirmed: list[str] = []
         """Keys of messages sent from the widget that memory does not hold yet."""
         self.earlier = w.Button(description="Show earlier messages", layout={"display": "none"})
-        self.box = w.VBox()
+        # The scrolling box is a ``column-reverse`` flex box (see ``CSS``) around one inner box
+        # holding the rows in reading order: its scroll starts at the bottom and stays there
+        # as rows grow, so the newest row is always in view, without JavaScript.
+        self.inner = w.VBox()
+        self.inner.add_class("nb-hitl-rows")
+        self.box = w.VBox([self.inner])
         self.box.add_class("nb-hitl-transcript")
 
     @property
     def rows(self) -> list[w.Widget]:
         """The row widgets drawn, oldest first."""
-        return list(reversed(self.box.children))
+        return list(self.inner.children)
 
     def get(self, key: str) -> Entry | None:
         """The entry with ``key``."""
@@ -117,11 +122,9 @@ class Transcript:
         self.earlier.layout.display = "" if hidden else "none"
         if hidden:
             self.earlier.description = f"Show earlier messages ({hidden} hidden)"
-        # Newest first: the box is a ``column-reverse`` flex box (see ``CSS``), which shows
-        # them oldest first and keeps the scroll pinned to the newest row, without JS.
-        children = tuple(self._view(e) for e in reversed(self.entries[hidden:]))
-        if children != self.box.children:
-            self.box.children = children
+        children = tuple(self._view(e) for e in self.entries[hidden:])
+        if children != self.inner.children:
+            self.inner.children = children
 
 
 __all__ = ["Entry", "Transcript"]

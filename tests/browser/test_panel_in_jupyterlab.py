@@ -48,6 +48,18 @@ def open_notebook(page: Any, lab: LabServer, name: str) -> None:
     page.wait_for_selector(".nb-hitl-chat textarea", timeout=90_000)
 
 
+def transcript_scroll(page: Any) -> dict[str, float]:
+    return dict(
+        page.locator(".nb-hitl-transcript").first.evaluate(
+            "el => { const box = el.getBoundingClientRect();"
+            " const last = el.querySelector('.nb-hitl-rows').lastElementChild"
+            ".getBoundingClientRect();"
+            " return {overflow: el.scrollHeight - el.clientHeight,"
+            " below: last.bottom - box.bottom}; }"
+        )
+    )
+
+
 def colour(page: Any, selector: str) -> str:
     return str(page.locator(selector).first.evaluate("el => getComputedStyle(el).borderLeftColor"))
 
@@ -95,6 +107,9 @@ def test_send_stop_resume_and_what_if(
         page.wait_for_selector(".nb-hitl-msg >> text=/Picking up where I left off/", timeout=60_000)
         page.locator(STOP).click()  # no need to wait for the whole answer
         wait_status(page, "idle")
+        # The transcript overflows its box and still shows the newest row (scroll anchor).
+        scroll = transcript_scroll(page)
+        assert scroll["overflow"] > 0 and scroll["below"] <= 2, scroll
         # Move the threshold slider far left: the plan goes over the threshold.
         plan = page.locator(".nb-hitl-plan")
         assert "Below the threshold" in plan.inner_text()
