@@ -33,7 +33,7 @@ from ._approval import ApprovalCards
 from ._input import WidgetInput
 from ._live import LiveMessageView, html
 from ._loop import LoopBridge
-from ._render import CSS, msg_flags
+from ._render import CSS, esc, msg_flags
 from ._status import StatusLine
 from ._transcript import Entry, Transcript
 
@@ -345,6 +345,21 @@ class ChatWidget(w.VBox):
             self._show_error_row(ev.agent_name, text)
             self._restore_input(self.transcript.last_user_msg())
             self._finish_idle(interrupted=False, error=text)
+        elif type(ev).__name__ == "CompressionFinished":
+            n = len(getattr(ev, "compressed_ids", ()))
+            before, after = (
+                int(getattr(ev, "tokens_before", 0)),
+                int(getattr(ev, "tokens_after", 0)),
+            )
+            self._note_row(
+                f"Memory compressed: {n} earlier message(s) folded into a summary "
+                f"({before:,} → {after:,} tokens)."
+            )
+
+    def _note_row(self, text: str) -> None:
+        """A small system line in the transcript (not a message of the conversation)."""
+        row = html(f'<div class="nb-hitl-msg nb-hitl-role-system nb-hitl-event">{esc(text)}</div>')
+        self.transcript.add(Entry("note-" + uuid.uuid4().hex[:12], None, row))
 
     def _on_added(self, msg: Msg) -> None:
         self._pending.pop(msg.id, None)

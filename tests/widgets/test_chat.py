@@ -292,3 +292,23 @@ async def test_thinking_streams_as_a_count_and_ends_collapsed() -> None:
     final = all_html(view)
     assert "<details" in final and "thinking (40 words)" in final and "idea39" in final
     assert "The answer." in final
+
+
+async def test_compression_during_a_reply_shows_a_note_row() -> None:
+    from nb_hitl.agent import CompressionConfig
+
+    memory = InMemoryMemory()
+    memory.add_sync([Msg("User", f"old message {i} " * 8, "user") for i in range(12)])
+    agent = ReActAgent(
+        "Friday",
+        "sys",
+        ScriptedModel(responder=lambda messages, tools: "A short answer.", tokens_per_second=2000),
+        memory=memory,
+        compression_config=CompressionConfig(trigger_threshold=150, keep_recent=2),
+    )
+    chat = ChatWidget(agent)
+    chat.send("new question")
+    await until(lambda: chat.state == "idle" and "Memory compressed" in all_html(chat))
+    note = next(r for r in chat.rows if "Memory compressed" in all_html(r))
+    assert "nb-hitl-event" in all_html(note)
+    assert any("compressed" in memory.marks_of(m.id) for m in memory.messages)
