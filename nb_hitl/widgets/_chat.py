@@ -9,7 +9,6 @@ background tasks on the loop captured at creation; every button callback goes th
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 from collections import deque
 from typing import TYPE_CHECKING, Any
@@ -31,11 +30,11 @@ from nb_hitl.message import Msg
 
 from ._approval import ApprovalCards
 from ._input import WidgetInput
-from ._live import LiveMessageView, html
+from ._live import html
 from ._loop import LoopBridge
 from ._render import CSS, esc, msg_flags
 from ._status import StatusLine
-from ._transcript import Entry, Transcript
+from ._transcript import Entry, LiveRows, Transcript
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
@@ -73,7 +72,6 @@ class ChatWidget(w.VBox):
         self.user_name = user_name
         self.continue_text = continue_text
         self.max_rendered = max_rendered
-        self._interval = 1.0 / max_updates_per_second
         self._bridge = LoopBridge()
         self._bridge.on_error = self._show_internal_error
 
@@ -109,17 +107,14 @@ class ChatWidget(w.VBox):
         )
         self.add_class("nb-hitl-chat")
 
-        self._live: dict[str, LiveMessageView] = {}
-        self._pending: dict[str, Msg] = {}
-        self._flush_handle: asyncio.TimerHandle | None = None
-        self._last_flush = 0.0
+        self.live = LiveRows(
+            self.transcript, self._bridge, 1.0 / max_updates_per_second, self.status.refresh
+        )
         self._queue: deque[Msg] = deque()
         self._runner: asyncio.Task[Any] | None = None
         self._input_source: WidgetInput | None = None
         self._sent_text: dict[str, str] = {}
         self._error_seen = False
-        self.flushes = 0
-        """How many coalesced redraws of streaming messages happened (for benchmarks)."""
         self.last_interrupted = False
         """True after a reply was interrupted, until the next reply starts."""
         memory = getattr(agent, "memory", None)
@@ -246,6 +241,11 @@ class ChatWidget(w.VBox):
         super().close()
 
     @property
+    def flushes(self) -> int:
+        """How many coalesced redraws of streaming messages happened (for benchmarks)."""
+        return self.live.flushes
+
+    @property
     def rows(self) -> list[w.Widget]:
         """The row widgets currently drawn (oldest first, newest last)."""
         return self.transcript.rows
@@ -293,10 +293,7 @@ class ChatWidget(w.VBox):
         self.status.set_state("stopping", "Stopping…")
         self.stop_button.disabled = True
         self.stop_button.description = "Stopping…"
-        self._pending.clear()  # deltas of a stopped reply are not drawn
-        if self._flush_handle is not None:
-            self._flush_handle.cancel()
-            self._flush_handle = None
+        self.live.stop()  # deltas of a stopped reply are not drawn
 
     def _finish_idle(self, interrupted: bool, error: str = "") -> None:
         self.stop_button.disabled = True
@@ -319,11 +316,8 @@ class ChatWidget(w.VBox):
         if isinstance(ev, MessageUpdated):
             if ev.msg is None or self.status.state == "stopping":
                 return
-            self._pending[ev.msg.id] = ev.msg
             self.status.tokens(ev.msg.id, ev.tokens)
-            if self._flush_handle is None:
-                delay = self._last_flush + self._interval - time.monotonic()
-                self._flush_handle = self._bridge.later(delay, self._flush)
+            self.live.push(ev.msg)
         elif isinstance(ev, MessageAdded) and ev.msg is not None:
             self._on_added(ev.msg)
         elif isinstance(ev, ReplyStarted):
@@ -336,11 +330,11 @@ class ChatWidget(w.VBox):
             if self.status.state == "running":
                 self.status.set_detail(f"running tool {ev.tool_use.name}")
         elif isinstance(ev, ReplyFinished):
-            self._end_live()
+            self.live.end()
             self._finish_idle(interrupted=ev.interrupted)
         elif isinstance(ev, ErrorOccurred):
             self._error_seen = True
-            self._end_live()
+            self.live.end()
             text = f"{ev.error_type}: {ev.message}"
             self._show_error_row(ev.agent_name, text)
             self._restore_input(self.transcript.last_user_msg())
@@ -362,52 +356,16 @@ class ChatWidget(w.VBox):
         self.transcript.add(Entry("note-" + uuid.uuid4().hex[:12], None, row))
 
     def _on_added(self, msg: Msg) -> None:
-        self._pending.pop(msg.id, None)
         self.transcript.confirm(msg.id)
-        entry = self.transcript.get(msg.id)
-        view = self._live.pop(msg.id, None)
-        if view is not None:
-            view.finish(msg)
-            if entry is not None:
-                entry.msg = msg
+        if self.live.commit(msg):
             return
+        entry = self.transcript.get(msg.id)
         if entry is not None:
             if entry.msg is not None and msg_flags(entry.msg) != msg_flags(msg):
                 entry.msg, entry.view = msg, None
                 self.transcript.render()
             return
         self.transcript.add(Entry(msg.id, msg))
-
-    def _flush(self) -> None:
-        self._flush_handle = None
-        self._last_flush = time.monotonic()
-        if not self._pending:
-            return
-        self.flushes += 1
-        pending, self._pending = self._pending, {}
-        for msg_id, msg in pending.items():
-            view = self._live.get(msg_id)
-            if view is None:
-                if self.transcript.get(msg_id) is not None:
-                    continue  # already committed and frozen
-                view = LiveMessageView(msg)
-                self._live[msg_id] = view
-                self.transcript.add(Entry(msg_id, msg, view))
-            view.update(msg)
-        self.status.refresh()
-
-    def _end_live(self) -> None:
-        """Remove streaming rows the reply never committed (an interrupt kept nothing)."""
-        self._pending.clear()
-        if self._flush_handle is not None:
-            self._flush_handle.cancel()
-            self._flush_handle = None
-        if not self._live:
-            return
-        for msg_id in list(self._live):
-            self._live.pop(msg_id).close()
-            self.transcript.remove(msg_id, render=False)
-        self.transcript.render()
 
     def _set_waiting(self, waiting: bool, prompt: Msg | None = None) -> None:
         if waiting:

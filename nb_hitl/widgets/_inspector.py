@@ -20,8 +20,9 @@ from nb_hitl.events import Event, ReplyFinished
 from ._live import html
 from ._loop import LoopBridge
 from ._memory_table import memory_table
+from ._plan_view import approx_html, bar_html, header_html, plan_html
 from ._render import CSS, esc
-from ._svg import token_bar, tokens_chart
+from ._svg import tokens_chart
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
@@ -344,68 +345,19 @@ class MemoryInspector(w.VBox):
             )
             self._draw_table()
             return
-        total, threshold = int(plan.total_tokens), int(plan.trigger_threshold or 0)
-        limit = f"of {threshold:,} (trigger_threshold)" if threshold else "(no trigger_threshold)"
-        count = f"{len(memory):,} message{'' if len(memory) == 1 else 's'}"
+        total = int(plan.total_tokens)
         if total > self.threshold_slider.max * 0.8:
             self.threshold_slider.max = int(total * 1.5)
         if len(memory) > self.keep_slider.max:
             self.keep_slider.max = len(memory)
-        b = plan.breakdown
-        parts = ", ".join(f"{esc(k)} {int(v):,}" for k, v in b.items())
-        self._header.value = (
-            f"<b>{count} · {total:,} tokens</b> {limit} · "
-            f"keep_recent {int(plan.keep_recent)}<br><small>{parts}</small>"
-        )
-        tok = plan.per_message_tokens
-        compress_tokens = sum(tok.get(i, 0) for i in plan.compress_ids)
-        recent_tokens = sum(tok.get(i, 0) for i in plan.keep_ids)
-        fixed = sum(int(v) for k, v in b.items() if k != "history")
-        self._bar.value = token_bar(
-            total,
-            threshold,
-            compress_tokens,
-            recent_tokens,
-            int(plan.tokens_after_estimate),
-            fixed_tokens=fixed,
-        )
-        n = len(plan.compress_ids)
-        fold = (
-            f"fold <b>{n}</b> message(s) ({compress_tokens:,} tokens) into the summary, keep "
-            f"{len(plan.keep_ids)} recent and {len(plan.pinned_ids)} pinned · "
-            f"{int(plan.tokens_before):,} → about <b>{int(plan.tokens_after_estimate):,}</b> tokens"
-        )
-        over = bool(getattr(plan, "over_threshold", plan.would_trigger))
-        if over and plan.would_trigger and getattr(plan, "enabled", True):
-            verdict = "<b>Over the threshold</b>: compresses before the next step; it would "
-        elif over:
-            verdict = "<b>Over the threshold</b> (automatic compression is off): "
-            verdict += "<i>Compress now</i> would "
-        else:
-            verdict = "Below the threshold: no automatic compression; <i>Compress now</i> would "
-        self._plan_html.value = (
-            f'<div class="nb-hitl-plan" data-compress="{n}" '
-            f'data-trigger="{int(plan.would_trigger)}">{verdict}{fold}'
-            f"{self._reasons(plan)}</div>"
-        )
-        approx = (
-            ""
-            if plan.exact
-            else '<span class="nb-hitl-note">Token counts are approximate: no exact tokenizer '
-            "for this model.</span>"
-        )
+        self._header.value = header_html(plan, len(memory))
+        self._bar.value = bar_html(plan)
+        self._plan_html.value = plan_html(plan)
+        approx = approx_html(plan)
         if self._approx.value != approx:
             self._approx.value = approx
         self._draw_table()
         self._draw_chart()
-
-    @staticmethod
-    def _reasons(plan: Any) -> str:
-        reasons = list(getattr(plan, "reasons", []) or [])
-        if not reasons:
-            return ""
-        items = "".join(f"<li>{esc(r)}</li>" for r in reasons[:8])
-        return f"<details><summary>why</summary><ul><small>{items}</small></ul></details>"
 
     def _draw_table(self) -> None:
         memory = self.agent.memory

@@ -8,15 +8,20 @@ shows the order memory holds.
 
 from __future__ import annotations
 
+import asyncio
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import ipywidgets as w
 
-from ._live import html
+from ._live import LiveMessageView, html
 from ._render import msg_html
 
 if TYPE_CHECKING:
     from nb_hitl.message import Msg
+
+    from ._loop import LoopBridge
 
 
 class Entry:
@@ -127,4 +132,86 @@ class Transcript:
             self.inner.children = children
 
 
-__all__ = ["Entry", "Transcript"]
+class LiveRows:
+    """The streaming rows of a transcript, redrawn at most once per ``interval`` seconds.
+
+    ``push`` records the newest state of a streaming message (deltas are coalesced: only the
+    latest state is drawn); ``commit`` freezes a row when memory holds its message; ``stop``
+    drops what is not drawn yet; ``end`` removes rows a finished reply never committed.
+    """
+
+    def __init__(
+        self,
+        transcript: Transcript,
+        bridge: LoopBridge,
+        interval: float,
+        on_flush: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.transcript = transcript
+        self.bridge = bridge
+        self.interval = interval
+        self.on_flush = on_flush
+        self.views: dict[str, LiveMessageView] = {}
+        self.pending: dict[str, Msg] = {}
+        self.flushes = 0
+        """How many coalesced redraws happened (for benchmarks and tests)."""
+        self._handle: asyncio.TimerHandle | None = None
+        self._last = 0.0
+
+    def push(self, msg: Msg) -> None:
+        """Draw ``msg`` (the whole message so far) at the next redraw."""
+        self.pending[msg.id] = msg
+        if self._handle is None:
+            delay = self._last + self.interval - time.monotonic()
+            self._handle = self.bridge.later(delay, self.flush)
+
+    def stop(self) -> None:
+        """Forget what is not drawn yet (deltas of a stopped reply are never drawn)."""
+        self.pending.clear()
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+    def commit(self, msg: Msg) -> bool:
+        """Freeze the live row of ``msg`` with its final content; False if it has none."""
+        self.pending.pop(msg.id, None)
+        view = self.views.pop(msg.id, None)
+        if view is None:
+            return False
+        view.finish(msg)
+        entry = self.transcript.get(msg.id)
+        if entry is not None:
+            entry.msg = msg
+        return True
+
+    def flush(self) -> None:
+        """Redraw every message with pending updates (creating its row on first sight)."""
+        self._handle = None
+        self._last = time.monotonic()
+        if not self.pending:
+            return
+        self.flushes += 1
+        pending, self.pending = self.pending, {}
+        for msg_id, msg in pending.items():
+            view = self.views.get(msg_id)
+            if view is None:
+                if self.transcript.get(msg_id) is not None:
+                    continue  # already committed and frozen
+                view = LiveMessageView(msg)
+                self.views[msg_id] = view
+                self.transcript.add(Entry(msg_id, msg, view))
+            view.update(msg)
+        self.on_flush()
+
+    def end(self) -> None:
+        """Remove streaming rows the reply never committed (an interrupt kept nothing)."""
+        self.stop()
+        if not self.views:
+            return
+        for msg_id in list(self.views):
+            self.views.pop(msg_id).close()
+            self.transcript.remove(msg_id, render=False)
+        self.transcript.render()
+
+
+__all__ = ["Entry", "LiveRows", "Transcript"]
