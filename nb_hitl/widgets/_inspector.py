@@ -88,8 +88,8 @@ class MemoryInspector(w.VBox):
         ):
             # A slider and its number box mirror each other; typing past the slider's end
             # extends the slider instead of being clamped.
-            slider.observe(self._mirror(box), "value")
-            box.observe(self._mirror(slider), "value")
+            slider.observe(self._bridge.callback(self._mirror(box)), "value")
+            box.observe(self._bridge.callback(self._mirror(slider)), "value")
             slider.observe(self._bridge.callback(lambda _ch: self._what_if_changed()), "value")
         self._plan_html = html()
         self.compress_button = w.Button(description="Compress now", icon="compress")
