@@ -142,3 +142,24 @@ def test_send_on_a_subshell_wakes_the_idle_main_loop(kernel7: KernelHarness) -> 
     kernel7.wait_comm(lambda m: "Hello from the loop." in chat_text(m), timeout=20)
     out = kernel7.execute("print([m.get_text_content() for m in agent.memory.messages])")
     assert out.strip() == "['hi there', 'Hello from the loop.']"
+
+
+def test_threshold_slider_moved_by_the_front_end_updates_the_plan(kernel: KernelHarness) -> None:
+    out = kernel.execute(
+        "from nb_hitl import Msg, ReActAgent, ScriptedModel\n"
+        "from nb_hitl.agent import CompressionConfig\n"
+        "from nb_hitl.memory import InMemoryMemory\n"
+        "from nb_hitl.widgets import MemoryInspector\n"
+        "mem = InMemoryMemory()\n"
+        "mem.add_sync([Msg('User', f'message {i} ' * 20, 'user') for i in range(40)])\n"
+        "agent = ReActAgent('Friday', 'sys', ScriptedModel(['x']), memory=mem,\n"
+        "    compression_config=CompressionConfig(trigger_threshold=100000, keep_recent=3))\n"
+        "ins = MemoryInspector(agent)\n"
+        "print(ins.threshold_slider.model_id, ins.plan.total_tokens)"
+    )
+    slider, total = out.split()
+    assert 'data-trigger="0"' in kernel.execute("print(ins._plan_html.value)")
+    kernel.set_value(slider, {"value": int(total) // 2})
+    kernel.wait_comm(lambda m: 'data-trigger=\\"1\\"' in state_text(m), timeout=20)
+    assert kernel.execute("print(ins.threshold_box.value)").strip() == str(int(total) // 2)
+    assert kernel.execute("print(agent.compression_config.trigger_threshold)").strip() == "100000"
