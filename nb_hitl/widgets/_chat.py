@@ -31,7 +31,7 @@ from nb_hitl.message import Msg
 from ._approval import ApprovalCards
 from ._input import WidgetInput
 from ._live import html
-from ._loop import LoopBridge
+from ._loop import LoopBridge, WidgetRegistry
 from ._render import CSS, esc, msg_flags
 from ._status import StatusLine
 from ._transcript import Entry, LiveRows, Transcript
@@ -40,6 +40,10 @@ if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
 
 EMPTY_INPUT_NOTE = "Nothing sent: the message is empty. Type an instruction first."
+REPLACED_NOTE = "This chat no longer follows the agent: a newer one was created for it."
+
+_CHATS = WidgetRegistry()
+"""The newest ChatWidget of each agent."""
 
 
 class ChatWidget(w.VBox):
@@ -122,6 +126,9 @@ class ChatWidget(w.VBox):
             self.transcript.add(Entry(msg.id, msg), render=False)
         self.transcript.render()
         self._sub = agent.subscribe(self._bridge.callback(self._on_event))
+        self.detached = False
+        """True once a newer ChatWidget for the same agent took over (re-running the cell)."""
+        _CHATS.replace(agent, self, REPLACED_NOTE)
         self.approvals: ApprovalCards | None = None
         """Approval cards of tool calls waiting for a decision (agents with approvals)."""
         if isinstance(agent, ToolApprovalMixin):
@@ -228,8 +235,12 @@ class ChatWidget(w.VBox):
         """Draw ``max_rendered`` more of the older rows."""
         self.transcript.show_earlier()
 
-    def close(self) -> None:
-        """Stop listening to the agent and close the widget."""
+    def detach(self, reason: str = "") -> None:
+        """Stop following the agent: no more events, buttons off; the transcript stays.
+
+        A newer ChatWidget for the same agent detaches the older one, so re-running a cell
+        does not leave stale widgets redrawing (and sending comm messages) for every event.
+        """
         sub = getattr(self, "_sub", None)
         if sub is not None:
             sub.close()
@@ -238,6 +249,16 @@ class ChatWidget(w.VBox):
             approvals.close()
         if hasattr(self, "status"):
             self.status.stop_ticker()
+        if reason and not getattr(self, "detached", True):
+            self.detached = True
+            for button in (self.send_button, self.stop_button, self.continue_button):
+                button.disabled = True
+            self.live.stop()
+            self._note.value = f'<span class="nb-hitl-note">{esc(reason)}</span>'
+
+    def close(self) -> None:
+        """Stop listening to the agent and close the widget."""
+        self.detach()
         super().close()
 
     @property
@@ -381,4 +402,4 @@ class ChatWidget(w.VBox):
             self.status.set_state("idle")
 
 
-__all__ = ["EMPTY_INPUT_NOTE", "ChatWidget"]
+__all__ = ["EMPTY_INPUT_NOTE", "REPLACED_NOTE", "ChatWidget"]

@@ -18,7 +18,7 @@ import ipywidgets as w
 from nb_hitl.events import Event, ReplyFinished
 
 from ._live import html
-from ._loop import LoopBridge
+from ._loop import LoopBridge, WidgetRegistry
 from ._memory_table import memory_table
 from ._plan_view import approx_html, bar_html, header_html, plan_html
 from ._render import CSS, esc
@@ -27,6 +27,10 @@ from ._svg import tokens_chart
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
 
+
+REPLACED_NOTE = "This inspector no longer follows the agent: a newer one was created for it."
+_INSPECTORS = WidgetRegistry()
+"""The newest MemoryInspector of each agent."""
 
 MIN_DELAY = 0.05
 """Seconds an event-driven refresh waits at least (the chat's own updates go first)."""
@@ -140,6 +144,7 @@ class MemoryInspector(w.VBox):
             self.compress_button.disabled = self.undo_button.disabled = True
             self.pin_button.disabled = self.unpin_button.disabled = True
         self._sub = agent.subscribe(self._bridge.callback(self._on_event))
+        _INSPECTORS.replace(agent, self, REPLACED_NOTE)
         memory = getattr(agent, "memory", None)
         self._remove_listener = (
             memory.add_listener(lambda _m: self._bridge.call(self.schedule_refresh))
@@ -227,12 +232,34 @@ class MemoryInspector(w.VBox):
         self.plan = self._compute_plan(self.threshold or None, self.keep_recent)
         self._draw()
 
-    def close(self) -> None:
-        """Stop listening to the agent and its memory, and close the widget."""
+    def detach(self, reason: str = "") -> None:
+        """Stop following the agent and its memory (a newer inspector took over)."""
         if getattr(self, "_sub", None) is not None:
             self._sub.close()
         if getattr(self, "_remove_listener", None) is not None:
             self._remove_listener()  # type: ignore[misc]
+            self._remove_listener = None
+        if getattr(self, "_refresh_handle", None) is not None:
+            self._refresh_handle.cancel()  # type: ignore[union-attr]
+            self._refresh_handle = None
+        if reason:
+            for ctl in (
+                self.threshold_slider,
+                self.threshold_box,
+                self.keep_slider,
+                self.keep_box,
+                self.compress_button,
+                self.undo_button,
+                self.reset_button,
+                self.pin_button,
+                self.unpin_button,
+            ):
+                ctl.disabled = True
+            self._say(reason)
+
+    def close(self) -> None:
+        """Stop listening to the agent and its memory, and close the widget."""
+        self.detach()
         super().close()
 
     # -- internals ---------------------------------------------------------------------------

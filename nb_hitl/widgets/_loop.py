@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import weakref
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -106,4 +107,26 @@ class LoopBridge:
         return self.loop.call_later(max(0.0, delay), self._safe, fn, *args)
 
 
-__all__ = ["LoopBridge"]
+class WidgetRegistry:
+    """The newest widget of each agent (weakly held); a newer one detaches the older.
+
+    Re-running a cell makes a new widget for the same agent; the old one would otherwise keep
+    redrawing (and sending comm messages) for every event, unseen.
+    """
+
+    def __init__(self) -> None:
+        self._newest: weakref.WeakKeyDictionary[Any, weakref.ref[Any]] = weakref.WeakKeyDictionary()
+
+    def replace(self, agent: Any, widget: Any, note: str) -> None:
+        """Record ``widget`` for ``agent``; call ``detach(note)`` on the one it replaces."""
+        try:
+            older_ref = self._newest.get(agent)
+            self._newest[agent] = weakref.ref(widget)
+        except TypeError:  # an agent that cannot be weakly referenced: nothing to track
+            return
+        older = older_ref() if older_ref is not None else None
+        if older is not None and older is not widget:
+            older.detach(note)
+
+
+__all__ = ["LoopBridge", "WidgetRegistry"]

@@ -175,3 +175,18 @@ def test_import_nb_hitl_does_not_import_widgets() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+async def test_a_newer_panel_for_the_same_agent_detaches_the_older_one() -> None:
+    agent = ReActAgent("Friday", "sys", ScriptedModel(["one", "two"], tokens_per_second=2000))
+    old = AgentPanel(agent, session=None)
+    new = AgentPanel(agent, session=None)  # the cell was re-run
+    assert old.chat.detached and old.chat.send_button.disabled
+    assert "no longer follows" in old.chat._note.value
+    assert old.inspector is not None and old.inspector.compress_button.disabled
+    new.chat.send("hello")
+    await until(lambda: new.chat.state == "idle" and len(agent.memory) == 2)
+    assert old.chat.rows == [] and old.chat.flushes == 0  # the stale one drew nothing
+    assert not new.chat.detached and not new.chat.send_button.disabled
+    other = ChatWidget(ReActAgent("Other", "sys", ScriptedModel(["x"])))
+    assert not new.chat.detached and not other.detached  # other agents are not affected
