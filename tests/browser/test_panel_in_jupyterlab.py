@@ -64,7 +64,7 @@ def colour(page: Any, selector: str) -> str:
     return str(page.locator(selector).first.evaluate("el => getComputedStyle(el).borderLeftColor"))
 
 
-@pytest.mark.parametrize("comms", ["disabled", "perComm"])
+@pytest.mark.parametrize("comms", ["disabled", "perCommTarget", "perComm"])
 def test_send_stop_resume_and_what_if(
     browser: Any, lab: LabServer, artifacts: Path, comms: str
 ) -> None:
