@@ -406,3 +406,40 @@ async def test_seed_walkthrough_flow() -> None:
     assert not resumed.metadata.get("_is_interrupted")
     assert "Picking up where I left off" in (resumed.get_text_content() or "")
     assert_history_valid(agent.memory.messages)
+
+
+async def test_interrupt_inside_a_streaming_tool_keeps_its_partial_output(make_agent) -> None:
+    from collections.abc import AsyncGenerator
+
+    from nb_hitl.tool import ToolResponse
+
+    halfway = asyncio.Event()
+
+    async def download(pages: int) -> AsyncGenerator[ToolResponse, None]:
+        """Stream pages.
+
+        Args:
+            pages: how many.
+        """
+        text = ""
+        for i in range(pages):
+            text += f"page {i}\n"
+            yield ToolResponse.text(text)
+            if i == 1:
+                halfway.set()
+            await asyncio.sleep(0.05 if i < 1 else 30)
+
+    toolkit = Toolkit()
+    toolkit.register_tool_function(download)
+    agent = make_agent(
+        [ScriptedTurn(tool_calls=[ScriptedToolCall("download", {"pages": 5})])], toolkit=toolkit
+    )
+    task = asyncio.create_task(agent(user("download")))
+    await asyncio.wait_for(halfway.wait(), 10)
+    await agent.interrupt()
+    result = await task
+    check_after_interrupt(agent, result)
+    (tool_result,) = [b for m in agent.memory.messages for b in m.get_content_blocks("tool_result")]
+    assert tool_result.is_interrupted
+    assert tool_result.output_text().endswith("Partial output:\npage 0\npage 1\n")
+    await resume_works(agent)
