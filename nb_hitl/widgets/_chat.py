@@ -64,7 +64,7 @@ class ChatWidget(w.VBox):
         *,
         user_name: str = "User",
         max_rendered: int = 50,
-        max_updates_per_second: float = 10.0,
+        max_updates_per_second: float = 20.0,
         continue_text: str = "Please continue.",
         css: bool = True,
     ) -> None:

@@ -132,12 +132,23 @@ class Transcript:
             self.inner.children = children
 
 
+FAST_CHARS_PER_SECOND = 4_000
+"""Above this text rate, redraws slow down (to at most one per ``MAX_INTERVAL``)."""
+MAX_INTERVAL = 0.25
+"""The longest wait between redraws of a very fast stream."""
+
+
 class LiveRows:
     """The streaming rows of a transcript, redrawn at most once per ``interval`` seconds.
 
     ``push`` records the newest state of a streaming message (deltas are coalesced: only the
     latest state is drawn); ``commit`` freezes a row when memory holds its message; ``stop``
     drops what is not drawn yet; ``end`` removes rows a finished reply never committed.
+
+    A very fast stream (over ``FAST_CHARS_PER_SECOND``, e.g. a local model at 1,000 tokens/s)
+    is redrawn less often, down to one redraw per ``MAX_INTERVAL``: each redraw resends the
+    growing tail, so fewer, larger steps cost far fewer bytes, and at that speed nobody can
+    read along anyway. Typical model speeds keep the full rate.
     """
 
     def __init__(
@@ -157,12 +168,14 @@ class LiveRows:
         """How many coalesced redraws happened (for benchmarks and tests)."""
         self._handle: asyncio.TimerHandle | None = None
         self._last = 0.0
+        self._next_interval = interval
+        self._drawn_len: dict[str, int] = {}
 
     def push(self, msg: Msg) -> None:
         """Draw ``msg`` (the whole message so far) at the next redraw."""
         self.pending[msg.id] = msg
         if self._handle is None:
-            delay = self._last + self.interval - time.monotonic()
+            delay = self._last + self._next_interval - time.monotonic()
             self._handle = self.bridge.later(delay, self.flush)
 
     def stop(self) -> None:
@@ -175,6 +188,7 @@ class LiveRows:
     def commit(self, msg: Msg) -> bool:
         """Freeze the live row of ``msg`` with its final content; False if it has none."""
         self.pending.pop(msg.id, None)
+        self._drawn_len.pop(msg.id, None)
         view = self.views.pop(msg.id, None)
         if view is None:
             return False
@@ -192,6 +206,7 @@ class LiveRows:
             return
         self.flushes += 1
         pending, self.pending = self.pending, {}
+        grown = 0
         for msg_id, msg in pending.items():
             view = self.views.get(msg_id)
             if view is None:
@@ -201,11 +216,17 @@ class LiveRows:
                 self.views[msg_id] = view
                 self.transcript.add(Entry(msg_id, msg, view))
             view.update(msg)
+            size = len(msg.get_text_content() or "")
+            grown += max(0, size - self._drawn_len.get(msg_id, 0))
+            self._drawn_len[msg_id] = size
+        self._next_interval = min(MAX_INTERVAL, max(self.interval, grown / FAST_CHARS_PER_SECOND))
         self.on_flush()
 
     def end(self) -> None:
         """Remove streaming rows the reply never committed (an interrupt kept nothing)."""
         self.stop()
+        self._drawn_len.clear()
+        self._next_interval = self.interval
         if not self.views:
             return
         for msg_id in list(self.views):

@@ -312,3 +312,20 @@ async def test_compression_during_a_reply_shows_a_note_row() -> None:
     note = next(r for r in chat.rows if "Memory compressed" in all_html(r))
     assert "nb-hitl-event" in all_html(note)
     assert any("compressed" in memory.marks_of(m.id) for m in memory.messages)
+
+
+async def test_very_fast_streams_are_redrawn_less_often_and_normal_ones_at_full_rate() -> None:
+    from nb_hitl.widgets._transcript import MAX_INTERVAL
+
+    fast = ChatWidget(slow_agent([" ".join([LONG] * 25)], tps=5000))
+    fast.send("fast")
+    await until(lambda: fast.flushes >= 3)
+    assert fast.state == "running"
+    assert fast.live._next_interval == MAX_INTERVAL  # big steps: fewer resends of the tail
+    fast.stop()
+    normal = ChatWidget(slow_agent([LONG], tps=40))
+    normal.send("normal")
+    await until(lambda: normal.flushes >= 3)
+    assert normal.live._next_interval == normal.live.interval == 1 / 20
+    normal.stop()
+    await until(lambda: fast.state == normal.state == "idle")
