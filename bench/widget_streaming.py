@@ -64,7 +64,9 @@ def long_text(n):
 """
 
 
-def bench_stream(k: KernelHarness, tokens: int, rate: float, hz: float | None) -> None:
+def bench_stream(
+    k: KernelHarness, tokens: int, rate: float, hz: float | None, goals: bool = True
+) -> None:
     k.execute(TEXT_CODE)
     k.execute(
         "import asyncio, time, json\n"
@@ -112,7 +114,11 @@ def bench_stream(k: KernelHarness, tokens: int, rate: float, hz: float | None) -
     comm_bytes = sum(wire_size(m) for m in msgs)
     print(f"stream: {tokens} tokens at {rate:.0f} tok/s, final text {text_bytes:,} bytes")
     print(f"  comm messages sent: {len(msgs)} ({len(msgs) / wall1:.1f}/s), {comm_bytes:,} bytes")
-    print(f"  comm bytes per byte of final text: {comm_bytes / text_bytes:.2f} (goal <= 5)")
+    goal = " (goal <= 5)" if goals else ""
+    print(
+        f"  comm bytes per byte of final text: {comm_bytes / text_bytes:.2f}{goal}; "
+        f"{comm_bytes / wall1 / 1000:.1f} kB/s"
+    )
     kinds: dict[str, list[int]] = {}
     for m in msgs:
         state = m["content"].get("data", {}).get("state", {})
@@ -120,10 +126,12 @@ def bench_stream(k: KernelHarness, tokens: int, rate: float, hz: float | None) -
         kinds.setdefault(key, []).append(wire_size(m))
     top = sorted(kinds.items(), key=lambda kv: -sum(kv[1]))[:5]
     print("  largest parts: " + "; ".join(f"{k} {len(v)} msgs {sum(v):,} B" for k, v in top))
-    print(f"  redraws per second: {flushes / wall1:.1f} ({flushes} in {wall1:.1f} s; goal <= 20)")
+    goal = "; goal <= 20" if goals else ""
+    print(f"  redraws per second: {flushes / wall1:.1f} ({flushes} in {wall1:.1f} s{goal})")
     print(
         f"  kernel CPU: {cpu1 / wall1:.1%} of one core with the widget, {cpu0 / wall0:.1%} "
-        f"without; UI share {(cpu1 / wall1 - cpu0 / wall0):.1%} (goal <= 15%)"
+        f"without; UI share {(cpu1 / wall1 - cpu0 / wall0):.1%}"
+        + (" (goal <= 15%)" if goals else "")
     )
 
 
@@ -231,8 +239,11 @@ def main() -> None:
     k = KernelHarness(sys.executable)
     try:
         bench_stream(k, args.tokens, args.rate, args.hz)
-        print("for comparison, a typical model speed (redraws at the full rate):")
-        bench_stream(k, 2_000, 100.0, args.hz)
+        print(
+            "for comparison, a typical model speed, redrawn at the full rate (each redraw "
+            "carries a ~750-byte message envelope, which dominates at this speed):"
+        )
+        bench_stream(k, 2_000, 100.0, args.hz, goals=False)
         bench_interrupt_latency(k, args.trials)
         bench_panel_build(k)
         bench_threshold_change(k, args.trials)
