@@ -45,9 +45,13 @@ def lab() -> Iterator[LabServer]:
         server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(chromium_path: str) -> Iterator[Any]:
-    """A headless Chromium driven by Playwright."""
+    """A headless Chromium driven by Playwright, for one test module.
+
+    Playwright's sync API runs its own event loop in this thread while it is open, which
+    breaks every later asyncio test; module scope closes it before other folders' tests run.
+    """
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
