@@ -26,6 +26,7 @@ from ._svg import tokens_chart
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
+    from nb_hitl.message import Msg
 
 
 REPLACED_NOTE = "This inspector no longer follows the agent: a newer one was created for it."
@@ -395,8 +396,32 @@ class MemoryInspector(w.VBox):
         tokens = self.plan.per_message_tokens if self.plan is not None else {}
         more = f"<small>{start:,} earlier message(s) not listed.</small>" if start else ""
         self._table.value = more + memory_table(
-            shown, marks, tokens, self.plan, memory.summary, first_index=start
+            shown,
+            marks,
+            tokens,
+            self.plan,
+            memory.summary,
+            first_index=start,
+            provider=self._provider_labels(shown),
         )
+
+    def _provider_labels(self, shown: list[Msg]) -> dict[str, str]:
+        """Provider-reported prompt tokens next to nb_hitl's count, for replies that have them.
+
+        The drift tells whether the chosen encoding matches the model (a few percent is chat
+        overhead; 20-40 % means the model uses another tokenizer).
+        """
+        from nb_hitl.model import check_prompt_tokens, reported_usage
+
+        labels: dict[str, str] = {}
+        config = getattr(self.agent, "compression_config", None)
+        counter = getattr(config, "agent_token_counter", None)
+        for msg in shown:
+            if msg.role == "assistant" and reported_usage(msg) is not None:
+                check = check_prompt_tokens(self.agent, msg, counter)
+                if check is not None:
+                    labels[msg.id] = check.label()
+        return labels
 
     def _draw_chart(self) -> None:
         threshold = self.threshold if self.plan is not None else 0

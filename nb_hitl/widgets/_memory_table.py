@@ -62,10 +62,13 @@ def memory_table(
     summary: str,
     *,
     first_index: int = 0,
+    provider: Mapping[str, str] | None = None,
 ) -> str:
     """Rows for ``messages`` (numbered from ``first_index + 1``) plus the summary row.
 
     The summary row sits right above the first compressed message (the ones it replaced).
+    ``provider`` maps message ids to a provider-usage label (prompt tokens the provider
+    reported next to nb_hitl's own count), shown under the token count.
     """
     compress = set(plan.compress_ids) if plan is not None else set()
     keep = set(plan.keep_ids) if plan is not None else set()
@@ -91,11 +94,13 @@ def memory_table(
             for c, t in marks_for(msg, mset, compress, keep, pinned)
         )
         count = tokens.get(msg.id)
+        label = (provider or {}).get(msg.id)
+        drift = f'<br><small class="nb-hitl-provider">{esc(label)}</small>' if label else ""
         rows.append(
             f'<tr class="{" ".join(classes)}" data-id="{esc(msg.id)}"><td>{i}</td>'
             f"<td>{esc(msg.role)}</td><td>{esc(preview(msg.name, 20))}</td>"
             f"<td>{esc(preview(_msg_text(msg), 70))}</td>"
-            f'<td style="text-align:right">{"" if count is None else f"{count:,}"}</td>'
+            f'<td style="text-align:right">{"" if count is None else f"{count:,}"}{drift}</td>'
             f"<td>{badges}</td></tr>"
         )
     if not summary_done:
