@@ -68,6 +68,7 @@ class MemoryInspector(w.VBox):
         self._last_refresh = 0.0
         self._points: list[tuple[int, int]] = []
         self._compressions: list[int] = []
+        self._points_due: list[int] = []
         self._turn = 0
 
         first = self._compute_plan(None, None)
@@ -231,6 +232,10 @@ class MemoryInspector(w.VBox):
         self._last_refresh = time.monotonic()
         self.refreshes += 1
         self.plan = self._compute_plan(self.threshold or None, self.keep_recent)
+        if self.plan is not None:
+            total = int(self.plan.total_tokens)
+            self._points.extend((turn, total) for turn in self._points_due)
+        self._points_due.clear()
         self._draw()
 
     def detach(self, reason: str = "") -> None:
@@ -354,10 +359,10 @@ class MemoryInspector(w.VBox):
             self.schedule_refresh()
 
     def _record_point(self) -> None:
-        plan = self._compute_plan(self.threshold or None, self.keep_recent)
-        if plan is not None:
-            self._points.append((self._turn, int(plan.total_tokens)))
-            self._draw_chart()
+        # Counted at the next (throttled) refresh, not now: right after a reply ends or is
+        # interrupted, the chat's own updates must not wait behind a plan computation.
+        if self._turn not in self._points_due:
+            self._points_due.append(self._turn)
 
     # -- drawing -----------------------------------------------------------------------------
     def _draw(self) -> None:

@@ -144,6 +144,9 @@ class LiveMessageView(w.VBox):
 
     def finish(self, msg: Msg) -> None:
         """Freeze: final text as markdown, blocks in full, interrupted or error style."""
+        # The style first, in one message: after Stop it is what the person waits to see.
+        self._dom_classes = tuple(msg_classes(msg))
+        self._header.value = header_html(msg)
         text = msg.get_text_content() or ""
         if not text.startswith("".join(self._frozen)):
             # The final text is not a continuation of what streamed: redraw from scratch.
@@ -162,10 +165,6 @@ class LiveMessageView(w.VBox):
         if err:
             extras += plain(str(err))
         self._extras.value = extras
-        self._header.value = header_html(msg)
-        self.remove_class("nb-hitl-live")
-        for c in msg_classes(msg):
-            self.add_class(c)
         self.finished = True
 
 

@@ -155,11 +155,13 @@ async def test_event_driven_refreshes_are_throttled() -> None:
     start = ins.refreshes
     for text in ("a", "b", "c"):
         await agent(Msg("User", text, "user"))
-    await until(lambda: len(ins._points) == 4, what="chart points")
-    # Six messages were added, but the last refresh is younger than the interval: one
-    # refresh is pending, none ran.
+    await until(lambda: len(ins._points_due) == 3, what="three finished turns")
+    # Six messages were added and three replies finished, but the last refresh is younger
+    # than the interval: one refresh is pending, none ran.
     assert ins.refreshes == start
     assert ins._refresh_handle is not None
+    ins.refresh()  # what the pending refresh will do: count the turns, draw the chart
+    assert [t for t, _ in ins._points] == [0, 1, 2, 3]
     assert ins._chart.value.count("<circle") == 4
 
 
