@@ -15,7 +15,8 @@ The AgentScope 1.x model, without its defects:
 - The reply task ``uncancel()``s itself after catching the interrupt, so nothing downstream
   sees a stale cancellation request.
 - If the *caller* is cancelled (a notebook's interrupt-kernel on an awaiting cell), the reply is
-  interrupted the same graceful way, and the caller still sees its own cancellation.
+  interrupted the same graceful way (``metadata["interrupted_by"] == "cancelled"``), and the
+  caller still sees its own cancellation.
 - A second concurrent ``agent()`` call raises ``AgentBusyError`` instead of interleaving memory.
 - The message given to ``interrupt(msg)`` is recorded in memory after the interrupted reply.
 """
@@ -24,8 +25,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import types
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine, Generator
 from typing import Any
 
 from nb_hitl.events import (
@@ -50,6 +52,32 @@ def _uncancel(task: asyncio.Task[Any] | None) -> None:
     if task is not None and hasattr(task, "uncancel"):
         while task.cancelling():  # type: ignore[attr-defined,unused-ignore]
             task.uncancel()
+
+
+@types.coroutine
+def _resume_steps(coro: Coroutine[Any, Any, Msg], pending: Any) -> Generator[Any, Any, Msg]:
+    # Go on driving a coroutine that was stepped by hand and suspended on ``pending``,
+    # exactly as ``await coro`` would have (same futures, values and exceptions).
+    while True:
+        try:
+            sent = yield pending
+        except GeneratorExit:
+            coro.close()
+            raise
+        except BaseException as exc:  # thrown in by the task: pass it on
+            try:
+                pending = coro.throw(exc)
+            except StopIteration as done:
+                return done.value
+        else:
+            try:
+                pending = coro.send(sent)
+            except StopIteration as done:
+                return done.value
+
+
+async def _resume(coro: Coroutine[Any, Any, Msg], pending: Any) -> Msg:
+    return await _resume_steps(coro, pending)
 
 
 class AgentBase:
@@ -77,6 +105,7 @@ class AgentBase:
         self._handling_interrupt = False
         self._interrupt_msgs: list[Msg] = []
         self._where = ""
+        self._interrupt_cause = "interrupt"
 
     # -- to implement ------------------------------------------------------------------------
     async def reply(self, msg: Msg | None = None, **kwargs: Any) -> Msg:
@@ -91,7 +120,11 @@ class AgentBase:
         """Hook run inside the reply task when ``reply()`` raised; keeps memory valid."""
 
     def _interrupted_msg(self, role: str = "assistant", **extra: Any) -> Msg:
-        metadata: dict[str, Any] = {"_is_interrupted": True, "interrupted_at": self._where}
+        metadata: dict[str, Any] = {
+            "_is_interrupted": True,
+            "interrupted_at": self._where,
+            "interrupted_by": self._interrupt_cause,
+        }
         metadata.update(extra)
         return Msg(self.name, self.interrupt_text, role, metadata=metadata)  # type: ignore[arg-type]
 
@@ -110,20 +143,28 @@ class AgentBase:
         self._reply_id = uuid.uuid4().hex[:12]
         self._task_started = False
         self._interrupt_requested = False
+        self._interrupt_cause = "interrupt"
         self._handling_interrupt = False
         self._where = "before start"
         task = loop.create_task(self._run(msg, self._reply_id, kwargs), name=f"reply:{self.name}")
         self._reply_task = task
-        try:
-            # Shielded: cancelling the caller must not cancel the reply raw (and a plain
-            # Task, so that asyncio.timeout / anyio cancel scopes inside the reply keep working).
+        caller = asyncio.current_task()
+        if caller is not None and hasattr(caller, "cancelling"):
+            # Python 3.11+: await the reply task directly. If the caller is cancelled, asyncio
+            # cancels the reply task, which turns that into a graceful interrupt and returns its
+            # message; the caller's own cancellation is then re-raised here (its cancel count
+            # went up), so `asyncio.timeout()` and `TaskGroup` in the caller see it as usual.
+            before = caller.cancelling()
+            result = await task
+            if caller.cancelling() > before:
+                raise asyncio.CancelledError
+            return result
+        try:  # Python 3.10: no cancel count; shield the reply and interrupt it by hand.
             return await asyncio.shield(task)
         except asyncio.CancelledError:
             if task.done():
                 raise
-            # The caller was cancelled, not the reply: interrupt the reply gracefully, let it
-            # close its history, then let the caller's cancellation continue.
-            self._request_interrupt("caller cancelled")
+            self._request_interrupt("cancelled")
             while not task.done():
                 try:
                     await asyncio.wait({task})
@@ -143,9 +184,9 @@ class AgentBase:
                     raise asyncio.CancelledError
                 result = await self.reply(msg, **kwargs)
             except asyncio.CancelledError:
-                if not self._interrupt_requested:  # someone cancelled the task directly
+                if not self._interrupt_requested:  # the task (or its awaiting caller) cancelled
                     self._interrupt_requested = True
-                    self._where = self._where or "cancelled"
+                    self._interrupt_cause = "cancelled"
                 _uncancel(me)
                 result = await self._run_handle_interrupt(msg)
                 self._emit(Interrupted(self.name, reply_id, result, self._where))
@@ -162,10 +203,17 @@ class AgentBase:
                 self._reply_task = None
 
     async def _run_handle_interrupt(self, msg: Msg | None) -> Msg:
-        # handle_interrupt() runs in an inner task behind a shield: a raw cancel of the reply
-        # task while it runs is absorbed, so the history is closed exactly once.
+        # handle_interrupt() must close the history exactly once, even if the reply task is
+        # cancelled raw while it runs. Most handlers never suspend (memory writes are
+        # synchronous), so the coroutine is first stepped inline: no extra loop iterations.
+        # Only if it suspends does the rest move to an inner task behind a shield.
         self._handling_interrupt = True
-        inner = asyncio.ensure_future(self._interrupt_and_record(msg))
+        coro = self._interrupt_and_record(msg)
+        try:
+            pending = coro.send(None)
+        except StopIteration as done:
+            return done.value
+        inner = asyncio.ensure_future(_resume(coro, pending))
         while True:
             try:
                 return await asyncio.shield(inner)
@@ -189,15 +237,14 @@ class AgentBase:
         return result
 
     # -- interrupting -------------------------------------------------------------------------
-    def _request_interrupt(self, where: str | None = None) -> bool:
+    def _request_interrupt(self, cause: str = "interrupt") -> bool:
         task = self._reply_task
         if task is None or task.done():
             return False
         if self._interrupt_requested:
             return True  # already interrupting: absorbed, never a second cancel
         self._interrupt_requested = True
-        if where:
-            self._where = where
+        self._interrupt_cause = cause
         if self._task_started:
             task.cancel()
         return True

@@ -296,7 +296,8 @@ async def test_cancelling_the_awaiting_caller_interrupts_gracefully(make_agent) 
     assert finished and finished[0].interrupted
     interrupted = agent.memory.messages[-1]
     assert interrupted.is_interrupted
-    assert interrupted.metadata["interrupted_at"] == "caller cancelled"
+    assert interrupted.metadata["interrupted_at"] == "streaming"
+    assert interrupted.metadata["interrupted_by"] == "cancelled"
     assert_history_valid(agent.memory.messages)
     await resume_works(agent)
 
