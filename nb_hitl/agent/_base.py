@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import sys
 import types
 import uuid
 from collections.abc import AsyncIterator, Coroutine, Generator
@@ -43,6 +44,9 @@ from nb_hitl.events import (
 )
 from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.message import Msg
+
+_DIRECT_AWAIT = sys.version_info >= (3, 11)
+"""Await the reply task directly (needs ``Task.cancelling()``, Python 3.11+)."""
 
 DEFAULT_INTERRUPT_TEXT = "[Interrupted] The agent was interrupted by the user."
 
@@ -149,14 +153,14 @@ class AgentBase:
         task = loop.create_task(self._run(msg, self._reply_id, kwargs), name=f"reply:{self.name}")
         self._reply_task = task
         caller = asyncio.current_task()
-        if caller is not None and hasattr(caller, "cancelling"):
+        if _DIRECT_AWAIT and caller is not None:
             # Python 3.11+: await the reply task directly. If the caller is cancelled, asyncio
             # cancels the reply task, which turns that into a graceful interrupt and returns its
             # message; the caller's own cancellation is then re-raised here (its cancel count
             # went up), so `asyncio.timeout()` and `TaskGroup` in the caller see it as usual.
-            before = caller.cancelling()
+            before = caller.cancelling()  # type: ignore[attr-defined,unused-ignore]
             result = await task
-            if caller.cancelling() > before:
+            if caller.cancelling() > before:  # type: ignore[attr-defined,unused-ignore]
                 raise asyncio.CancelledError
             return result
         try:  # Python 3.10: no cancel count; shield the reply and interrupt it by hand.

@@ -282,7 +282,15 @@ async def test_double_interrupt_during_handle_interrupt(make_agent) -> None:
     await resume_works(agent)
 
 
-async def test_cancelling_the_awaiting_caller_interrupts_gracefully(make_agent) -> None:
+@pytest.mark.parametrize("direct_await", [True, False], ids=["direct", "shielded-3.10-path"])
+async def test_cancelling_the_awaiting_caller_interrupts_gracefully(
+    make_agent, monkeypatch: pytest.MonkeyPatch, direct_await: bool
+) -> None:
+    import nb_hitl.agent._base as base
+
+    if direct_await and not base._DIRECT_AWAIT:
+        pytest.skip("direct await needs Python 3.11")
+    monkeypatch.setattr(base, "_DIRECT_AWAIT", direct_await)
     agent = make_agent([LONG_TEXT], tokens_per_second=500)
     finished: list[ReplyFinished] = []
     agent.subscribe(lambda e: finished.append(e) if isinstance(e, ReplyFinished) else None)
