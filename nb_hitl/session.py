@@ -23,6 +23,7 @@ import dataclasses
 import json
 import os
 import tempfile
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -201,6 +202,21 @@ def atomic_write_text(path: Path, text: str) -> None:
             os.unlink(tmp)
         raise
     _fsync_dir(folder)
+    _remove_stale_temporaries(path)
+
+
+STALE_AFTER = 600.0
+"""Seconds after which a leftover temporary file of a crashed save is removed."""
+
+
+def _remove_stale_temporaries(path: Path) -> None:
+    # A save killed between write and rename leaves its temporary file; the next save clears
+    # those old enough that no other save can still be writing them.
+    cutoff = time.time() - STALE_AFTER
+    for leftover in path.parent.glob(f".{path.name}.*.tmp"):
+        with contextlib.suppress(OSError):
+            if leftover.stat().st_mtime < cutoff:
+                leftover.unlink()
 
 
 def save_session(

@@ -167,7 +167,12 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
         prompt = await self.format_prompt()
         tools = self.toolkit.get_json_schemas() or None
         msg = await self._stream_model(prompt, tools)
+        seen: set[str] = set()
         for call in msg.get_content_blocks("tool_use"):
+            if not call.id or call.id in seen:
+                # Some servers repeat or omit call ids; each call needs its own result.
+                call.id = f"{call.id or 'call'}_{len(seen)}"
+            seen.add(call.id)
             self._open_calls[call.id] = call
         await self._commit(msg)
         return msg

@@ -160,3 +160,17 @@ async def test_observe_adds_without_replying_and_refuses_while_busy(make_agent) 
     with pytest.raises(AgentBusyError):
         await agent.observe(Msg("Bob", "x", "user"))
     agent._reply_task.cancel()
+
+
+async def test_repeated_tool_call_ids_in_one_turn_each_get_a_result(make_agent) -> None:
+    calls = [ScriptedToolCall("weather", {"city": c}, id="call_0") for c in ("a", "b")]
+    agent = make_agent([ScriptedTurn(tool_calls=calls), "Both done."], toolkit=toolkit())
+    reply = await agent(user("two cities"))
+    assert reply.get_text_content() == "Both done."
+    uses = agent.memory.messages[1].get_content_blocks("tool_use")
+    assert len({u.id for u in uses}) == 2
+    results = [
+        b.output_text() for m in agent.memory.messages for b in m.get_content_blocks("tool_result")
+    ]
+    assert results == ["sunny in a", "sunny in b"]
+    assert_history_valid(agent.memory.messages)

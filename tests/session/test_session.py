@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -395,6 +396,13 @@ def test_a_crash_between_write_and_rename_leaves_the_previous_file_intact(
     fresh = make(Tools(), [])
     fresh.load_session(path)
     assert [m.get_text_content() for m in fresh.memory.messages] == ["first version"]
+    # The next save clears the crashed save's leftover once it is old enough.
+    agent.save_session(path)
+    assert tmp_file.exists()  # recent: another save could still be writing it
+    old = time.time() - 3600
+    os.utime(tmp_file, (old, old))
+    agent.save_session(path)
+    assert not tmp_file.exists()
 
 
 def test_a_failed_write_removes_its_temporary_file(tmp_path: Path) -> None:
