@@ -82,6 +82,17 @@ class Recorder:
         return [e for e in self.events if isinstance(e, kind)]
 
 
+def write_read_delete_turn() -> ScriptedTurn:
+    """One model turn asking for two calls that need approval (w1, d1) around one that does not."""
+    return ScriptedTurn(
+        tool_calls=[
+            call("write_file", "w1", path="a", text="1"),
+            call("read_file", "r1", path="a"),
+            call("delete_file", "d1", path="b"),
+        ]
+    )
+
+
 async def park(agent: ReActAgent, text: str = "Please write the file.") -> asyncio.Task[Msg]:
     task = asyncio.create_task(agent(user(text)))
     await wait_for_event(agent, lambda e: isinstance(e, ApprovalRequested))
@@ -237,19 +248,7 @@ async def test_always_allow_approves_waiting_calls_and_stops_asking() -> None:
 
 async def test_several_pending_calls_are_asked_together_and_decided_one_by_one() -> None:
     files = Files()
-    agent = build(
-        files,
-        [
-            ScriptedTurn(
-                tool_calls=[
-                    call("write_file", "w1", path="a", text="1"),
-                    call("read_file", "r1", path="a"),
-                    call("delete_file", "d1", path="b"),
-                ]
-            ),
-            "All handled.",
-        ],
-    )
+    agent = build(files, [write_read_delete_turn(), "All handled."])
     rec = Recorder(agent)
     task = await park(agent)
     assert [p.call_id for p in agent.pending_approvals] == ["w1", "d1"]
@@ -354,19 +353,7 @@ async def test_a_call_with_invalid_arguments_is_not_asked_about_it_just_fails() 
 
 async def test_interrupt_while_parked_closes_every_call_and_late_decisions_fail() -> None:
     files = Files()
-    agent = build(
-        files,
-        [
-            ScriptedTurn(
-                tool_calls=[
-                    call("write_file", "w1", path="a", text="1"),
-                    call("read_file", "r1", path="a"),
-                    call("delete_file", "d1", path="b"),
-                ]
-            ),
-            "Resumed fine.",
-        ],
-    )
+    agent = build(files, [write_read_delete_turn(), "Resumed fine."])
     rec = Recorder(agent)
     task = await park(agent)
     agent.approve("w1")  # decided, but the turn had not run yet

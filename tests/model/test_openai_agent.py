@@ -20,7 +20,7 @@ from nb_hitl.events import ErrorOccurred, Event, MessageUpdated
 from nb_hitl.exceptions import ModelStreamError
 from nb_hitl.message import Msg, TextBlock, ToolUseBlock
 from nb_hitl.model import OpenAIChatModel, check_prompt_tokens, reported_usage
-from nb_hitl.testing import assert_history_valid
+from nb_hitl.testing import assert_history_valid, wait_for_event
 from nb_hitl.token import TokenCounter
 from nb_hitl.tool import Toolkit, ToolResponse
 
@@ -42,21 +42,6 @@ def weather_toolkit() -> Toolkit:
     return toolkit
 
 
-async def wait_for(agent: ReActAgent, predicate: Callable[[Event], bool]) -> Event:
-    loop = asyncio.get_running_loop()
-    seen: asyncio.Future[Event] = loop.create_future()
-
-    def handler(event: Event) -> None:
-        if not seen.done() and predicate(event):
-            seen.set_result(event)
-
-    sub = agent.subscribe(handler)
-    try:
-        return await asyncio.wait_for(seen, 10)
-    finally:
-        sub.close()
-
-
 def texts_of(msgs: list[Msg]) -> list[str | None]:
     return [m.get_text_content() for m in msgs]
 
@@ -68,7 +53,9 @@ async def test_interrupt_mid_stream_closes_the_http_stream_and_keeps_the_partial
     name = fake_server.add(Scenario([Sse(text_chunks(pieces), delay=0.01)]))
     agent = ReActAgent("Friday", "Be brief.", make_model(name))
     task = asyncio.create_task(agent(Msg("User", "Tell me a long story.", "user")))
-    await wait_for(agent, lambda e: isinstance(e, MessageUpdated) and "w3" in e.delta)
+    await wait_for_event(
+        agent, lambda e: isinstance(e, MessageUpdated) and "w3" in e.delta, timeout=10
+    )
     assert await agent.interrupt()
     result = await task
     assert result.is_interrupted
@@ -103,7 +90,7 @@ async def test_interrupt_while_tool_arguments_stream_drops_only_the_half_sent_ca
         calls = event.msg.get_content_blocks("tool_use")
         return len(calls) == 2 and len(calls[1].raw_input or "") > 8
 
-    await wait_for(agent, second_call_streaming)
+    await wait_for_event(agent, second_call_streaming)
     await agent.interrupt()
     await task
     request = fake_server.requests_for(name)[0]
@@ -147,7 +134,9 @@ async def test_resume_after_an_interrupt_sends_the_consistent_history(
     )
     agent = ReActAgent("Friday", "Be brief.", make_model(name))
     task = asyncio.create_task(agent(Msg("User", "Explain.", "user")))
-    await wait_for(agent, lambda e: isinstance(e, MessageUpdated) and "t2" in e.delta)
+    await wait_for_event(
+        agent, lambda e: isinstance(e, MessageUpdated) and "t2" in e.delta, timeout=10
+    )
     await agent.interrupt()
     await task
     reply = await agent(Msg("User", "Please continue.", "user"))

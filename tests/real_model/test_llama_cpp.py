@@ -18,7 +18,7 @@ from nb_hitl.events import Event, MessageUpdated
 from nb_hitl.exceptions import ModelConnectionError
 from nb_hitl.message import Msg, TextBlock
 from nb_hitl.model import OpenAIChatModel
-from nb_hitl.testing import assert_history_valid, assert_prompt_valid
+from nb_hitl.testing import assert_history_valid, assert_prompt_valid, wait_for_event
 from nb_hitl.tool import Toolkit, ToolResponse
 
 pytestmark = pytest.mark.real_model
@@ -33,21 +33,6 @@ def get_weather(city: str) -> ToolResponse:
         city: the name of the city.
     """
     return ToolResponse(content=[TextBlock(text=f"It is sunny and 21 C in {city}.")])
-
-
-async def wait_for(agent: ReActAgent, predicate: object, timeout: float = 60.0) -> Event:
-    loop = asyncio.get_running_loop()
-    seen: asyncio.Future[Event] = loop.create_future()
-
-    def handler(event: Event) -> None:
-        if not seen.done() and predicate(event):  # type: ignore[operator]
-            seen.set_result(event)
-
-    sub = agent.subscribe(handler)
-    try:
-        return await asyncio.wait_for(seen, timeout)
-    finally:
-        sub.close()
 
 
 def several_pieces(event: Event) -> bool:
@@ -85,7 +70,7 @@ async def test_interrupting_real_generation_closes_the_stream_and_memory_stays_v
             max_tokens=400,
         )
     )
-    await wait_for(agent, several_pieces)
+    await wait_for_event(agent, several_pieces, timeout=60)
     assert await agent.interrupt()
     result = await task
     assert result.is_interrupted

@@ -177,12 +177,18 @@ async def test_pending_approvals_survive_a_restart_and_approving_after_load_resu
     assert [e.decision for e in events if isinstance(e, ApprovalDecided)] == ["edited"]
 
 
-async def test_resuming_undecided_calls_parks_again_and_asks_again(tmp_path: Path) -> None:
+async def saved_while_parked(path: Path) -> Path:
+    """Save a session while a reply is parked on approvals, then stop that reply."""
     agent = make(Tools(), [PARKING_TURN])
     task = await park(agent)
-    path = agent.save_session(tmp_path / "parked.json")
+    saved = agent.save_session(path)
     await agent.interrupt()
     await task
+    return saved
+
+
+async def test_resuming_undecided_calls_parks_again_and_asks_again(tmp_path: Path) -> None:
+    path = await saved_while_parked(tmp_path / "parked.json")
 
     tools = Tools()
     restarted = make(tools, ["Done."])
@@ -200,11 +206,7 @@ async def test_resuming_undecided_calls_parks_again_and_asks_again(tmp_path: Pat
 
 
 async def test_a_new_message_after_load_closes_parked_calls_unrun(tmp_path: Path) -> None:
-    agent = make(Tools(), [PARKING_TURN])
-    task = await park(agent)
-    path = agent.save_session(tmp_path / "parked.json")
-    await agent.interrupt()
-    await task
+    path = await saved_while_parked(tmp_path / "parked.json")
 
     tools = Tools()
     restarted = make(tools, ["Sure, something else."])
