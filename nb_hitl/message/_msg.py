@@ -131,10 +131,10 @@ class Msg(BaseModel):
     __str__ = __repr__
 
     def _repr_html_(self) -> str:
-        """Static, escaped HTML for notebook output (no widget needed)."""
-        from nb_hitl._html import render_msg_html
+        """Static, escaped HTML for notebook output: the chat widget's renderer and styles."""
+        from nb_hitl.widgets._render import CSS, msg_html
 
-        return render_msg_html(self)
+        return f'{CSS}<div class="nb-hitl-chat">{msg_html(self)}</div>'
 
 
 MsgListAdapter: TypeAdapter[list[Msg]] = TypeAdapter(list[Msg])
