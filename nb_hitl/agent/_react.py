@@ -13,6 +13,7 @@ import asyncio
 from typing import Any
 
 from nb_hitl.events import MessageAdded, MessageUpdated, ToolCallStarted, ToolResultReady
+from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.formatter import OpenAIChatFormatter
 from nb_hitl.memory import COMPRESSED, InMemoryMemory
 from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
@@ -106,8 +107,6 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
     async def observe(self, msg: Msg | list[Msg] | None) -> None:
         """Add messages to memory without replying."""
         if self.is_replying:
-            from nb_hitl.exceptions import AgentBusyError
-
             raise AgentBusyError(self.name)
         for m in [msg] if isinstance(msg, Msg) else list(msg or []):
             await self._commit(m)
