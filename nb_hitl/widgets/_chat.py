@@ -175,8 +175,8 @@ class ChatWidget(w.VBox):
             return msg
         self._queue.append(msg)
         if not redirect:
+            self.stop_button.disabled = False  # first: once "running" shows, Stop works
             self.status.set_state("running", "starting…")
-            self.stop_button.disabled = False
         if self._runner is None or self._runner.done():
             self._runner = self._bridge.spawn(self._run_queue(), name="nb_hitl-chat-runner")
         return msg

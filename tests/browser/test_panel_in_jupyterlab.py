@@ -79,7 +79,8 @@ def test_send_stop_resume_and_what_if(
         page.locator(".nb-hitl-chat textarea").fill("How does interruption work?")
         page.locator(SEND).click()
         wait_status(page, "running")
-        assert page.locator(STOP).is_enabled()
+        # Each widget redraws on its own: give the button's view a moment to catch up.
+        page.wait_for_selector(f"{STOP}:enabled", timeout=10_000)
         # Wait for the long final answer to stream for a while, then press Stop.
         page.wait_for_selector(".nb-hitl-live >> text=/Second, pressing Stop/", timeout=90_000)
         page.locator(STOP).click()
