@@ -132,6 +132,11 @@ def _secret_values(agent: Any) -> dict[str, str]:
                 found[label] = value
         elif isinstance(key := getattr(value, "api_key", None), str) and len(key) >= 8:
             found[f"{label}.api_key"] = key  # an SDK client
+    own = getattr(model, "_secret_values", None)  # e.g. credentials taken out of base_url
+    if callable(own):
+        for i, value in enumerate(own()):
+            if isinstance(value, str) and len(value) >= 8:
+                found.setdefault(f"model credential #{i + 1}", value)
     for label in [k for k, v in found.items() if v in _PLACEHOLDERS]:
         del found[label]
     for name, value in os.environ.items():
@@ -142,12 +147,15 @@ def _secret_values(agent: Any) -> dict[str, str]:
 
 
 def _check_no_secret(agent: Any, text: str) -> None:
+    """Refuse ``text`` if it holds a secret or a fragment of one (its first 8+ characters)."""
+    from nb_hitl.model._secrets import find_secret
+
     for where, value in _secret_values(agent).items():
-        if value in text:
+        if find_secret(text, value):
             raise SessionError(
-                f"Refusing to save: the session would contain the value of {where}, which "
-                "looks like a secret. Remove it from the conversation (or the settings) and "
-                "save again; the previous session file is untouched."
+                f"Refusing to save: the session would contain the value of {where} (or the "
+                "start of it), which looks like a secret. Remove it from the conversation (or "
+                "the settings) and save again; the previous session file is untouched."
             )
 
 

@@ -15,7 +15,10 @@ Behaviour worth knowing:
   are retried ``max_retries`` times with exponential backoff (honouring ``Retry-After``); once
   output has streamed, a failure is reported instead, because a retry would repeat it.
 - **The key is a secret**: kept in a ``SecretStr``, never in ``repr()``, an error message (server
-  messages are redacted) or anything the agent saves.
+  messages are redacted, fragments included) or anything the agent saves. Credentials in
+  ``base_url`` (``https://user:key@host/v1``, ``...?key=...``) are secrets too: they are taken
+  out of the URL, sent as a header or query parameter, and redacted everywhere (httpx's log
+  of request URLs included).
 - The ``openai`` package is optional: ``pip install "nb-hitl[openai]"``.
 """
 
@@ -37,6 +40,7 @@ from nb_hitl.exceptions import ConfigError, ModelAuthError, ModelStreamError
 from ._base import ChatModelBase, ChatResponse, ToolChoice
 from ._openai_errors import ErrorContext, is_retryable, retry_after_seconds, translate_error
 from ._openai_stream import StreamAccumulator
+from ._secrets import install_log_redaction, split_url_credentials
 
 __all__ = ["OpenAIChatModel"]
 
@@ -138,7 +142,10 @@ class OpenAIChatModel(ChatModelBase):
         self.key_env = key_env or self.default_key_env
         env_url = os.environ.get(self.base_url_env) if self.base_url_env else None
         url = base_url or client_args.pop("base_url", None) or env_url or self.default_base_url
-        self.base_url = str(url).rstrip("/")
+        # Credentials in the URL never stay in it (see _secrets.split_url_credentials).
+        self.base_url, self._url_credentials = split_url_credentials(str(url).rstrip("/"))
+        if self._url_credentials:
+            install_log_redaction()
         self.timeout = float(timeout)
         self.max_retries = int(max_retries)
         self.retry_base_delay = float(retry_base_delay)
@@ -187,11 +194,17 @@ class OpenAIChatModel(ChatModelBase):
             model_name=self.model_name,
             base_url=display_url(self.base_url),
             key_env=self.key_env,
-            secret=self._api_key.get_secret_value(),
+            secrets=self._secret_values(),
             timeout=self.timeout,
             attempts=attempts,
             chunks=chunks,
         )
+
+    def _secret_values(self) -> tuple[str, ...]:
+        """Every value that must never be shown: the key and the URL's credentials."""
+        key = self._api_key.get_secret_value()
+        own = () if key == NO_KEY_PLACEHOLDER else (key,)
+        return own + self._url_credentials.secrets()
 
     # -- the client ----------------------------------------------------------------------------
     def _get_client(self) -> Any:
@@ -199,12 +212,18 @@ class OpenAIChatModel(ChatModelBase):
         loop = asyncio.get_running_loop()
         if self._client is None or self._client_loop is not loop:
             openai = import_openai()
+            args = dict(self._client_args)
+            if self._url_credentials:  # taken out of base_url; sent, never shown
+                headers = args.get("default_headers") or {}
+                query = args.get("default_query") or {}
+                args["default_headers"] = {**self._url_credentials.headers(), **headers}
+                args["default_query"] = {**self._url_credentials.query(), **query}
             self._client = openai.AsyncOpenAI(
                 api_key=self._api_key.get_secret_value(),
                 base_url=self.base_url,
                 timeout=self.timeout,
                 max_retries=0,  # retries are ours: only before the first token, with a clear end
-                **self._client_args,
+                **args,
             )
             self._client_loop = loop
         return self._client

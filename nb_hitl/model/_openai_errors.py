@@ -2,8 +2,10 @@
 
 Every message names what to change (the environment variable, ``model_name``, ``base_url``,
 ``timeout``, ``max_retries``) and passes through ``redact()``, so an API key echoed by a server
-never reaches an exception message, a log line or a saved notebook. The SDK's exception is not
-chained (``raise ... from None`` at the call site) because its request carries the key.
+never reaches an exception message, a log line or a saved notebook. The server's own words are
+redacted *before* they are shortened, and fragments (8+ leading characters of a secret) are
+redacted too, so a key cut in two leaves nothing behind. The SDK's exception is not chained
+(``raise ... from None`` at the call site) because its request carries the key.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from nb_hitl.exceptions import (
 )
 
 from ._openai_stream import MalformedChunk
+from ._secrets import redact as redact_all
+from ._secrets import redact_urls
 
 __all__ = ["ErrorContext", "is_retryable", "redact", "retry_after_seconds", "translate_error"]
 
@@ -30,11 +34,10 @@ _RETRY_STATUSES = frozenset({408, 409, 429})
 _DETAIL_LIMIT = 300
 
 
-def redact(text: str, secret: str | None) -> str:
-    """Replace every occurrence of ``secret`` (if it is long enough to be one) with ``***``."""
-    if secret and len(secret) >= 6:
-        text = text.replace(secret, "***")
-    return text
+def redact(text: str, secret: str | tuple[str, ...] | None) -> str:
+    """Replace every secret, every fragment of one (8+ leading characters) and every URL
+    credential in ``text`` with ``***``."""
+    return redact_urls(redact_all(text, secret))
 
 
 @dataclass(frozen=True)
@@ -47,7 +50,8 @@ class ErrorContext:
     base_url: str
     key_env: str
     """The environment variable that holds the key, e.g. ``OPENAI_API_KEY``."""
-    secret: str | None
+    secrets: tuple[str, ...]
+    """The API key and any credentials ``base_url`` carried (with their Basic encoding)."""
     timeout: float | None
     attempts: int
     """Requests made so far, including the failed one."""
@@ -60,8 +64,9 @@ def _status(exc: BaseException) -> int | None:
     return status if isinstance(status, int) else None
 
 
-def _detail(exc: BaseException) -> str:
-    """The server's own words, shortened."""
+def _detail(exc: BaseException, secrets: tuple[str, ...] = ()) -> str:
+    """The server's own words, redacted, then shortened (in that order: a cut through a key
+    must not leave its prefix)."""
     body = getattr(exc, "body", None)
     message: Any = None
     if isinstance(body, dict):
@@ -72,7 +77,7 @@ def _detail(exc: BaseException) -> str:
         message = body if isinstance(body, str) else json.dumps(body, default=str)
     if message is None:
         message = getattr(exc, "message", None) or str(exc)
-    text = " ".join(str(message).split())
+    text = redact(" ".join(str(message).split()), secrets)
     return text if len(text) <= _DETAIL_LIMIT else text[: _DETAIL_LIMIT - 3] + "..."
 
 
@@ -122,7 +127,7 @@ def translate_error(exc: BaseException, ctx: ErrorContext) -> ModelError:
     import openai
 
     error = _translate(exc, ctx, openai)
-    safe = redact(str(error), ctx.secret)
+    safe = redact(str(error), ctx.secrets)
     if safe != str(error):
         error = type(error)(safe, status_code=error.status_code)
     return error
@@ -134,6 +139,7 @@ def _tries(ctx: ErrorContext) -> str:
 
 def _translate(exc: BaseException, ctx: ErrorContext, openai: Any) -> ModelError:
     status = _status(exc)
+    detail = _detail(exc, ctx.secrets)
     where = f"{ctx.provider} ({ctx.base_url})" if ctx.base_url not in ctx.provider else ctx.provider
     if isinstance(exc, (MalformedChunk, json.JSONDecodeError)):
         return ModelStreamError(
@@ -144,7 +150,7 @@ def _translate(exc: BaseException, ctx: ErrorContext, openai: Any) -> ModelError
     if status in (401, 403):
         what = "rejected the API key" if status == 401 else "refused access with this API key"
         return ModelAuthError(
-            f"{where} {what} (HTTP {status}: {_detail(exc)}). Set the environment variable "
+            f"{where} {what} (HTTP {status}: {detail}). Set the environment variable "
             f"{ctx.key_env} to a valid key (or pass api_key=...), then create the model again."
             + (
                 f" Also check that the key may use model {ctx.model_name!r}."
@@ -155,7 +161,7 @@ def _translate(exc: BaseException, ctx: ErrorContext, openai: Any) -> ModelError
         )
     if status == 404:
         return ModelNotFoundError(
-            f"{where} does not know model {ctx.model_name!r} (HTTP 404: {_detail(exc)}). Check "
+            f"{where} does not know model {ctx.model_name!r} (HTTP 404: {detail}). Check "
             f"model_name (GET {ctx.base_url.rstrip('/')}/models lists the served models), and "
             f"that base_url ends with the API prefix, usually /v1.",
             status_code=404,
@@ -163,27 +169,26 @@ def _translate(exc: BaseException, ctx: ErrorContext, openai: Any) -> ModelError
     if status == 429:
         if _error_code(exc) == "insufficient_quota":
             return ModelRateLimitError(
-                f"{where} says the account's quota is exhausted (HTTP 429: {_detail(exc)}). "
+                f"{where} says the account's quota is exhausted (HTTP 429: {detail}). "
                 f"Add credit or use another key in {ctx.key_env}; retrying will not help.",
                 status_code=429,
             )
         return ModelRateLimitError(
             f"{where} rate-limited the request (HTTP 429), {_tries(ctx)} in a row, with backoff "
-            f"between attempts ({_detail(exc)}). Wait a minute and send again, lower the request "
+            f"between attempts ({detail}). Wait a minute and send again, lower the request "
             f"rate, or raise max_retries=.",
             status_code=429,
         )
     if status is not None and status >= 500:
         return ModelError(
             f"{where} failed with a server error (HTTP {status}), {_tries(ctx)} in a row "
-            f"({_detail(exc)}). The problem is on the server side: try again later, or raise "
+            f"({detail}). The problem is on the server side: try again later, or raise "
             f"max_retries=.",
             status_code=status,
         )
     if status is not None:
         return ModelError(
-            f"{where} refused the request for model {ctx.model_name!r} (HTTP {status}: "
-            f"{_detail(exc)}).",
+            f"{where} refused the request for model {ctx.model_name!r} (HTTP {status}: {detail}).",
             status_code=status,
         )
     if isinstance(exc, openai.APITimeoutError):
@@ -213,6 +218,6 @@ def _translate(exc: BaseException, ctx: ErrorContext, openai: Any) -> ModelError
     if isinstance(exc, openai.APIError):  # an error event inside the stream
         return ModelStreamError(
             f"{where} reported an error in the middle of the stream after {ctx.chunks} "
-            f"chunk(s): {_detail(exc)}"
+            f"chunk(s): {detail}"
         )
     return ModelError(f"The request to {where} failed: {type(exc).__name__}: {exc}")

@@ -276,7 +276,7 @@ class FakeOpenAIServer:
         self.requests.append(request)
         with self._arrived:
             self._arrived.notify_all()
-        if method != "POST" or not path.endswith("/chat/completions"):
+        if method != "POST" or not path.split("?", 1)[0].endswith("/chat/completions"):
             await self._send_json(writer, 404, {"error": {"message": f"no route {path}"}})
             return True
         scenario = self.scenarios.get(str(body.get("model")))
