@@ -371,3 +371,9 @@ __all__ = [
     "save_session",
     "session_document",
 ]
+
+# AgentScope's session API (``from agentscope.session import JSONSession``), kept in its own
+# module; imported last because it reuses the writing and secret helpers above.
+from nb_hitl._json_session import JSONSession, SessionBase, SessionNotFoundError  # noqa: E402
+
+__all__ += ["JSONSession", "SessionBase", "SessionNotFoundError"]

@@ -28,13 +28,25 @@ def test_agentscope_import_paths() -> None:
         ToolUseBlock,
     )
     from nb_hitl.model import ChatModelBase, ChatResponse, ScriptedModel  # noqa: F401
+    from nb_hitl.module import StateModule  # noqa: F401
+    from nb_hitl.session import JSONSession, SessionBase  # noqa: F401
     from nb_hitl.tool import Toolkit, ToolResponse  # noqa: F401
 
 
 def test_every_subpackage_all_is_importable() -> None:
     import importlib
 
-    for mod in ("agent", "formatter", "memory", "message", "model", "tool", "events"):
+    for mod in (
+        "agent",
+        "events",
+        "formatter",
+        "memory",
+        "message",
+        "model",
+        "module",
+        "session",
+        "tool",
+    ):
         module = importlib.import_module(f"nb_hitl.{mod}")
         for name in module.__all__:
             assert hasattr(module, name), f"nb_hitl.{mod}.{name}"
