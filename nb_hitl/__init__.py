@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from nb_hitl._version import __version__
 from nb_hitl.agent import AgentBase, CompressionConfig, ReActAgent, UserAgent
 from nb_hitl.exceptions import AgentBusyError, NbHitlError
 from nb_hitl.formatter import OpenAIChatFormatter
@@ -16,8 +17,6 @@ from nb_hitl.memory import InMemoryMemory
 from nb_hitl.message import Msg
 from nb_hitl.model import ScriptedModel
 from nb_hitl.tool import Toolkit, ToolResponse
-
-__version__ = "0.1.0"
 
 __all__ = [
     "AgentBase",

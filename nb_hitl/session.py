@@ -162,7 +162,7 @@ def _check_no_secret(agent: Any, text: str) -> None:
 # -- writing --------------------------------------------------------------------------------
 def session_document(agent: Any, *, transcript: dict[str, Any] | None = None) -> dict[str, Any]:
     """The JSON-able content ``save_session`` writes."""
-    from nb_hitl import __version__
+    from nb_hitl._version import __version__
 
     if agent.is_replying and not getattr(agent, "is_waiting_for_approval", False):
         raise SessionError(

@@ -132,7 +132,7 @@ class Msg(BaseModel):
 
     def _repr_html_(self) -> str:
         """Static, escaped HTML for notebook output: the chat widget's renderer and styles."""
-        from nb_hitl.widgets._render import CSS, msg_html
+        from nb_hitl._render import CSS, msg_html
 
         return f'{CSS}<div class="nb-hitl-chat">{msg_html(self)}</div>'
 

@@ -231,7 +231,7 @@ class ScriptedModel(ChatModelBase):
 
         Pair it with ``nb_hitl.demo.demo_toolkit()``; without tools it answers in text only.
         """
-        from nb_hitl.demo import demo_responder
+        from ._demo_responder import demo_responder
 
         return cls(
             responder=demo_responder,

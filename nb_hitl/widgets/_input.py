@@ -14,19 +14,25 @@ task = asyncio.create_task(loop())   # the cell returns at once; the person type
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from nb_hitl.agent import QueueInput
 from nb_hitl.message import Msg
 
-if TYPE_CHECKING:
-    from ._chat import ChatWidget
+
+class WaitingDisplay(Protocol):
+    """What ``WidgetInput`` needs from its chat: a way to show "waiting for you" (``ChatWidget``).
+
+    A protocol rather than an import keeps ``_input`` below ``_chat`` (no import cycle).
+    """
+
+    def _set_waiting(self, waiting: bool, prompt: Msg | None = None) -> None: ...
 
 
 class WidgetInput(QueueInput):
     """A ``QueueInput`` fed by a ``ChatWidget``'s Send; shows "waiting for you" while awaited."""
 
-    def __init__(self, chat: ChatWidget) -> None:
+    def __init__(self, chat: WaitingDisplay) -> None:
         super().__init__()
         self._chat = chat
         self.waiting_for_person = False

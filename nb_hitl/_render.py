@@ -1,0 +1,250 @@
+"""Escaped HTML for messages and widgets: markdown with raw HTML disabled, message parts, the CSS.
+
+This module sits below both ``nb_hitl.message`` (``Msg._repr_html_``) and ``nb_hitl.widgets``
+and imports neither: it reads messages through the ``RenderableMsg`` protocol.
+``markdown-it`` is imported on first use so that ``import nb_hitl`` stays light.
+
+Every string that comes from a model, a tool, a person or an agent name goes through
+``esc()`` or ``markdown()`` (markdown-it with ``html=False``, which escapes raw HTML and
+refuses ``javascript:`` links) before it reaches an ``ipywidgets.HTML`` value, because
+``ipywidgets.HTML`` inserts its value unsanitised.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
+PLAIN_LIMIT = 50_000
+"""Text longer than this is shown escaped, without markdown (fast for 1 MB pastes)."""
+PREVIEW_CHARS = 4_000
+"""How much of a very long text shows before the rest folds into a <details>."""
+
+
+class RenderableMsg(Protocol):
+    """What rendering reads from a message (``nb_hitl.message.Msg`` satisfies it)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def role(self) -> str: ...
+    @property
+    def metadata(self) -> dict[str, Any]: ...
+    @property
+    def is_interrupted(self) -> bool: ...
+    def get_content_blocks(self) -> Sequence[Any]: ...
+
+
+CSS = """
+<style>
+.nb-hitl-chat, .nb-hitl-inspector { font-family: var(--jp-ui-font-family, sans-serif); }
+.nb-hitl-chat .widget-html-content, .nb-hitl-inspector .widget-html-content {
+  line-height: 1.4; }
+.nb-hitl-inspector details summary { cursor: pointer; font-size: 12px; }
+.nb-hitl-transcript { max-height: 520px; overflow-y: auto;
+  flex-direction: column-reverse !important; }
+.nb-hitl-transcript > *, .nb-hitl-transcript .widget-box > * { flex-shrink: 0 !important; }
+.nb-hitl-msg { border-left: 4px solid #9aa5b1; padding: 2px 8px; margin: 4px 0;
+  border-radius: 3px; background: rgba(127,127,127,0.04); }
+.nb-hitl-msg p { margin: 2px 0; }
+.nb-hitl-head { font-size: 12px; color: #52606d; }
+.nb-hitl-role-user { border-left-color: #2f80ed; background: rgba(47,128,237,0.06); }
+.nb-hitl-role-assistant { border-left-color: #27ae60; }
+.nb-hitl-role-system, .nb-hitl-role-tool { border-left-color: #9aa5b1; font-size: 12px; }
+.nb-hitl-live { border-left-style: dashed; }
+.nb-hitl-interrupted { border-left-color: #e67e22 !important;
+  background: rgba(230,126,34,0.10) !important; }
+.nb-hitl-error { border-left-color: #d0021b !important;
+  background: rgba(208,2,27,0.08) !important; }
+.nb-hitl-badge { display: inline-block; font-size: 11px; padding: 0 6px; border-radius: 8px;
+  background: #e67e22; color: white; margin-left: 6px; }
+.nb-hitl-badge-error { background: #d0021b; }
+.nb-hitl-badge-pinned { background: #6f42c1; }
+.nb-hitl-badge-compressed { background: #7b8794; }
+.nb-hitl-badge-recent { background: #27ae60; }
+.nb-hitl-badge-compress { background: #e67e22; }
+.nb-hitl-badge-other { background: #52606d; }
+.nb-hitl-row-recent td:first-child { border-left: 3px solid #27ae60; }
+.nb-hitl-tool { font-family: var(--jp-code-font-family, monospace); font-size: 12px; }
+.nb-hitl-tool summary { cursor: pointer; }
+.nb-hitl-status { font-size: 12px; color: #52606d; }
+.nb-hitl-status-running { color: #27ae60; }
+.nb-hitl-status-stopping { color: #e67e22; }
+.nb-hitl-status-waiting { color: #2f80ed; }
+.nb-hitl-status-error { color: #d0021b; }
+.nb-hitl-table { border-collapse: collapse; font-size: 12px; width: 100%; }
+.nb-hitl-table td, .nb-hitl-table th { border-bottom: 1px solid rgba(127,127,127,0.2);
+  padding: 1px 4px; text-align: left; vertical-align: top; }
+.nb-hitl-row-compress { background: rgba(230,126,34,0.12); }
+.nb-hitl-row-compressed { color: #7b8794; }
+.nb-hitl-row-summary { background: rgba(111,66,193,0.08); }
+.nb-hitl-note { font-size: 12px; color: #8a6d3b; }
+</style>
+"""
+
+
+@lru_cache(maxsize=1)
+def _md() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+
+
+def esc(text: Any) -> str:
+    """Escape any value for HTML text and attribute context."""
+    return html.escape(str(text), quote=True)
+
+
+def plain(text: str) -> str:
+    """Escaped, whitespace-preserving text (no markdown)."""
+    return f'<div style="white-space:pre-wrap">{esc(text)}</div>'
+
+
+def markdown(text: str) -> str:
+    """Render markdown with raw HTML disabled; very long text stays plain and folds."""
+    if len(text) > PLAIN_LIMIT:
+        rest = len(text) - PREVIEW_CHARS
+        return (
+            f"{plain(text[:PREVIEW_CHARS])}<details><summary>{rest:,} more characters"
+            f"</summary>{plain(text[PREVIEW_CHARS:])}</details>"
+        )
+    return _md().render(text)
+
+
+def preview(text: str, limit: int = 80) -> str:
+    """A one-line preview (not escaped: pass it through ``esc``)."""
+    one = " ".join(text.split())
+    return one if len(one) <= limit else one[: limit - 1] + "…"
+
+
+def msg_flags(msg: RenderableMsg) -> tuple[bool, bool]:
+    """(interrupted, error): interrupted covers the partial reply and the interrupted message.
+
+    A partial message the core kept because the model failed is an error, not an interrupt.
+    """
+    error = bool(msg.metadata.get("_error") or msg.metadata.get("_nb_hitl_error"))
+    if not error:
+        blocks = msg.get_content_blocks()
+        error = bool(blocks) and all(
+            b.type == "tool_result" and b.is_error and not b.is_interrupted for b in blocks
+        )
+    interrupted = bool(msg.is_interrupted or (msg.metadata.get("_partial") and not error))
+    return interrupted, error
+
+
+def msg_classes(msg: RenderableMsg, live: bool = False) -> list[str]:
+    """CSS classes of a message row."""
+    classes = ["nb-hitl-msg", f"nb-hitl-role-{msg.role}"]
+    interrupted, error = msg_flags(msg)
+    if interrupted:
+        classes.append("nb-hitl-interrupted")
+    if error:
+        classes.append("nb-hitl-error")
+    if live:
+        classes.append("nb-hitl-live")
+    return classes
+
+
+def header_html(msg: RenderableMsg, live: bool = False) -> str:
+    """The name, role and badges line of a message."""
+    error = msg_flags(msg)[1]
+    badges = ""
+    if msg.is_interrupted:
+        badges += '<span class="nb-hitl-badge">interrupted</span>'
+    elif msg.metadata.get("_partial") and not error:
+        badges += '<span class="nb-hitl-badge">partial · interrupted</span>'
+    elif msg.metadata.get("_partial"):
+        badges += '<span class="nb-hitl-badge nb-hitl-badge-other">partial</span>'
+    if error:
+        badges += '<span class="nb-hitl-badge nb-hitl-badge-error">error</span>'
+    if live:
+        badges += " <span>…</span>"
+    return (
+        f'<div class="nb-hitl-head"><b>{esc(msg.name)}</b> <small>({esc(msg.role)})</small>'
+        f"{badges}</div>"
+    )
+
+
+def block_html(block: Any) -> str:
+    """One content block: text as markdown; tools and thinking collapsed and compact."""
+    kind = block.type
+    if kind == "text":
+        return markdown(block.text)
+    if kind == "thinking":
+        words = len(block.thinking.split())
+        return (
+            f'<details class="nb-hitl-tool"><summary>thinking ({words} words)</summary>'
+            f"{plain(block.thinking)}</details>"
+        )
+    if kind == "tool_use":
+        args = block.raw_input if block.raw_input is not None else _json(block.input)
+        state = " (arguments streaming…)" if block.raw_input is not None else ""
+        return (
+            f'<details class="nb-hitl-tool"><summary>&#128295; <code>{esc(block.name)}</code>'
+            f"({esc(preview(args, 60))}){state}</summary>{plain(args)}</details>"
+        )
+    if kind == "tool_result":
+        out = block.output_text()
+        tag = ""
+        if block.is_interrupted:
+            tag = ' <span class="nb-hitl-badge">interrupted</span>'
+        elif block.is_error:
+            tag = ' <span class="nb-hitl-badge nb-hitl-badge-error">error</span>'
+        return (
+            f'<details class="nb-hitl-tool"><summary>&#8627; <code>{esc(block.name)}</code>: '
+            f"{esc(preview(out, 70))}{tag}</summary>{plain(out)}</details>"
+        )
+    return plain(str(block))
+
+
+def _json(value: Any) -> str:
+    import json
+
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def body_html(msg: RenderableMsg) -> str:
+    """All blocks of a message."""
+    parts = [block_html(b) for b in msg.get_content_blocks()]
+    err = msg.metadata.get("_error") or msg.metadata.get("_nb_hitl_error")
+    if err:
+        parts.append(f'<div class="nb-hitl-error-text">{plain(str(err))}</div>')
+    return "".join(parts)
+
+
+def msg_html(msg: RenderableMsg) -> str:
+    """A whole frozen message: header and body, wrapped in a div carrying its classes."""
+    blocks = msg.get_content_blocks()
+    if blocks and all(b.type == "tool_result" for b in blocks):  # compact: one line per result
+        classes = ["nb-hitl-msg", "nb-hitl-role-tool"]
+        if msg_flags(msg)[1]:
+            classes.append("nb-hitl-error")
+        return f'<div class="{" ".join(classes)}">{body_html(msg)}</div>'
+    return (
+        f'<div class="{" ".join(msg_classes(msg))}" data-role="{esc(msg.role)}">'
+        f"{header_html(msg)}{body_html(msg)}</div>"
+    )
+
+
+__all__ = [
+    "CSS",
+    "RenderableMsg",
+    "block_html",
+    "body_html",
+    "esc",
+    "header_html",
+    "markdown",
+    "msg_classes",
+    "msg_flags",
+    "msg_html",
+    "plain",
+    "preview",
+]
