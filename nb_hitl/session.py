@@ -29,11 +29,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from nb_hitl.exceptions import SessionError
-
-SCHEMA_VERSION = 1
-"""Version of the session file layout this nb_hitl writes (and the newest it reads)."""
-FORMAT = "nb_hitl.session"
+from nb_hitl._session_schema import (
+    FORMAT,
+    SCHEMA_VERSION,
+    SessionDocument,
+    find_surrogate,
+    parse_session_text,
+)
+from nb_hitl.exceptions import ConfigError, SessionError
 
 _SECRET_WORDS = ("key", "token", "secret", "password", "credential", "auth")
 _PLACEHOLDERS = frozenset({"no-key-needed", "sk-no-key-required"})
@@ -86,32 +89,6 @@ def compression_settings(config: Any) -> dict[str, Any] | None:
         if _is_plain(value) and not any(w in name.lower() for w in ("key", "secret", "password")):
             plain[name] = list(value) if isinstance(value, tuple) else value
     return plain
-
-
-def _apply_compression(agent: Any, settings: dict[str, Any] | None) -> bool:
-    if settings is None:
-        return True
-    if not hasattr(agent, "compression_config"):
-        return False
-    config = agent.compression_config
-    if config is None:
-        if not isinstance(getattr(type(agent), "compression_config", None), property):
-            return False
-        agent.compression_config = dict(settings)  # ReActAgent builds a CompressionConfig
-        return True
-    current = compression_settings(config) or {}
-    update = {k: v for k, v in settings.items() if k in current}
-    if dataclasses.is_dataclass(config) and not isinstance(config, type):
-        new = dataclasses.replace(config, **update)
-    elif hasattr(type(config), "model_fields"):
-        fields = {name: getattr(config, name) for name in type(config).model_fields}
-        new = type(config)(**{**fields, **update})  # validated; keeps the live token counter
-    else:
-        new = config
-        for k, v in update.items():
-            setattr(new, k, v)
-    agent.compression_config = new
-    return True
 
 
 # -- secrets --------------------------------------------------------------------------------
@@ -241,63 +218,83 @@ def save_session(
         SessionError: the agent is mid-reply, the state is not JSON-able, it would contain
             a secret, or the file cannot be written. The previous file is then untouched.
     """
-    target = Path(path)
+    target = _checked_path(path, "save")
     doc = session_document(agent, transcript=transcript)
     try:
         text = json.dumps(doc, ensure_ascii=False, indent=1, allow_nan=False)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:
         raise SessionError(
             f"Cannot save the session: its state is not JSON-able ({exc})."
         ) from None
+    try:
+        text.encode("utf-8")
+        broken = None
+    except UnicodeEncodeError:
+        broken = find_surrogate(doc) or "a text"
+    if broken is not None:
+        raise SessionError(
+            f"Cannot save the session: {broken} holds an unpaired surrogate character "
+            "(\\ud800-\\udfff, e.g. from a tool that decoded bytes with "
+            "errors='surrogateescape'), which cannot be written as UTF-8. Replace that text "
+            "(or have the tool return valid text) and save again; the previous session file "
+            "is untouched."
+        )
     _check_no_secret(agent, text)
     try:
         atomic_write_text(target, text + "\n")
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         raise SessionError(f"Cannot write the session to {target}: {exc}.") from None
     return target
 
 
 # -- reading --------------------------------------------------------------------------------
-def read_session(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read and check a session file without touching any agent."""
-    source = Path(path)
+def _checked_path(path: str | os.PathLike[str], doing: str) -> Path:
+    """``path`` as a ``Path``, or ``SessionError`` for what no file system accepts."""
     try:
-        raw = source.read_text(encoding="utf-8")
+        text = os.fspath(path)
+    except TypeError:
+        raise SessionError(
+            f"Cannot {doing} the session: the path must be text or a Path, not "
+            f"{type(path).__name__}."
+        ) from None
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    if "\x00" in text:
+        raise SessionError(
+            f"Cannot {doing} the session: the path {text!r} contains a NUL character "
+            "(\\x00). Type the file name again without it."
+        )
+    if not text.strip():
+        raise SessionError(f"Cannot {doing} the session: the path is empty. Give a file name.")
+    return Path(text)
+
+
+def _read_text(source: Path) -> str:
+    try:
+        return source.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise SessionError(
             f"No session file at {source}. Check the path (save one with agent.save_session)."
         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except IsADirectoryError:
+        raise SessionError(f"{source} is a folder, not a session file. Give a file name.") from None
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
         raise SessionError(f"Cannot read the session file {source}: {exc}.") from None
-    try:
-        doc = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise SessionError(
-            f"The session file {source} is corrupted: not valid JSON ({exc.msg}: line "
-            f"{exc.lineno}, column {exc.colno}). The agent is unchanged."
-        ) from None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise SessionError(f"{source} is not an nb_hitl session file. The agent is unchanged.")
-    version = doc.get("schema_version")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise SessionError(
-            f"The session file {source} is corrupted: bad schema_version {version!r}. "
-            "The agent is unchanged."
-        )
-    if version > SCHEMA_VERSION:
-        raise SessionError(
-            f"The session file {source} was written by a newer nb_hitl "
-            f"({doc.get('nb_hitl_version', '?')}, schema {version}); this one reads schema "
-            f"{SCHEMA_VERSION} at most. Upgrade nb_hitl (pip install -U nb-hitl) to load it. "
-            "The agent is unchanged."
-        )
-    agent_part = doc.get("agent")
-    if not isinstance(agent_part, dict) or not isinstance(agent_part.get("state"), dict):
-        raise SessionError(
-            f"The session file {source} is corrupted: it has no agent state. "
-            "The agent is unchanged."
-        )
-    return doc
+
+
+def read_session(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read a session file and check it whole, without touching any agent.
+
+    Raises:
+        SessionError: the file is missing, unreadable, corrupted, from a newer schema, or
+            has a field of the wrong type or value (the message names the field).
+    """
+    return _read_checked(path)[0]
+
+
+def _read_checked(path: str | os.PathLike[str]) -> tuple[dict[str, Any], SessionDocument]:
+    source = _checked_path(path, "load")
+    return parse_session_text(_read_text(source), source)
 
 
 def _snapshot(agent: Any) -> dict[str, Any]:
@@ -320,24 +317,80 @@ def _restore(agent: Any, snap: dict[str, Any]) -> None:
         setattr(agent, name, value)
 
 
+def _compression_update(agent: Any, settings: dict[str, Any] | None) -> Any:
+    """The compression config ``settings`` would give ``agent``, built without applying it.
+
+    Returns ``_KEEP`` when nothing changes, ``_NOT_APPLIED`` when the agent takes no config.
+    """
+    if settings is None:
+        return _KEEP
+    if not hasattr(agent, "compression_config"):
+        return _NOT_APPLIED
+    config = agent.compression_config
+    if config is None:
+        if not isinstance(getattr(type(agent), "compression_config", None), property):
+            return _NOT_APPLIED
+        from nb_hitl.agent import CompressionConfig
+
+        known = CompressionConfig.model_fields
+        return CompressionConfig(**{k: v for k, v in settings.items() if k in known})
+    current = compression_settings(config) or {}
+    update = {k: v for k, v in settings.items() if k in current}
+    if dataclasses.is_dataclass(config) and not isinstance(config, type):
+        return dataclasses.replace(config, **update)
+    if hasattr(type(config), "model_fields"):
+        fields = {name: getattr(config, name) for name in type(config).model_fields}
+        return type(config)(**{**fields, **update})  # validated; keeps the live token counter
+    return _Setattrs(config, update)
+
+
+class _Setattrs:
+    """A plain config object's update, applied only once everything else was checked."""
+
+    def __init__(self, config: Any, update: dict[str, Any]) -> None:
+        self.config, self.update = config, update
+
+
+_KEEP = object()
+_NOT_APPLIED = object()
+
+
 def load_session(agent: Any, path: str | os.PathLike[str]) -> SessionInfo:
     """Load a session file into ``agent`` (all or nothing).
 
+    The whole file is checked against one schema (``nb_hitl._session_schema``) and the new
+    compression settings are built before the agent is touched; whatever still fails while
+    loading (a parked call of a tool this agent lacks) rolls everything back.
+
     Raises:
         SessionError: the agent is replying, or the file is missing, corrupted, from a newer
-            schema, or does not fit this agent (e.g. a parked call of a tool it lacks). The
-            agent is then unchanged.
+            schema, has a field of the wrong type (named in the message), or does not fit
+            this agent. The agent is then unchanged.
     """
     if agent.is_replying:
         raise SessionError(
             f"Agent {agent.name!r} is replying; interrupt it or wait before loading a session."
         )
-    doc = read_session(path)
+    doc, typed = _read_checked(path)
     state = doc["agent"]["state"]
+    try:
+        new_compression = _compression_update(agent, doc.get("compression"))
+    except (ConfigError, ValueError, TypeError) as exc:
+        raise SessionError(
+            f"The session file {path} has compression settings this agent cannot use: {exc}. "
+            "The agent is unchanged."
+        ) from None
+    approvals = [entry.model_dump(by_alias=True) for entry in typed.transcript.approvals]
     snap = _snapshot(agent)
     try:
         agent.load_state_dict(state)
-        applied = _apply_compression(agent, doc.get("compression"))
+        if isinstance(new_compression, _Setattrs):
+            for k, v in new_compression.update.items():
+                setattr(new_compression.config, k, v)
+        elif new_compression is not _KEEP and new_compression is not _NOT_APPLIED:
+            agent.compression_config = new_compression
+        if hasattr(agent, "approval_log"):
+            agent.approval_log = approvals
     except Exception as exc:
         _restore(agent, snap)
         raise SessionError(
@@ -345,19 +398,18 @@ def load_session(agent: Any, path: str | os.PathLike[str]) -> SessionInfo:
             "The agent is unchanged."
         ) from None
     raw_transcript = doc.get("transcript")
-    transcript: dict[str, Any] = raw_transcript if isinstance(raw_transcript, dict) else {}
-    if "approvals" in transcript and hasattr(agent, "approval_log"):
-        agent.approval_log = list(transcript["approvals"])
-    parked = state.get("approvals", {}).get("parked", [])
+    transcript: dict[str, Any] = dict(raw_transcript) if isinstance(raw_transcript, dict) else {}
+    transcript["approvals"] = approvals
+    parked = typed.agent.state.approvals.parked if typed.agent.state.approvals else []
     return SessionInfo(
-        path=Path(path),
-        saved_at=str(doc.get("saved_at", "")),
-        agent_name=str(doc["agent"].get("name", "")),
+        path=_checked_path(path, "load"),
+        saved_at=typed.saved_at,
+        agent_name=typed.agent.name,
         pending_approvals=len(getattr(agent, "pending_approvals", [])),
         parked_calls=len(parked),
         transcript=transcript,
         compression=doc.get("compression"),
-        compression_applied=applied,
+        compression_applied=new_compression is not _NOT_APPLIED,
     )
 
 

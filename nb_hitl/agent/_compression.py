@@ -15,6 +15,7 @@ Rules the plan follows (each boundary move is explained in ``CompressionPlan.rea
 
 from __future__ import annotations
 
+import difflib
 import string
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -79,13 +80,47 @@ def template_fields(template: str) -> list[str]:
     return names
 
 
+def check_summary_template(template: str) -> None:
+    """Raise ``ValueError`` unless ``template`` uses only plain ``{field}`` placeholders.
+
+    Format specs and conversions (``{task_overview:>5000000}``, ``{x!r}``), attribute and
+    index access are refused: a template loaded from a file must not be able to pad a summary
+    to megabytes or reach into objects.
+    """
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise ValueError(
+            f"summary_template is not a valid template ({exc}); write literal braces as "
+            "{{ and }}, and fields as {task_overview}."
+        ) from None
+    for _, field, spec, conversion in parsed:
+        if field is None:
+            continue
+        if not field or field.isdigit():
+            raise ValueError(
+                "summary_template must use named fields such as {task_overview}, not {} "
+                "or {0}; write literal braces as {{ and }}."
+            )
+        if spec or conversion or not field.isidentifier():
+            shown = "{" + field + (f"!{conversion}" if conversion else "")
+            shown += (f":{spec}" if spec else "") + "}"
+            raise ValueError(
+                f"summary_template may only use plain placeholders such as {{task_overview}}; "
+                f"{shown[:60]!s} has a format spec, conversion, index or attribute. Remove "
+                "it (write literal braces as {{ and }})."
+            )
+
+
 class CompressionConfig(BaseModel):
     """When and how a ``ReActAgent`` summarises old memory (AgentScope's field names).
 
     Invalid values raise ``ConfigError`` at construction, saying what to change.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=True)
+    model_config = ConfigDict(
+        arbitrary_types_allowed=True, validate_assignment=True, extra="forbid"
+    )
 
     enable: bool = True
     """Compress automatically before a reasoning step when the plan triggers."""
@@ -111,6 +146,23 @@ class CompressionConfig(BaseModel):
             super().__init__(**data)
         except ValidationError as exc:
             raise ConfigError(_explain(exc)) from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Assignments are validated like the constructor, with the same clear error; a
+        # refused value is never left behind (pydantic sets it before "after" validators run).
+        before = dict(self.__dict__)
+        try:
+            super().__setattr__(name, value)
+        except ValidationError as exc:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise ConfigError(_explain(exc)) from None
+
+    @field_validator("summary_template")
+    @classmethod
+    def _plain_template(cls, value: str) -> str:
+        check_summary_template(value)
+        return value
 
     @field_validator("trigger_threshold")
     @classmethod
@@ -163,6 +215,11 @@ def _explain(exc: ValidationError) -> str:
         msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "missing":
             msg = f"{where} is required (e.g. {where}=3000)"
+        elif err["type"] in ("extra_forbidden", "no_such_attribute"):
+            known = [n for n in CompressionConfig.model_fields]
+            close = difflib.get_close_matches(where, known, n=1)
+            hint = f"did you mean {close[0]}?" if close else f"known: {', '.join(known)}"
+            msg = f"{where} is not a CompressionConfig setting ({hint})"
         elif err["type"] == "is_instance_of":
             msg = f"{where} has the wrong type: {msg}"
         elif where and not msg.startswith(where):

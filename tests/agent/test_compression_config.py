@@ -119,3 +119,40 @@ def test_the_contract_names_are_exported() -> None:
     assert "CompressionConfig" in nb_hitl.__all__
     for method in ("compression_plan", "compress_memory", "undo_compression", "pin", "unpin"):
         assert callable(getattr(ReActAgent, method))
+
+
+def test_a_misspelt_setting_is_refused_with_a_did_you_mean_hint() -> None:
+    with pytest.raises(ConfigError, match=r"keep_recnt is not a CompressionConfig setting "
+                                          r"\(did you mean keep_recent\?\)"):  # fmt: skip
+        CompressionConfig(trigger_threshold=100, keep_recnt=0)
+    cfg = CompressionConfig(trigger_threshold=100)
+    with pytest.raises(ConfigError, match="did you mean trigger_threshold"):
+        cfg.trigger_treshold = 5  # type: ignore[attr-defined]
+
+
+def test_assignments_are_validated_and_raise_config_error() -> None:
+    cfg = CompressionConfig(trigger_threshold=100, keep_recent=2)
+    with pytest.raises(ConfigError, match="trigger_threshold must be a positive number"):
+        cfg.trigger_threshold = -5
+    with pytest.raises(ConfigError, match="keep_recent must be 0 or more"):
+        cfg.keep_recent = -1
+    with pytest.raises(ConfigError, match="summary_template"):
+        cfg.summary_template = "{nope}"
+    assert (cfg.trigger_threshold, cfg.keep_recent) == (100, 2)  # nothing changed
+    assert "{nope}" not in cfg.summary_template
+    cfg.trigger_threshold = 50
+    assert cfg.trigger_threshold == 50
+
+
+@pytest.mark.parametrize(
+    "template",
+    ["{", "}", "{task_overview:>5000000}", "{task_overview!r}", "{task_overview.__class__}",
+     "{task_overview[0]}"],
+)  # fmt: skip
+def test_summary_template_allows_only_plain_placeholders_and_names_the_field(
+    template: str,
+) -> None:
+    with pytest.raises(ConfigError, match=r"^Invalid CompressionConfig: summary_template "):
+        CompressionConfig(trigger_threshold=100, summary_template=template)
+    ok = CompressionConfig(trigger_threshold=100, summary_template="{{literal}} {next_steps}")
+    assert "{next_steps}" in ok.summary_template

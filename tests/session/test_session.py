@@ -265,8 +265,11 @@ def write(path: Path, doc: Any) -> Path:
         (lambda text, doc: "", "corrupted: not valid JSON"),
         (lambda text, doc: [1, 2], "not an nb_hitl session file"),
         (lambda text, doc: {**doc, "format": "other"}, "not an nb_hitl session file"),
-        (lambda text, doc: {**doc, "schema_version": "1"}, "bad schema_version"),
-        (lambda text, doc: {**doc, "agent": {"name": "x"}}, "no agent state"),
+        (
+            lambda text, doc: {**doc, "schema_version": "1"},
+            "schema_version: Input should be a valid integer",
+        ),
+        (lambda text, doc: {**doc, "agent": {"name": "x"}}, "agent.state: Field required"),
         (lambda text, doc: {**doc, "schema_version": SCHEMA_VERSION + 1}, "newer nb_hitl"),
     ],
 )
@@ -308,7 +311,7 @@ async def test_bad_files_raise_a_clear_error_and_change_nothing(
         ),
         (
             lambda st: st["approvals"]["parked"][0].update(decision={"kind": "maybe"}),
-            "unknown approval decision",
+            r"agent\.state\.approvals\.parked\[0\]\.decision\.kind: Input should be 'approved'",
         ),
     ],
 )
