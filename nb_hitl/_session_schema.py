@@ -254,9 +254,8 @@ def parse_session_text(raw: str, source: object) -> tuple[dict[str, Any], Sessio
             f"{unchanged}"
         ) from None
     except ValueError as exc:  # an integer over 4,300 digits, NaN, Infinity
-        raise SessionError(
-            f"The session file {source} is corrupted: {str(exc)[:160]}. {unchanged}"
-        ) from None
+        what = str(exc) if "not allowed" in str(exc) else "it holds an integer of over 4,300 digits"
+        raise SessionError(f"The session file {source} is corrupted: {what}. {unchanged}") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise SessionError(f"{source} is not an nb_hitl session file. {unchanged}")
     version = doc.get("schema_version")

@@ -102,6 +102,16 @@ def parse_arguments(arguments: str | dict[str, Any]) -> dict[str, Any]:
                 f"column {exc.colno}). Write one JSON object, with double-quoted names and "
                 "strings."
             ) from None
+        except RecursionError:
+            raise ApprovalError(
+                "The edited arguments are nested too deeply to read (thousands of [ or {). "
+                "Write one JSON object with a few levels of nesting."
+            ) from None
+        except ValueError:  # an integer of more than 4,300 digits (Python's safety limit)
+            raise ApprovalError(
+                "The edited arguments hold a number too long to read (over 4,300 digits). "
+                "Write very long numbers as strings, in double quotes."
+            ) from None
     else:
         value = arguments
     if not isinstance(value, dict):

@@ -28,6 +28,7 @@ from nb_hitl.events import ApprovalDecided, ApprovalRequested, Event, ReplyFinis
 from nb_hitl.exceptions import ApprovalError
 from nb_hitl.message import ToolUseBlock
 
+from ._invisible import show_invisible
 from ._loop import LoopBridge
 from ._render import esc
 
@@ -54,11 +55,13 @@ _DECISION_TEXT = {
 
 
 def pretty_arguments(arguments: Any) -> str:
-    """The arguments as indented JSON text (not escaped)."""
+    """The arguments as indented JSON text (not HTML-escaped), bidi controls and zero-width
+    characters shown as ``\\uXXXX`` (the same characters to a JSON parser)."""
     try:
-        return json.dumps(arguments, indent=2, ensure_ascii=False, sort_keys=False)
-    except (TypeError, ValueError):
-        return repr(arguments)
+        text = json.dumps(arguments, indent=2, ensure_ascii=False, sort_keys=False)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(arguments)
+    return show_invisible(text)
 
 
 class ApprovalCard(w.VBox):
@@ -81,7 +84,7 @@ class ApprovalCard(w.VBox):
         """``""`` while waiting, then the decision kind (``approved``, ``denied``...)."""
         self._bridge = bridge or LoopBridge()
         self.header = w.HTML(
-            f"<b>&#128295; Approval needed:</b> <code>{esc(call.name)}</code> "
+            f"<b>&#128295; Approval needed:</b> <code>{esc(show_invisible(call.name))}</code> "
             '<span class="nb-hitl-status nb-hitl-status-waiting">waiting for you</span>'
         )
         self.arguments_view = w.HTML(f"<pre>{esc(pretty_arguments(call.input))}</pre>")
@@ -89,7 +92,9 @@ class ApprovalCard(w.VBox):
         self.edit_button = w.Button(description="Edit", icon="pencil")
         self.deny_button = w.Button(description="Deny", button_style="danger", icon="times")
         self.always_button = w.Button(
-            description="Always allow", icon="unlock", tooltip=f"Never ask again for {call.name}"
+            description="Always allow",
+            icon="unlock",
+            tooltip=f"Never ask again for {show_invisible(call.name)}",
         )
         self.edit_area = w.Textarea(
             value=pretty_arguments(call.input), rows=6, layout={"width": "100%"}
@@ -166,13 +171,14 @@ class ApprovalCard(w.VBox):
         self.decision = decision
         text = _DECISION_TEXT.get(decision, esc(decision))
         if decision == "approved" and reason:
-            text += f" ({esc(reason)})"
+            text += f" ({esc(show_invisible(reason))})"
         if decision == "denied":
-            text += f": {esc(reason)}" if reason else " (no reason given)"
+            text += f": {esc(show_invisible(reason))}" if reason else " (no reason given)"
         if decision == "edited" and arguments is not None:
             text += f"<pre>{esc(pretty_arguments(arguments))}</pre>"
         self.result.value = text
-        self.header.value = f"<b>&#128295; Tool call:</b> <code>{esc(self.tool_name)}</code>"
+        name = esc(show_invisible(self.tool_name))
+        self.header.value = f"<b>&#128295; Tool call:</b> <code>{name}</code>"
         for box in (self.actions, self.edit_box, self.deny_box):
             box.layout.display = "none"
         self.error.value = ""

@@ -30,6 +30,7 @@ from nb_hitl.message import Msg
 
 from ._approval import ApprovalCards
 from ._input import WidgetInput
+from ._invisible import is_blank
 from ._live import html
 from ._loop import LoopBridge, WidgetRegistry
 from ._render import CSS, esc, msg_flags
@@ -155,7 +156,7 @@ class ChatWidget(w.VBox):
         if isinstance(text, Msg):
             msg = text
         else:
-            if not isinstance(text, str) or not text.strip():
+            if not isinstance(text, str) or is_blank(text):
                 self._note.value = f'<span class="nb-hitl-note">{EMPTY_INPUT_NOTE}</span>'
                 return None
             msg = Msg(self.user_name, text, "user")
@@ -307,7 +308,7 @@ class ChatWidget(w.VBox):
 
     def _restore_input(self, msg: Msg | None) -> None:
         text = self._sent_text.get(msg.id, "") if msg is not None else ""
-        if text and not self.input.value.strip():
+        if text and is_blank(self.input.value):
             self.input.value = text
 
     def _begin_stopping(self) -> None:

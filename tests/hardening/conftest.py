@@ -10,5 +10,3 @@ for folder in ("widgets", "model"):
     path = str(HERE.parent / folder)
     if path not in sys.path:
         sys.path.append(path)
-
-pytest_plugins: list[str] = []
