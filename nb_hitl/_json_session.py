@@ -254,6 +254,16 @@ def _read(path: Path) -> dict[str, Any] | None:
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise SessionError(f"Cannot read the session file {path}: {exc}.") from None
+    except RecursionError:
+        raise SessionError(
+            f"The session file {path} is corrupted: its JSON is nested too deeply to read. "
+            "Nothing was loaded."
+        ) from None
+    except ValueError:  # an integer over 4,300 digits (Python's safety limit)
+        raise SessionError(
+            f"The session file {path} is corrupted: it holds an integer of over 4,300 digits. "
+            "Nothing was loaded."
+        ) from None
     if isinstance(states, dict) and states.get("format") == FORMAT:
         raise SessionError(
             f"{path} was written by agent.save_session(); load it with "

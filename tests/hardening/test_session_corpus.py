@@ -225,3 +225,15 @@ async def test_a_nul_byte_in_the_path_is_a_clear_error_in_the_bar(
     assert "NUL character" in panel.session.note.value
     assert fingerprint(agent) == before
     panel.close()
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000, '{"agent": ' + "9" * 5000 + "}"])
+async def test_json_session_refuses_unreadable_json_cleanly(tmp_path: Path, text: str) -> None:
+    from nb_hitl.session import JSONSession
+
+    (tmp_path / "s1.json").write_text(text, "utf-8")
+    agent = make_agent()
+    before = fingerprint(agent)
+    with pytest.raises(SessionError, match="corrupted"):
+        await JSONSession(save_dir=str(tmp_path)).load_session_state("s1", agent=agent)
+    assert fingerprint(agent) == before
