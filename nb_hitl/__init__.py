@@ -41,3 +41,20 @@ def show(agent: Any, **kwargs: Any) -> Any:
     from nb_hitl.widgets import AgentPanel
 
     return AgentPanel(agent, **kwargs)
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext nb_hitl``: Kernel ▸ Interrupt stops agents, magics, ``asyncio.run`` in cells.
+
+    See ``nb_hitl.extension``; ``%unload_ext nb_hitl`` undoes it.
+    """
+    from nb_hitl.extension import load_ipython_extension as load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext nb_hitl``: put back everything ``%load_ext nb_hitl`` changed."""
+    from nb_hitl.extension import unload_ipython_extension as unload
+
+    unload(ipython)

@@ -59,3 +59,13 @@ def test_import_does_not_load_heavy_optional_modules() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_notebook_extension_entry_points_stay_lazy() -> None:
+    assert callable(nb_hitl.load_ipython_extension)
+    assert callable(nb_hitl.unload_ipython_extension)
+    code = (
+        "import sys, nb_hitl; print('nb_hitl.extension' in sys.modules, 'IPython' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]

@@ -45,6 +45,8 @@ from nb_hitl.events import (
 from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.message import Msg
 
+from . import _registry
+
 _DIRECT_AWAIT = sys.version_info >= (3, 11)
 """Await the reply task directly (needs ``Task.cancelling()``, Python 3.11+)."""
 
@@ -110,6 +112,7 @@ class AgentBase:
         self._interrupt_msgs: list[Msg] = []
         self._where = ""
         self._interrupt_cause = "interrupt"
+        _registry.register(self)  # weakly: lets the notebook extension find running replies
 
     # -- to implement ------------------------------------------------------------------------
     async def reply(self, msg: Msg | None = None, **kwargs: Any) -> Msg:

@@ -128,5 +128,13 @@ class WidgetRegistry:
         if older is not None and older is not widget:
             older.detach(note)
 
+    def newest(self, agent: Any) -> Any:
+        """The newest live widget recorded for ``agent``, or ``None``."""
+        try:
+            ref = self._newest.get(agent)
+        except TypeError:
+            return None
+        return ref() if ref is not None else None
+
 
 __all__ = ["LoopBridge", "WidgetRegistry"]
