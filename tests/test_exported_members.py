@@ -21,11 +21,18 @@ def test_agentscope_import_paths() -> None:
     from nb_hitl.formatter import OpenAIChatFormatter  # noqa: F401
     from nb_hitl.memory import InMemoryMemory  # noqa: F401
     from nb_hitl.message import (  # noqa: F401
+        AudioBlock,
+        Base64Source,
+        ContentBlock,
+        ContentBlockTypes,
+        ImageBlock,
         Msg,
         TextBlock,
         ThinkingBlock,
         ToolResultBlock,
         ToolUseBlock,
+        URLSource,
+        VideoBlock,
     )
     from nb_hitl.model import ChatModelBase, ChatResponse, ScriptedModel  # noqa: F401
     from nb_hitl.module import StateModule  # noqa: F401

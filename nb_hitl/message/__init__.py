@@ -1,10 +1,29 @@
 """Messages and their content blocks."""
 
-from ._blocks import ContentBlock, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
-from ._msg import Msg, MsgListAdapter, Role
+from ._blocks import (
+    AudioBlock,
+    Base64Source,
+    BlockType,
+    ContentBlock,
+    ContentBlockTypes,
+    ImageBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    URLSource,
+    VideoBlock,
+)
+from ._msg import BlockList, Msg, MsgListAdapter, Role
 
 __all__ = [
+    "AudioBlock",
+    "Base64Source",
+    "BlockList",
+    "BlockType",
     "ContentBlock",
+    "ContentBlockTypes",
+    "ImageBlock",
     "Msg",
     "MsgListAdapter",
     "Role",
@@ -12,4 +31,6 @@ __all__ = [
     "ThinkingBlock",
     "ToolResultBlock",
     "ToolUseBlock",
+    "URLSource",
+    "VideoBlock",
 ]

@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from datetime import datetime, timezone
-from typing import Any, Literal, overload
+from typing import Annotated, Any, Literal, SupportsIndex, overload
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
 from ._blocks import (
+    AudioBlock,
     BlockType,
     ContentBlock,
+    ImageBlock,
     TextBlock,
     ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
+    VideoBlock,
 )
 
 Role = Literal["user", "assistant", "system"]
@@ -26,6 +30,40 @@ def _new_id() -> str:
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+_BLOCK: TypeAdapter[Any] = TypeAdapter(ContentBlock)
+
+
+class BlockList(list[Any]):
+    """The list a ``Msg`` keeps its blocks in: items added later are validated too.
+
+    AgentScope code appends plain dicts to ``msg.content``; here they become blocks (or raise a
+    ``ValidationError`` naming the problem) instead of sitting in the list unchecked.
+    """
+
+    def append(self, item: Any) -> None:
+        super().append(_BLOCK.validate_python(item))
+
+    def extend(self, items: Iterable[Any]) -> None:
+        super().extend(_BLOCK.validate_python(i) for i in items)
+
+    def insert(self, index: SupportsIndex, item: Any) -> None:
+        super().insert(index, _BLOCK.validate_python(item))
+
+    def __setitem__(self, index: Any, item: Any) -> None:
+        if isinstance(index, slice):
+            super().__setitem__(index, [_BLOCK.validate_python(i) for i in item])
+        else:
+            super().__setitem__(index, _BLOCK.validate_python(item))
+
+    def __iadd__(self, items: Iterable[Any]) -> BlockList:  # type: ignore[misc]
+        self.extend(items)
+        return self
+
+
+def _block_list(content: str | list[Any]) -> str | list[Any]:
+    return content if isinstance(content, str) else BlockList(content)
 
 
 class Msg(BaseModel):
@@ -40,8 +78,8 @@ class Msg(BaseModel):
 
     name: str
     """Who produced the message (an agent's or a person's name)."""
-    content: str | list[ContentBlock]
-    """Plain text, or a list of content blocks."""
+    content: Annotated[str | list[ContentBlock], AfterValidator(_block_list)]
+    """Plain text, or a list of content blocks (plain dicts are validated into blocks)."""
     role: Role
     """``user``, ``assistant`` or ``system`` (tool results travel as ``system`` like AgentScope)."""
     metadata: dict[str, Any] = Field(default_factory=dict)
@@ -49,7 +87,12 @@ class Msg(BaseModel):
     id: str = Field(default_factory=_new_id)
     """Unique id; memory marks and token caches key on it."""
     timestamp: str = Field(default_factory=_now)
-    """ISO 8601 creation time (UTC)."""
+    """ISO 8601 creation time (UTC).
+
+    Differs on purpose from AgentScope's local ``"%Y-%m-%d %H:%M:%S.fff"``: a timezone-aware
+    time stays right when a saved session is opened elsewhere."""
+    invocation_id: str | None = None
+    """The id of the model API call that produced the message, if any."""
 
     def __init__(
         self,
@@ -57,13 +100,18 @@ class Msg(BaseModel):
         content: str | list[Any] | None = None,
         role: Role = "assistant",
         metadata: dict[str, Any] | None = None,
+        timestamp: str | None = None,
+        invocation_id: str | None = None,
         **data: Any,
     ) -> None:
+        if timestamp is not None:
+            data["timestamp"] = timestamp
         super().__init__(
             name=name,
             content="" if content is None else content,
             role=role,
             metadata=dict(metadata) if metadata else {},
+            invocation_id=invocation_id,
             **data,
         )
 
@@ -77,29 +125,44 @@ class Msg(BaseModel):
     @overload
     def get_content_blocks(self, block_type: Literal["tool_result"]) -> list[ToolResultBlock]: ...
     @overload
-    def get_content_blocks(self, block_type: None = None) -> list[ContentBlock]: ...
+    def get_content_blocks(self, block_type: Literal["image"]) -> list[ImageBlock]: ...
+    @overload
+    def get_content_blocks(self, block_type: Literal["audio"]) -> list[AudioBlock]: ...
+    @overload
+    def get_content_blocks(self, block_type: Literal["video"]) -> list[VideoBlock]: ...
+    @overload
+    def get_content_blocks(
+        self, block_type: list[BlockType] | None = None
+    ) -> list[ContentBlock]: ...
 
-    def get_content_blocks(self, block_type: BlockType | None = None) -> list[Any]:
-        """Return the content as blocks, optionally only those of one ``type``."""
-        blocks: list[Any] = (
-            [TextBlock(text=self.content)] if isinstance(self.content, str) else list(self.content)
-        )
-        if isinstance(self.content, str) and not self.content:
-            blocks = []
+    def get_content_blocks(
+        self, block_type: BlockType | list[BlockType] | None = None
+    ) -> list[Any]:
+        """Return the content as blocks, optionally only those of one ``type`` (or of a list).
+
+        Text content is one ``TextBlock``. Differs on purpose from AgentScope for empty text:
+        ``""`` gives no block here (AgentScope gives one empty ``TextBlock``), so an empty
+        message renders, formats and counts as nothing.
+        """
+        if isinstance(self.content, str):
+            blocks: list[Any] = [TextBlock(text=self.content)] if self.content else []
+        else:
+            blocks = list(self.content)
         if block_type is None:
             return blocks
-        return [b for b in blocks if b.type == block_type]
+        wanted = {block_type} if isinstance(block_type, str) else set(block_type)
+        return [b for b in blocks if b.type in wanted]
 
-    def has_content_blocks(self, block_type: BlockType) -> bool:
-        """Whether the message holds at least one block of ``block_type``."""
+    def has_content_blocks(self, block_type: BlockType | list[BlockType] | None = None) -> bool:
+        """Whether the message holds at least one block of ``block_type`` (any block if None)."""
         return bool(self.get_content_blocks(block_type))
 
-    def get_text_content(self) -> str | None:
-        """Return the text blocks joined by newlines, or ``None`` if there is no text."""
+    def get_text_content(self, separator: str = "\n") -> str | None:
+        """Return the text blocks joined by ``separator``, or ``None`` if there is no text."""
         if isinstance(self.content, str):
             return self.content
         texts = [b.text for b in self.content if isinstance(b, TextBlock)]
-        return "\n".join(texts) if texts else None
+        return separator.join(texts) if texts else None
 
     @property
     def is_interrupted(self) -> bool:
@@ -108,12 +171,19 @@ class Msg(BaseModel):
 
     # -- serialisation -------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        """Return a JSON-able dict (AgentScope's name for ``model_dump``)."""
+        """Return a JSON-able dict (AgentScope's name for ``model_dump``).
+
+        Unlike AgentScope's, it includes ``invocation_id``, so ``from_dict`` round-trips it.
+        """
         return self.model_dump(mode="json")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Msg:
-        """Rebuild a message from ``to_dict()`` output."""
+        """Rebuild a message from ``to_dict()`` output (AgentScope's dicts load too).
+
+        Keys AgentScope may leave out (``metadata``, ``timestamp``, ``invocation_id``, ``id``)
+        get their defaults; a missing ``name``, ``content`` or ``role`` is a ``ValidationError``.
+        """
         return cls.model_validate(data)
 
     def __repr__(self) -> str:

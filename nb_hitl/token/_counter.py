@@ -78,6 +78,9 @@ def _block_fingerprint(block: Any) -> tuple[Any, ...]:
         return ("u", block.id, block.name, block.raw_input, json.dumps(block.input, default=str))
     if kind == "tool_result":
         return ("r", block.id, block.name, block.output)
+    source = getattr(block, "source", None)
+    if source is not None:  # image, audio, video: what they point at, or their data
+        return (kind, source.type, source.get("url"), source.get("media_type"), source.get("data"))
     return (kind, getattr(block, "thinking", None))
 
 
