@@ -18,7 +18,11 @@ def test_top_level_exports() -> None:
 
 def test_agentscope_import_paths() -> None:
     from nb_hitl.agent import AgentBase, ReActAgent, UserAgent  # noqa: F401
-    from nb_hitl.formatter import OpenAIChatFormatter  # noqa: F401
+    from nb_hitl.formatter import (  # noqa: F401
+        DashScopeChatFormatter,
+        FormatterBase,
+        OpenAIChatFormatter,
+    )
     from nb_hitl.memory import InMemoryMemory  # noqa: F401
     from nb_hitl.message import (  # noqa: F401
         AudioBlock,
@@ -37,6 +41,7 @@ def test_agentscope_import_paths() -> None:
     from nb_hitl.model import ChatModelBase, ChatResponse, ScriptedModel  # noqa: F401
     from nb_hitl.module import StateModule  # noqa: F401
     from nb_hitl.session import JSONSession, SessionBase  # noqa: F401
+    from nb_hitl.token import OpenAITokenCounter, TokenCounter  # noqa: F401
     from nb_hitl.tool import Toolkit, ToolResponse  # noqa: F401
 
 

@@ -297,7 +297,7 @@ def plan_compression(
         tools: the tool schemas sent with the prompt.
         pinned_ids: messages never to compress.
         protected_ids: the question the agent is answering (never compressed).
-        formatter: the agent's formatter (default ``OpenAIChatFormatter()``).
+        formatter: the agent's formatter (default ``OpenAIChatFormatter(plain_content=True)``).
         enabled: recorded in the plan (automatic compression on or off).
 
     Raises:

@@ -14,7 +14,7 @@ from typing import Any
 
 from nb_hitl.events import MessageAdded, MessageUpdated, ToolCallStarted, ToolResultReady
 from nb_hitl.exceptions import AgentBusyError
-from nb_hitl.formatter import OpenAIChatFormatter
+from nb_hitl.formatter import FormatterBase, OpenAIChatFormatter
 from nb_hitl.memory import COMPRESSED, InMemoryMemory
 from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
 from nb_hitl.model import ChatModelBase, ChatResponse
@@ -39,7 +39,8 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
         name: the agent's name.
         sys_prompt: the system prompt.
         model: any ``ChatModelBase`` (``ScriptedModel`` offline, ``OpenAIChatModel``...).
-        formatter: ``Msg`` list to chat format (default ``OpenAIChatFormatter()``).
+        formatter: ``Msg`` list to chat format (default ``OpenAIChatFormatter(plain_content=True)``,
+            which every OpenAI-compatible server takes, llama.cpp's included).
         toolkit: the tools the model may call.
         memory: the message store (default a new ``InMemoryMemory``).
         compression_config: when and how to summarise old memory (``CompressionConfig``).
@@ -53,7 +54,7 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
         name: str,
         sys_prompt: str,
         model: ChatModelBase,
-        formatter: OpenAIChatFormatter | None = None,
+        formatter: FormatterBase | None = None,
         toolkit: Toolkit | None = None,
         memory: InMemoryMemory | None = None,
         compression_config: Any = None,
@@ -71,7 +72,7 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
             )
         self.sys_prompt = sys_prompt
         self.model = model
-        self.formatter = formatter or OpenAIChatFormatter()
+        self.formatter = formatter or OpenAIChatFormatter(plain_content=True)
         self.toolkit = toolkit or Toolkit()
         self.memory = memory if memory is not None else InMemoryMemory()
         self.compression_config = compression_config

@@ -1,49 +1,86 @@
-"""Turn a list of ``Msg`` into OpenAI chat-completions messages."""
+"""OpenAIChatFormatter: a list of ``Msg`` to OpenAI chat-completions messages."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from nb_hitl.message import Msg, TextBlock, ToolResultBlock, ToolUseBlock
+from nb_hitl.message import (
+    AudioBlock,
+    ImageBlock,
+    Msg,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    URLSource,
+)
+
+from ._base import FormatterBase, safe_name
+from ._media import openai_image_url, openai_input_audio
 
 
-class OpenAIChatFormatter:
-    """Formats messages for the OpenAI chat API (and every server compatible with it).
+class OpenAIChatFormatter(FormatterBase):
+    """Formats messages for the OpenAI chat API, as AgentScope 1.x's formatter does.
 
-    - ``system``/``user``/``assistant`` messages keep their role; ``name`` is sent for user and
-      assistant messages unless ``include_names=False``.
-    - ``tool_use`` blocks become the assistant's ``tool_calls`` (arguments that were not valid
-      JSON, kept in ``raw_input``, are sent verbatim).
-    - ``tool_result`` blocks become ``tool`` messages, whatever message carries them.
-    - thinking blocks are not sent back.
-    - An assistant message with tool calls and no text gets ``content: ""`` (some servers,
-      llama.cpp among them, reject ``null``).
+    - every message becomes ``{"role", "name", "content"}`` with the text (and images, audio)
+      as content parts: ``[{"type": "text", "text": ...}, {"type": "image_url", ...}]``;
+    - ``tool_use`` blocks become the message's ``tool_calls``; a reply that only calls tools
+      has ``content: None``;
+    - each ``tool_result`` block becomes a ``tool`` message (with the tool's ``name``) placed
+      before its carrier message; images, audio and video in a result are named in its text,
+      and with ``promote_tool_result_images=True`` the images follow in a user message;
+    - images: web URLs as they are, local files and base64 inline as data URLs; audio (not in
+      assistant messages) as ``input_audio``; thinking and video blocks are not sent.
+
+    ``plain_content=True`` sends what strict OpenAI-compatible servers take: text-only content
+    as one string (text blocks joined by newlines), ``""`` instead of ``None`` for a
+    tool-call-only reply, and ``name`` only on user and assistant messages (none on tool
+    messages). llama.cpp's server needs it: it rejects ``content: null`` next to tool calls.
+    ``ReActAgent`` uses ``OpenAIChatFormatter(plain_content=True)`` when given no formatter;
+    pass ``formatter=OpenAIChatFormatter(plain_content=True)`` with such a server.
+
+    Differences kept on purpose (each is also said where it happens): names are made valid
+    for the API (``"Ann Lee"`` -> ``"Ann_Lee"``); a call whose arguments were not valid JSON
+    (``raw_input`` set) is sent with them verbatim; web audio is not downloaded; base64 media
+    in a tool result is not written to a temporary file; truncation (``max_tokens``) is
+    not supported.
+
+    Args:
+        promote_tool_result_images: also send the images of tool results, in a user message
+            after the tool messages (most APIs take no images in tool results).
+        token_counter: accepted for AgentScope's signature.
+        max_tokens: not supported (see ``FormatterBase``).
+        include_names: send ``name`` fields (nb_hitl's option).
+        plain_content: the strict-server format described above (nb_hitl's option).
     """
 
-    def __init__(self, include_names: bool = True) -> None:
+    support_tools_api: bool = True
+    support_multiagent: bool = True
+    support_vision: bool = True
+
+    def __init__(
+        self,
+        promote_tool_result_images: bool = False,
+        token_counter: Any = None,
+        max_tokens: int | None = None,
+        *,
+        include_names: bool = True,
+        plain_content: bool = False,
+    ) -> None:
+        super().__init__(token_counter=token_counter, max_tokens=max_tokens)
+        self.promote_tool_result_images = promote_tool_result_images
         self.include_names = include_names
-
-    async def format(self, msgs: list[Msg]) -> list[dict[str, Any]]:
-        """Format ``msgs`` (AgentScope's formatters are async; this one does no I/O)."""
-        return self.format_sync(msgs)
-
-    def format_sync(self, msgs: list[Msg]) -> list[dict[str, Any]]:
-        """Format ``msgs`` without awaiting."""
-        out: list[dict[str, Any]] = []
-        for msg in msgs:
-            out.extend(self.format_msg(msg))
-        return out
+        self.plain_content = plain_content
 
     def format_msg(self, msg: Msg) -> list[dict[str, Any]]:
-        """Format one message into zero or more chat messages."""
-        texts: list[str] = []
+        """Format one message into zero or more chat messages (tool results first)."""
+        parts: list[dict[str, Any]] = []
         calls: list[dict[str, Any]] = []
-        results: list[dict[str, Any]] = []
+        out: list[dict[str, Any]] = []
+        promoted: list[Msg] = []
         for block in msg.get_content_blocks():
             if isinstance(block, TextBlock):
-                if block.text:
-                    texts.append(block.text)
+                parts.append({"type": "text", "text": block.text})
             elif isinstance(block, ToolUseBlock):
                 # A finished call whose arguments were not valid JSON keeps them verbatim
                 # (its tool_result says so); the agent drops half-streamed ones on interrupt.
@@ -60,22 +97,88 @@ class OpenAIChatFormatter:
                     }
                 )
             elif isinstance(block, ToolResultBlock):
-                results.append(
-                    {"role": "tool", "tool_call_id": block.id, "content": block.output_text()}
+                text, media = self.convert_tool_result_to_string(block.output)
+                if self.plain_content:
+                    text = block.output_text() if not media else text
+                    out.append({"role": "tool", "tool_call_id": block.id, "content": text})
+                else:
+                    out.append(
+                        {
+                            "role": "tool",
+                            "tool_call_id": block.id,
+                            "content": text,
+                            "name": block.name,
+                        }
+                    )
+                if self.promote_tool_result_images:
+                    promoted.extend(_promoted(block.name, media))
+            elif isinstance(block, ImageBlock):
+                parts.append(
+                    {"type": "image_url", "image_url": {"url": openai_image_url(block.source)}}
                 )
-        out: list[dict[str, Any]] = list(results)
-        if texts or calls:
-            entry: dict[str, Any] = {"role": msg.role, "content": "\n".join(texts)}
-            if self.include_names and msg.role in ("user", "assistant") and msg.name:
-                entry["name"] = _safe_name(msg.name)
-            if calls:
-                entry["role"] = "assistant"
-                entry["tool_calls"] = calls
+            elif isinstance(block, AudioBlock) and msg.role != "assistant":
+                # Audio a model spoke is not sent back (the API rejects it in later calls).
+                parts.append(
+                    {"type": "input_audio", "input_audio": openai_input_audio(block.source)}
+                )
+            # thinking, video and an assistant's audio are not sent.
+        entry = self._entry(msg, parts, calls)
+        if entry is not None:
             out.append(entry)
+        for extra in promoted:
+            out.extend(self.format_msg(extra))
         return out
 
+    def _entry(
+        self, msg: Msg, parts: list[dict[str, Any]], calls: list[dict[str, Any]]
+    ) -> dict[str, Any] | None:
+        if not self.plain_content:
+            if not parts and not calls:
+                return None
+            entry: dict[str, Any] = {"role": msg.role}
+            if self.include_names:
+                entry["name"] = safe_name(msg.name)
+            entry["content"] = parts or None
+            if calls:
+                entry["tool_calls"] = calls
+            return entry
+        texts = [p["text"] for p in parts if p["type"] == "text" and p["text"]]
+        media = [p for p in parts if p["type"] != "text"]
+        if not texts and not media and not calls:
+            return None
+        content: Any = (
+            [p for p in parts if p["type"] != "text" or p["text"]] if media else "\n".join(texts)
+        )
+        entry = {"role": "assistant" if calls else msg.role, "content": content}
+        if self.include_names and msg.role in ("user", "assistant") and msg.name:
+            entry["name"] = safe_name(msg.name)
+        if calls:
+            entry["tool_calls"] = calls
+        return entry
 
-def _safe_name(name: str) -> str:
-    # OpenAI restricts `name` to [a-zA-Z0-9_-]{1,64}.
-    cleaned = "".join(c if (c.isascii() and c.isalnum()) or c in "_-" else "_" for c in name)[:64]
-    return cleaned or "_"
+
+def _promoted(tool_name: str, media: list[tuple[str, Any]]) -> list[Msg]:
+    blocks: list[Any] = []
+    for where, block in media:
+        if block["type"] == "image":
+            blocks.append(TextBlock(text=f"\n- The image from '{where}': "))
+            blocks.append(ImageBlock(source=URLSource(url=where)))
+    if not blocks:
+        return []
+    return [
+        Msg(
+            "user",
+            [
+                TextBlock(
+                    text="<system-info>The following are the image contents from the tool "
+                    f"result of '{tool_name}':"
+                ),
+                *blocks,
+                TextBlock(text="</system-info>"),
+            ],
+            "user",
+        )
+    ]
+
+
+__all__ = ["OpenAIChatFormatter"]

@@ -12,7 +12,10 @@ from typing import Any
 def _last_user_text(messages: list[dict[str, Any]]) -> str:
     for m in reversed(messages):
         if m.get("role") == "user":
-            return str(m.get("content") or "")
+            content = m.get("content") or ""
+            if isinstance(content, list):  # content parts (AgentScope's formatter output)
+                return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+            return str(content)
     return ""
 
 

@@ -4,12 +4,14 @@
 """
 
 from ._counter import DEFAULT_ENCODING, CacheInfo, MsgCount, TokenCounter
+from ._openai import OpenAITokenCounter
 from ._vocab import VocabularyUnavailable, load_offline_encoding
 
 __all__ = [
     "DEFAULT_ENCODING",
     "CacheInfo",
     "MsgCount",
+    "OpenAITokenCounter",
     "TokenCounter",
     "VocabularyUnavailable",
     "load_offline_encoding",

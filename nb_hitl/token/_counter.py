@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
 
 from ._approx import approximate_count
+from ._image import audio_tokens, image_tokens
 from ._vocab import VocabularyUnavailable, load_offline_encoding
 
 logger = logging.getLogger("nb_hitl.token")
@@ -206,11 +207,32 @@ class TokenCounter:
                     n += TOKENS_PER_TOOL_CALL
                     n += self.count_text(str(function.get("name", "")))
                     n += self.count_text(str(function.get("arguments", "")))
-            elif isinstance(value, list):  # content parts: only text parts carry tokens here
+            elif isinstance(value, list):  # content parts: text, images, audio
                 for part in value:
-                    if isinstance(part, dict) and isinstance(part.get("text"), str):
-                        n += self.count_text(part["text"])
+                    if isinstance(part, dict):
+                        n += self.count_part(part)
         return n
+
+    def count_part(self, part: dict[str, Any]) -> int:
+        """Tokens of one content part: text exactly; images by OpenAI's tile rule, audio estimated.
+
+        Takes OpenAI parts (``text``, ``image_url``, ``input_audio``) and DashScope's
+        (``{"text": ...}``, ``{"image": url}``); other parts count 0. See
+        ``nb_hitl.token._image`` for the image and audio rules.
+        """
+        if isinstance(part.get("text"), str):
+            return self.count_text(part["text"])
+        model = self.model or "gpt-4o"
+        kind = part.get("type")
+        if kind == "image_url":
+            image = part.get("image_url") or {}
+            return image_tokens(model, str(image.get("url", "")), image.get("detail"))
+        if kind == "input_audio":
+            audio = part.get("input_audio") or {}
+            return audio_tokens(str(audio.get("data", "")), str(audio.get("format", "")))
+        if kind is None and isinstance(part.get("image"), str):
+            return image_tokens(model, part["image"])
+        return 0
 
     def count_tools(self, tools: Sequence[dict[str, Any]] | None) -> int:
         """Tokens that tool schemas add to a prompt (0 for none)."""
@@ -333,7 +355,8 @@ class TokenCounter:
         Args:
             msgs: the messages.
             formatter: an ``OpenAIChatFormatter`` (or anything with ``format_msg`` or
-                ``format_sync``); default ``OpenAIChatFormatter()``.
+                ``format_sync``); default ``OpenAIChatFormatter(plain_content=True)``, as
+                ``ReActAgent``'s.
         """
         return [entry.tokens for entry in self.msg_counts(msgs, formatter)]
 
@@ -341,7 +364,7 @@ class TokenCounter:
         if self._default_formatter is None:
             from nb_hitl.formatter import OpenAIChatFormatter
 
-            self._default_formatter = OpenAIChatFormatter()
+            self._default_formatter = OpenAIChatFormatter(plain_content=True)
         return self._default_formatter
 
     def cache_info(self) -> CacheInfo:

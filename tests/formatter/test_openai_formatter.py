@@ -1,4 +1,4 @@
-"""OpenAIChatFormatter: roles, names, tool calls and tool results."""
+"""OpenAIChatFormatter(plain_content=True), ReActAgent's default: names, tool calls, results."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ async def test_full_history_formats_to_valid_openai_messages() -> None:
         Msg("system", [ToolResultBlock(id="c1", name="calc", output="4")], "system"),
         Msg("Friday", "It is 4.", "assistant"),
     ]
-    out = await OpenAIChatFormatter().format(msgs)
+    out = await OpenAIChatFormatter(plain_content=True).format(msgs)
     assert out == [
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": "What's 2+2?", "name": "Ann_Lee"},
@@ -46,6 +46,6 @@ async def test_full_history_formats_to_valid_openai_messages() -> None:
 
 def test_names_can_be_left_out_and_invalid_arguments_are_sent_verbatim() -> None:
     msg = Msg("Friday", [ToolUseBlock(id="c1", name="f", raw_input='{"a": ')], "assistant")
-    out = OpenAIChatFormatter(include_names=False).format_sync([msg])
+    out = OpenAIChatFormatter(include_names=False, plain_content=True).format_sync([msg])
     assert "name" not in out[0]
     assert out[0]["tool_calls"][0]["function"]["arguments"] == '{"a": '
