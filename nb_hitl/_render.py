@@ -8,14 +8,22 @@ Every string that comes from a model, a tool, a person or an agent name goes thr
 ``esc()`` or ``markdown()`` (markdown-it with ``html=False``, which escapes raw HTML and
 refuses ``javascript:`` links) before it reaches an ``ipywidgets.HTML`` value, because
 ``ipywidgets.HTML`` inserts its value unsanitised.
+
+Images never make the browser fetch anything on their own: an image from a URL (a markdown
+``![x](https://host/a.png?d=...)`` from a model, a tool, a person or a session file would
+otherwise be fetched with no click, an exfiltration channel for a prompt injection) is drawn
+by ``image_html()`` under a ``RemoteImages`` policy, by default as a link the person may open.
+Inline ``data:image/...`` images are drawn as they are: showing them fetches nothing.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -24,6 +32,56 @@ PLAIN_LIMIT = 50_000
 """Text longer than this is shown escaped, without markdown (fast for 1 MB pastes)."""
 PREVIEW_CHARS = 4_000
 """How much of a very long text shows before the rest folds into a <details>."""
+
+
+RemoteImages = Literal["link", "show", "text"]
+"""How an image from a URL (anything but an inline ``data:image``) is drawn.
+
+``link`` (the default): a link with the image's description and host, opened only on a click;
+``show``: an ``<img>`` the browser loads at once (only for sources you trust); ``text``: the
+description alone.
+"""
+REMOTE_IMAGES: tuple[str, ...] = ("link", "show", "text")
+
+_INLINE_IMAGE = re.compile(r"data:image/(png|jpeg|jpg|gif|webp|bmp);base64,[A-Za-z0-9+/=\s]*", re.I)
+
+
+def check_remote_images(value: str) -> RemoteImages:
+    """``value`` if it is a ``RemoteImages`` policy, else a ``ValueError`` listing them."""
+    if value not in REMOTE_IMAGES:
+        raise ValueError(
+            f"remote_images must be one of {', '.join(map(repr, REMOTE_IMAGES))}, got {value!r}."
+        )
+    return value  # type: ignore[return-value]
+
+
+def image_html(url: str, alt: str = "", images: RemoteImages = "link") -> str:
+    """One image under the remote-image policy (the one place images are drawn).
+
+    Args:
+        url: the image's source: an inline ``data:image/...;base64,`` URL is always shown;
+            any other URL follows ``images``.
+        alt: the description shown instead of (or with) the image.
+        images: the ``RemoteImages`` policy for non-inline images.
+    """
+    label = esc(alt.strip() or "image")
+    url = url.strip()
+    if _INLINE_IMAGE.fullmatch(url):
+        return f'<img src="{esc(url)}" alt="{label}" class="nb-hitl-image">'
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    safe = scheme in ("http", "https") or (not scheme and not url.lower().startswith("data:"))
+    if images == "show" and safe:
+        return f'<img src="{esc(url)}" alt="{label}" class="nb-hitl-image">'
+    host = parts.hostname or "this server"
+    text = f"&#128444; {label} <small>(image from {esc(host)}, not loaded)</small>"
+    if images == "link" and safe:
+        return (
+            f'<a href="{esc(url)}" class="nb-hitl-image-link" target="_blank" '
+            f'rel="noopener noreferrer nofollow" title="Open the image (sends a request to '
+            f'{esc(host)})">{text}</a>'
+        )
+    return f'<span class="nb-hitl-image-link">{text}</span>'
 
 
 class RenderableMsg(Protocol):
@@ -84,15 +142,25 @@ CSS = """
 .nb-hitl-row-compressed { color: #7b8794; }
 .nb-hitl-row-summary { background: rgba(111,66,193,0.08); }
 .nb-hitl-note { font-size: 12px; color: #8a6d3b; }
+.nb-hitl-image { max-width: 100%; }
+.nb-hitl-image-link { font-size: 12px; }
 </style>
 """
 
 
-@lru_cache(maxsize=1)
-def _md() -> MarkdownIt:
+@lru_cache(maxsize=len(REMOTE_IMAGES))
+def _md(images: RemoteImages = "link") -> MarkdownIt:
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+
+    def render_image(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+        token = tokens[idx]
+        alt = self.renderInlineAsText(token.children or [], options, env)
+        return image_html(str(token.attrGet("src") or ""), alt, images)
+
+    md.add_render_rule("image", render_image)
+    return md
 
 
 def esc(text: Any) -> str:
@@ -105,15 +173,16 @@ def plain(text: str) -> str:
     return f'<div style="white-space:pre-wrap">{esc(text)}</div>'
 
 
-def markdown(text: str) -> str:
-    """Render markdown with raw HTML disabled; very long text stays plain and folds."""
+def markdown(text: str, images: RemoteImages = "link") -> str:
+    """Render markdown with raw HTML disabled and images under the ``images`` policy; very
+    long text stays plain and folds."""
     if len(text) > PLAIN_LIMIT:
         rest = len(text) - PREVIEW_CHARS
         return (
             f"{plain(text[:PREVIEW_CHARS])}<details><summary>{rest:,} more characters"
             f"</summary>{plain(text[PREVIEW_CHARS:])}</details>"
         )
-    return _md().render(text)
+    return _md(images).render(text)
 
 
 def preview(text: str, limit: int = 80) -> str:
@@ -170,11 +239,11 @@ def header_html(msg: RenderableMsg, live: bool = False) -> str:
     )
 
 
-def block_html(block: Any) -> str:
+def block_html(block: Any, images: RemoteImages = "link") -> str:
     """One content block: text as markdown; tools and thinking collapsed and compact."""
     kind = block.type
     if kind == "text":
-        return markdown(block.text)
+        return markdown(block.text, images)
     if kind == "thinking":
         words = len(block.thinking.split())
         return (
@@ -211,36 +280,40 @@ def _json(value: Any) -> str:
         return str(value)
 
 
-def body_html(msg: RenderableMsg) -> str:
+def body_html(msg: RenderableMsg, images: RemoteImages = "link") -> str:
     """All blocks of a message."""
-    parts = [block_html(b) for b in msg.get_content_blocks()]
+    parts = [block_html(b, images) for b in msg.get_content_blocks()]
     err = msg.metadata.get("_error") or msg.metadata.get("_nb_hitl_error")
     if err:
         parts.append(f'<div class="nb-hitl-error-text">{plain(str(err))}</div>')
     return "".join(parts)
 
 
-def msg_html(msg: RenderableMsg) -> str:
+def msg_html(msg: RenderableMsg, images: RemoteImages = "link") -> str:
     """A whole frozen message: header and body, wrapped in a div carrying its classes."""
     blocks = msg.get_content_blocks()
     if blocks and all(b.type == "tool_result" for b in blocks):  # compact: one line per result
         classes = ["nb-hitl-msg", "nb-hitl-role-tool"]
         if msg_flags(msg)[1]:
             classes.append("nb-hitl-error")
-        return f'<div class="{" ".join(classes)}">{body_html(msg)}</div>'
+        return f'<div class="{" ".join(classes)}">{body_html(msg, images)}</div>'
     return (
         f'<div class="{" ".join(msg_classes(msg))}" data-role="{esc(msg.role)}">'
-        f"{header_html(msg)}{body_html(msg)}</div>"
+        f"{header_html(msg)}{body_html(msg, images)}</div>"
     )
 
 
 __all__ = [
     "CSS",
+    "REMOTE_IMAGES",
+    "RemoteImages",
     "RenderableMsg",
     "block_html",
     "body_html",
+    "check_remote_images",
     "esc",
     "header_html",
+    "image_html",
     "markdown",
     "msg_classes",
     "msg_flags",

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
+from nb_hitl._render import check_remote_images
 from nb_hitl.agent._approval import ToolApprovalMixin
 from nb_hitl.events import (
     ErrorOccurred,
@@ -33,7 +34,7 @@ from ._input import WidgetInput
 from ._invisible import is_blank
 from ._live import html
 from ._loop import LoopBridge, WidgetRegistry
-from ._render import CSS, esc, msg_flags
+from ._render import CSS, RemoteImages, esc, msg_flags
 from ._status import StatusLine
 from ._transcript import Entry, LiveRows, Transcript
 
@@ -57,6 +58,10 @@ class ChatWidget(w.VBox):
         max_updates_per_second: redraw rate of the streaming message (deltas are coalesced).
         continue_text: what the Continue button sends.
         css: include the stylesheet (``AgentPanel`` includes it once for both halves).
+        remote_images: how images from URLs in messages are drawn: ``"link"`` (default: a
+            link opened only on a click, so no message can make the browser fetch anything),
+            ``"show"`` (loaded at once: only for trusted sources) or ``"text"``. Inline
+            ``data:image`` images are always shown.
     """
 
     def __init__(
@@ -68,7 +73,9 @@ class ChatWidget(w.VBox):
         max_updates_per_second: float = 20.0,
         continue_text: str = "Please continue.",
         css: bool = True,
+        remote_images: RemoteImages = "link",
     ) -> None:
+        check_remote_images(remote_images)
         if max_rendered < 1:
             raise ValueError(f"max_rendered must be at least 1 (got {max_rendered}).")
         if max_updates_per_second <= 0:
@@ -80,7 +87,10 @@ class ChatWidget(w.VBox):
         self._bridge = LoopBridge()
         self._bridge.on_error = self._show_internal_error
 
-        self.transcript = Transcript(max_rendered)
+        self.remote_images: RemoteImages = remote_images
+        self.transcript = Transcript(
+            max_rendered, images=remote_images, callback=self._bridge.callback
+        )
         self.transcript.earlier.on_click(self._bridge.callback(lambda _b: self.show_earlier()))
         self.status = StatusLine(self._bridge)
         self._note = html()

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import ipywidgets as w
 from ipywidgets.widgets.widget_string import HTMLStyle
 
-from ._render import block_html, esc, header_html, markdown, msg_classes, plain
+from ._render import RemoteImages, block_html, esc, header_html, markdown, msg_classes, plain
 
 if TYPE_CHECKING:
     from nb_hitl.message import Msg
@@ -69,9 +69,13 @@ def _cut(tail: str, fence_open: bool) -> int:
 
 
 class LiveMessageView(w.VBox):
-    """The row of a message that is still streaming (becomes frozen with ``finish``)."""
+    """The row of a message that is still streaming (becomes frozen with ``finish``).
 
-    def __init__(self, msg: Msg) -> None:
+    ``images`` is the chat's ``RemoteImages`` policy for images in the text.
+    """
+
+    def __init__(self, msg: Msg, images: RemoteImages = "link") -> None:
+        self.images: RemoteImages = images
         self._header = html(header_html(msg, live=True))
         self._tail = html()
         self._group = box((self._tail,))
@@ -98,11 +102,11 @@ class LiveMessageView(w.VBox):
 
     def _freeze(self, text: str, rest: str) -> None:
         """Give the tail its final value ``text`` and start a new tail showing ``rest``."""
-        self._set_tail(markdown(text))
+        self._set_tail(markdown(text, self.images))
         self._fence_open = (self._fence_open + text.count("```")) % 2 == 1
         self.frozen_len += len(text)
         self._frozen.append(text)
-        self._tail_value = markdown(rest) if rest else ""
+        self._tail_value = markdown(rest, self.images) if rest else ""
         self._tail = html(self._tail_value)
         self.segments += 1
         if len(self._group.children) >= GROUP:
@@ -121,7 +125,7 @@ class LiveMessageView(w.VBox):
             self._freeze(tail[:cut], rest if not _cut(rest, self._fence_open) else "")
             tail = rest
             cut = _cut(tail, self._fence_open)
-        self._set_tail(markdown(tail) if tail else "")
+        self._set_tail(markdown(tail, self.images) if tail else "")
         extras = self._extras_live(msg)
         if extras != self._extras_html:
             self._extras_html = extras
@@ -158,9 +162,9 @@ class LiveMessageView(w.VBox):
             self._frozen = []
             self._fence_open = False
         rest = text[self.frozen_len :]
-        self._set_tail(markdown(rest) if rest else "")
+        self._set_tail(markdown(rest, self.images) if rest else "")
         others = [b for b in msg.get_content_blocks() if b.type != "text"]
-        extras = "".join(block_html(b) for b in others)
+        extras = "".join(block_html(b, self.images) for b in others)
         err = msg.metadata.get("_error")
         if err:
             extras += plain(str(err))

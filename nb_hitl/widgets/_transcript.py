@@ -11,12 +11,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
+from ._collapsed import CollapsedMessage, is_long
 from ._live import LiveMessageView, html
-from ._render import msg_html
+from ._render import RemoteImages, msg_html
 
 if TYPE_CHECKING:
     from nb_hitl.message import Msg
@@ -40,9 +41,19 @@ class Transcript:
 
     Args:
         window: how many recent rows are drawn at first (and how many more per "Show earlier").
+        images: the ``RemoteImages`` policy of the rows.
+        callback: wraps row buttons' handlers (the chat's loop bridge).
     """
 
-    def __init__(self, window: int) -> None:
+    def __init__(
+        self,
+        window: int,
+        *,
+        images: RemoteImages = "link",
+        callback: Callable[[Callable[[Any], None]], Callable[[Any], None]] = lambda f: f,
+    ) -> None:
+        self.images: RemoteImages = images
+        self.callback = callback
         self.step = window
         self.window = window
         self.entries: list[Entry] = []
@@ -117,7 +128,10 @@ class Transcript:
     def _view(self, entry: Entry) -> w.Widget:
         if entry.view is None:
             assert entry.msg is not None
-            entry.view = html(msg_html(entry.msg))
+            if is_long(entry.msg):  # e.g. a 1 MB paste: a preview and "Show all"
+                entry.view = CollapsedMessage(entry.msg, self.images, self.callback)
+            else:
+                entry.view = html(msg_html(entry.msg, self.images))
             entry.view.add_class("nb-hitl-row")
         return entry.view
 
@@ -212,7 +226,7 @@ class LiveRows:
             if view is None:
                 if self.transcript.get(msg_id) is not None:
                     continue  # already committed and frozen
-                view = LiveMessageView(msg)
+                view = LiveMessageView(msg, self.transcript.images)
                 self.views[msg_id] = view
                 self.transcript.add(Entry(msg_id, msg, view))
             view.update(msg)

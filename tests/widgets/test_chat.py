@@ -7,7 +7,7 @@ import threading
 
 import ipywidgets as w
 import pytest
-from widget_helpers import all_html, until
+from widget_helpers import all_html, all_state, until
 
 from nb_hitl.agent import ReActAgent
 from nb_hitl.memory import InMemoryMemory
@@ -15,6 +15,7 @@ from nb_hitl.message import Msg
 from nb_hitl.model import ScriptedModel, ScriptedTurn
 from nb_hitl.widgets import ChatWidget
 from nb_hitl.widgets._chat import EMPTY_INPUT_NOTE
+from nb_hitl.widgets._collapsed import CollapsedMessage
 from nb_hitl.widgets._live import LiveMessageView
 
 LONG = " ".join(f"word{i}" for i in range(400))
@@ -147,9 +148,17 @@ async def test_one_megabyte_input_is_accepted() -> None:
     chat.send_button.click()
     await until(lambda: chat.state == "idle")
     assert agent.memory.messages[0].get_text_content() == big
-    row = all_html(chat.rows[0])
-    assert "more characters" in row  # folded, not rendered as markdown
-    assert "<b>dolor" not in row and "&lt;b&gt;dolor" in row
+    [row] = chat.rows[:1]
+    assert isinstance(row, CollapsedMessage)  # a preview, its size and "Show all"
+    assert len(all_state(row)) < 10_000  # the megabyte is not sent to the front end
+    assert "1,000,000 characters (1.0 MB)" in all_html(row)
+    assert row.expand_button.description == "Show all (1.0 MB)"
+    assert "<b>dolor" not in all_html(row) and "&lt;b&gt;dolor" in all_html(row)
+    row.expand_button.click()
+    page = all_html(row)
+    assert "more characters" in page and len(page) > 1_000_000  # whole, on request only
+    assert "<b>dolor" not in page and "&lt;b&gt;dolor" in page
+    assert row.expand_button.layout.display == "none"
 
 
 async def test_model_error_shows_in_transcript_and_widget_stays_usable() -> None:
