@@ -19,7 +19,6 @@ Loading validates the whole file first; a missing, corrupted or newer-schema fil
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import os
 import tempfile
@@ -29,6 +28,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from nb_hitl._session_compression import (
+    KEEP,
+    NOT_APPLIED,
+    SettingsUpdate,
+    compression_settings,
+    compression_update,
+)
 from nb_hitl._session_schema import (
     FORMAT,
     SCHEMA_VERSION,
@@ -63,32 +69,6 @@ class SessionInfo:
     """The compression settings found in the file."""
     compression_applied: bool = False
     """False when the file had compression settings but the agent has no compression config."""
-
-
-# -- compression settings ------------------------------------------------------------------
-def _is_plain(value: Any) -> bool:
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return True
-    if isinstance(value, (list, tuple)):
-        return all(_is_plain(v) for v in value)
-    return False
-
-
-def compression_settings(config: Any) -> dict[str, Any] | None:
-    """The plain settings of a compression config (numbers, flags, text), never objects."""
-    if config is None:
-        return None
-    if dataclasses.is_dataclass(config) and not isinstance(config, type):
-        items = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
-    elif hasattr(type(config), "model_fields"):
-        items = {name: getattr(config, name) for name in type(config).model_fields}
-    else:
-        items = {k: v for k, v in vars(config).items() if not k.startswith("_")}
-    plain = {}
-    for name, value in items.items():
-        if _is_plain(value) and not any(w in name.lower() for w in ("key", "secret", "password")):
-            plain[name] = list(value) if isinstance(value, tuple) else value
-    return plain
 
 
 # -- secrets --------------------------------------------------------------------------------
@@ -317,44 +297,6 @@ def _restore(agent: Any, snap: dict[str, Any]) -> None:
         setattr(agent, name, value)
 
 
-def _compression_update(agent: Any, settings: dict[str, Any] | None) -> Any:
-    """The compression config ``settings`` would give ``agent``, built without applying it.
-
-    Returns ``_KEEP`` when nothing changes, ``_NOT_APPLIED`` when the agent takes no config.
-    """
-    if settings is None:
-        return _KEEP
-    if not hasattr(agent, "compression_config"):
-        return _NOT_APPLIED
-    config = agent.compression_config
-    if config is None:
-        if not isinstance(getattr(type(agent), "compression_config", None), property):
-            return _NOT_APPLIED
-        from nb_hitl.agent import CompressionConfig
-
-        known = CompressionConfig.model_fields
-        return CompressionConfig(**{k: v for k, v in settings.items() if k in known})
-    current = compression_settings(config) or {}
-    update = {k: v for k, v in settings.items() if k in current}
-    if dataclasses.is_dataclass(config) and not isinstance(config, type):
-        return dataclasses.replace(config, **update)
-    if hasattr(type(config), "model_fields"):
-        fields = {name: getattr(config, name) for name in type(config).model_fields}
-        return type(config)(**{**fields, **update})  # validated; keeps the live token counter
-    return _Setattrs(config, update)
-
-
-class _Setattrs:
-    """A plain config object's update, applied only once everything else was checked."""
-
-    def __init__(self, config: Any, update: dict[str, Any]) -> None:
-        self.config, self.update = config, update
-
-
-_KEEP = object()
-_NOT_APPLIED = object()
-
-
 def load_session(agent: Any, path: str | os.PathLike[str]) -> SessionInfo:
     """Load a session file into ``agent`` (all or nothing).
 
@@ -374,7 +316,7 @@ def load_session(agent: Any, path: str | os.PathLike[str]) -> SessionInfo:
     doc, typed = _read_checked(path)
     state = doc["agent"]["state"]
     try:
-        new_compression = _compression_update(agent, doc.get("compression"))
+        new_compression = compression_update(agent, doc.get("compression"))
     except (ConfigError, ValueError, TypeError) as exc:
         raise SessionError(
             f"The session file {path} has compression settings this agent cannot use: {exc}. "
@@ -384,10 +326,10 @@ def load_session(agent: Any, path: str | os.PathLike[str]) -> SessionInfo:
     snap = _snapshot(agent)
     try:
         agent.load_state_dict(state)
-        if isinstance(new_compression, _Setattrs):
+        if isinstance(new_compression, SettingsUpdate):
             for k, v in new_compression.update.items():
                 setattr(new_compression.config, k, v)
-        elif new_compression is not _KEEP and new_compression is not _NOT_APPLIED:
+        elif new_compression is not KEEP and new_compression is not NOT_APPLIED:
             agent.compression_config = new_compression
         if hasattr(agent, "approval_log"):
             agent.approval_log = approvals
@@ -409,7 +351,7 @@ def load_session(agent: Any, path: str | os.PathLike[str]) -> SessionInfo:
         parked_calls=len(parked),
         transcript=transcript,
         compression=doc.get("compression"),
-        compression_applied=new_compression is not _NOT_APPLIED,
+        compression_applied=new_compression is not NOT_APPLIED,
     )
 
 

@@ -125,11 +125,6 @@ def test_a_hostile_transcript_fetches_nothing_and_runs_nothing(
             timeout=60_000,
         )
         page.wait_for_timeout(2_000)  # time for any lazy fetch to happen
-        # The payloads are on the page, as text and as image links nobody clicked.
-        text = page.locator(".nb-hitl-chat").first.inner_text()
-        assert "<script>console.log" in text and "report\u202efdp.exe" in text
-        assert page.locator(".nb-hitl-chat a.nb-hitl-image-link").count() >= 3
-        assert page.locator(".nb-hitl-chat img").count() == 0
         lab_origin = origin(lab.url)
         elsewhere = [
             u for u in requests if not u.startswith(("data:", "blob:")) and origin(u) != lab_origin
@@ -137,6 +132,11 @@ def test_a_hostile_transcript_fetches_nothing_and_runs_nothing(
         assert elsewhere == [] and hits == []
         assert ran == [] and page.evaluate("window.__xss") is None
 
+        # The payloads are on the page, as text and as image links nobody clicked.
+        text = page.locator(".nb-hitl-chat").first.inner_text()
+        assert "<script>console.log" in text and "report\u202efdp.exe" in text
+        assert page.locator(".nb-hitl-chat a.nb-hitl-image-link").count() >= 3
+        assert page.locator(".nb-hitl-chat img").count() == 0
         # Control: a request made on purpose is seen by both recorders.
         page.evaluate(f"fetch('{exfil}/control').catch(() => 0)")
         page.wait_for_timeout(1_000)
