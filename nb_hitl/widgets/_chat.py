@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from nb_hitl._render import check_remote_images
 from nb_hitl.agent._approval import ToolApprovalMixin
 from nb_hitl.events import (
     ErrorOccurred,
@@ -34,7 +33,7 @@ from ._input import WidgetInput
 from ._invisible import is_blank
 from ._live import html
 from ._loop import LoopBridge, WidgetRegistry
-from ._render import CSS, RemoteImages, esc, msg_flags
+from ._render import CSS, RemoteImages, check_remote_images, esc, msg_flags
 from ._status import StatusLine
 from ._transcript import Entry, LiveRows, Transcript
 
