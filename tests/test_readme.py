@@ -29,8 +29,9 @@ def test_readme_has_exactly_two_commands_and_ci_runs_the_test_one() -> None:
     ]
     assert ci_lines[-1] == f"exec {test}"
     script = (ROOT / "scripts/walkthrough").read_text()
-    assert "notebooks/01_interrupt_and_resume.ipynb" in script
-    assert re.search(r'jupyter"? lab notebooks/01_interrupt_and_resume\.ipynb', script)
+    # It opens a working copy of notebooks/ (tests/test_walkthrough_script.py runs it).
+    assert "FIRST=01_interrupt_and_resume.ipynb" in script and "for nb in notebooks/*" in script
+    assert re.search(r'jupyter"? lab "\$FIRST"', script)
     assert (ROOT / "notebooks/01_interrupt_and_resume.ipynb").exists()
     test_script = (ROOT / "scripts/test").read_text()
     assert "-m pytest" in test_script and "exit $rc" in test_script
