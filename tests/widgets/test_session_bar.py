@@ -171,3 +171,75 @@ async def test_panel_without_session_bar_and_no_secret_in_its_state(tmp_path: Pa
     assert AgentPanel(agent, inspector=False, session=None).session is None
     await asyncio.sleep(0)
     panel.close()
+
+
+def named(name: str, script: list[Any]) -> ReActAgent:
+    return ReActAgent(name, "Test.", ScriptedModel(script, tokens_per_second=5000))
+
+
+async def test_each_agent_has_its_own_default_file_and_load_over_a_conversation_asks_first(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    alpha, beta = named("Alpha", ["Alpha's answer."]), named("Beta", ["Beta's answer."])
+    a, b = AgentPanel(alpha, inspector=False), AgentPanel(beta, inspector=False)
+    assert a.session is not None and b.session is not None
+    assert a.session.path != b.session.path
+    assert str(b.session.path) == "nb_hitl_session_Beta.json"
+    for panel in (a, b):
+        panel.chat.send("hello")
+    await until(lambda: a.chat.state == b.chat.state == "idle" and len(alpha.memory) == 2)
+    await until(lambda: len(beta.memory) == 2)
+    b.session.save_button.click()
+    a.session.save_button.click()
+    with open("nb_hitl_session_Alpha.json", encoding="utf-8") as f:  # noqa: ASYNC230
+        assert json.load(f)["agent"]["name"] == "Alpha"
+    alpha_before = [m.to_dict() for m in alpha.memory.messages]
+
+    # Load Beta's file into Alpha's panel: it asks, and Cancel changes nothing.
+    a.session.path_input.value = "nb_hitl_session_Beta.json"
+    assert a.session.undo_button.disabled
+    a.session.load_button.click()
+    assert [m.to_dict() for m in alpha.memory.messages] == alpha_before
+    assert a.session.replace_button.layout.display != "none"
+    note = a.session.note.value
+    assert "replaces Alpha&#x27;s conversation (2 messages)" in note and "&#x27;Beta&#x27;" in note
+    a.session.cancel_button.click()
+    assert a.session.replace_button.layout.display == "none"
+    assert [m.to_dict() for m in alpha.memory.messages] == alpha_before
+    assert "cancelled" in a.session.note.value
+
+    # Replace: Beta's conversation, said so; Undo brings Alpha's back, once.
+    a.session.load_button.click()
+    a.session.replace_button.click()
+    assert alpha.memory.messages[-1].get_text_content() == "Beta's answer."
+    assert "saved by agent &#x27;Beta&#x27;" in a.session.note.value
+    assert "Beta's answer." in all_html(a.chat).replace("&#x27;", "'")
+    assert not a.session.undo_button.disabled
+    a.session.undo_button.click()
+    assert [m.to_dict() for m in alpha.memory.messages] == alpha_before
+    assert "Alpha's answer." in all_html(a.chat).replace("&#x27;", "'")
+    assert a.session.undo_button.disabled
+    assert a.session.undo() is False and "Nothing to undo" in a.session.note.value
+    a.close()
+    b.close()
+
+
+async def test_undo_is_dropped_once_the_conversation_moves_on(tmp_path: Path) -> None:
+    saved = named("Alpha", ["Saved answer."])
+    panel0 = AgentPanel(saved, inspector=False, session=tmp_path / "s.json")
+    panel0.chat.send("hi")
+    await until(lambda: panel0.chat.state == "idle" and len(saved.memory) == 2)
+    assert panel0.session is not None and panel0.session.save()
+    agent = named("Alpha", ["First.", "Second."])
+    panel = AgentPanel(agent, inspector=False, session=tmp_path / "s.json")
+    panel.chat.send("one")
+    await until(lambda: panel.chat.state == "idle" and len(agent.memory) == 2)
+    assert panel.session is not None
+    assert panel.session.load(confirm=True) is not None
+    assert not panel.session.undo_button.disabled
+    panel.chat.send("two")
+    await until(lambda: panel.chat.state == "idle" and len(agent.memory) == 4)
+    assert panel.session.undo_button.disabled  # undoing now would lose the new reply
+    panel0.close()
+    panel.close()
