@@ -260,11 +260,13 @@ def parse_session_text(raw: str, source: object) -> tuple[dict[str, Any], Sessio
         raise SessionError(f"{source} is not an nb_hitl session file. {unchanged}")
     version = doc.get("schema_version")
     if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
+        from nb_hitl._version import __version__
+
         raise SessionError(
-            f"The session file {source} was written by a newer nb_hitl "
-            f"({doc.get('nb_hitl_version', '?')}, schema {version}); this one reads schema "
-            f"{SCHEMA_VERSION} at most. Upgrade nb_hitl (pip install -U nb-hitl) to load it. "
-            f"{unchanged}"
+            f"The session file {source} was written by a newer nb_hitl, "
+            f"{doc.get('nb_hitl_version', '?')} (session schema {version}); this nb_hitl "
+            f"({__version__}) reads schema {SCHEMA_VERSION} at most. Upgrade nb_hitl "
+            f"(pip install -U nb-hitl) to load it. {unchanged}"
         )
     surrogate = find_surrogate(doc) if "\\ud" in raw.lower() else None
     if surrogate is not None:

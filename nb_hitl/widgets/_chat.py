@@ -23,7 +23,6 @@ from nb_hitl.events import (
     MessageUpdated,
     ReplyFinished,
     ReplyStarted,
-    ToolCallStarted,
 )
 from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.message import Msg
@@ -42,6 +41,10 @@ if TYPE_CHECKING:
 
 EMPTY_INPUT_NOTE = "Nothing sent: the message is empty. Type an instruction first."
 REPLACED_NOTE = "This chat no longer follows the agent: a newer one was created for it."
+INPUT_GONE_NOTE = (
+    "The conversation loop that read this chat has stopped. What you send now goes to the "
+    "agent directly and is answered as usual."
+)
 
 _CHATS = WidgetRegistry()
 """The newest ChatWidget of each agent."""
@@ -180,7 +183,7 @@ class ChatWidget(w.VBox):
         if redirect:
             self._begin_stopping()
             self.agent.interrupt_nowait()
-        if self._input_source is not None:
+        if self._input_source is not None and not self._input_source.gone:
             self._input_source.put(msg)
             return msg
         self._queue.append(msg)
@@ -344,10 +347,13 @@ class ChatWidget(w.VBox):
 
     # -- events ---------------------------------------------------------------------------
     def _on_event(self, ev: Event) -> None:
+        if not isinstance(ev, (MessageUpdated, ReplyStarted)):
+            self.status.follow(ev)
         if isinstance(ev, MessageUpdated):
             if ev.msg is None or self.status.state == "stopping":
                 return
             self.status.tokens(ev.msg.id, ev.tokens)
+            self.status.follow(ev)
             self.live.push(ev.msg)
         elif isinstance(ev, MessageAdded) and ev.msg is not None:
             self._on_added(ev.msg)
@@ -356,10 +362,8 @@ class ChatWidget(w.VBox):
             self.continue_button.disabled = True
             self.stop_button.disabled = False
             self.stop_button.description = "Stop"
+            self.input.placeholder = f"Message {self.agent.name}… (sending now redirects the reply)"
             self.status.start_reply()
-        elif isinstance(ev, ToolCallStarted) and ev.tool_use is not None:
-            if self.status.state == "running":
-                self.status.set_detail(f"running tool {ev.tool_use.name}")
         elif isinstance(ev, ReplyFinished):
             self.live.end()
             self._finish_idle(interrupted=ev.interrupted)
@@ -398,6 +402,11 @@ class ChatWidget(w.VBox):
             return
         self.transcript.add(Entry(msg.id, msg))
 
+    def _input_source_gone(self) -> None:
+        """The loop that read ``input_source()`` stopped: say so; Send answers directly now."""
+        self._note.value = f'<span class="nb-hitl-note">{esc(INPUT_GONE_NOTE)}</span>'
+        self.input.placeholder = f"Message {self.agent.name}…"
+
     def _set_waiting(self, waiting: bool, prompt: Msg | None = None) -> None:
         if waiting:
             interrupted = prompt is not None and msg_flags(prompt)[0]
@@ -412,4 +421,4 @@ class ChatWidget(w.VBox):
             self.status.set_state("idle")
 
 
-__all__ = ["EMPTY_INPUT_NOTE", "REPLACED_NOTE", "ChatWidget"]
+__all__ = ["EMPTY_INPUT_NOTE", "INPUT_GONE_NOTE", "REPLACED_NOTE", "ChatWidget"]

@@ -14,6 +14,7 @@ task = asyncio.create_task(loop())   # the cell returns at once; the person type
 
 from __future__ import annotations
 
+import asyncio
 from typing import Protocol
 
 from nb_hitl.agent import QueueInput
@@ -21,12 +22,14 @@ from nb_hitl.message import Msg
 
 
 class WaitingDisplay(Protocol):
-    """What ``WidgetInput`` needs from its chat: a way to show "waiting for you" (``ChatWidget``).
+    """What ``WidgetInput`` needs from its chat (``ChatWidget``).
 
-    A protocol rather than an import keeps ``_input`` below ``_chat`` (no import cycle).
+    It shows "waiting for you", and says when the loop reading the input stopped. A protocol rather than an import keeps ``_input`` below ``_chat`` (no import cycle).
     """
 
     def _set_waiting(self, waiting: bool, prompt: Msg | None = None) -> None: ...
+
+    def _input_source_gone(self) -> None: ...
 
 
 class WidgetInput(QueueInput):
@@ -37,18 +40,27 @@ class WidgetInput(QueueInput):
         self._chat = chat
         self.waiting_for_person = False
         """True while a ``UserAgent`` awaits this source and nothing is queued."""
+        self.gone = False
+        """True when the last wait was cancelled (the conversation loop stopped): until a new
+        wait begins, the chat sends to its agent directly instead of into this source."""
 
     async def __call__(self, prompt: Msg | None) -> str | Msg:
         """Return the next message the person sends (at once if one is queued)."""
+        self.gone = False
         if self.waiting == 0:
             self.waiting_for_person = True
             self._chat._set_waiting(True, prompt)
         try:
             return await super().__call__(prompt)
+        except asyncio.CancelledError:
+            self.gone = True
+            raise
         finally:
             if self.waiting_for_person:
                 self.waiting_for_person = False
                 self._chat._set_waiting(False)
+            if self.gone:
+                self._chat._input_source_gone()
 
 
 __all__ = ["WidgetInput"]

@@ -1,16 +1,27 @@
 """StatusLine: idle / running / stopping / waiting for you / error, with reply timing.
 
-While a reply runs it shows the elapsed time, the tokens streamed and tokens per second; it
-redraws at most ``REFRESH_HZ`` times a second (plus on every state change), so a fast stream
-does not turn the status into a second stream of comm messages.
+While a reply runs it shows its phase (thinking, streaming text, running tool X...), the
+elapsed time, the tokens streamed and tokens per second. A phase or state change redraws at
+once; the figures alone redraw at most ``REFRESH_HZ`` times a second, so a fast stream does
+not turn the status into a second stream of comm messages.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 import ipywidgets as w
+
+from nb_hitl.events import (
+    CompressionFinished,
+    CompressionStarted,
+    Event,
+    MessageUpdated,
+    ToolCallStarted,
+    ToolResultReady,
+)
 
 from ._loop import LoopBridge
 from ._render import esc
@@ -41,6 +52,7 @@ class StatusLine(w.HTML):
         self._last_draw = 0.0
         self._drawn = ""
         self._ticker: asyncio.TimerHandle | None = None
+        self._tools: dict[str, str] = {}
         self._draw()
 
     # -- figures -----------------------------------------------------------------------------
@@ -65,6 +77,8 @@ class StatusLine(w.HTML):
         """Switch state (one of ``STATES``) and redraw now."""
         if state not in STATES:
             raise ValueError(f"Unknown status {state!r}; use one of {', '.join(STATES)}.")
+        if state != "running":
+            self._tools = {}
         self.state = state
         self.detail = detail
         if state in ("running", "stopping"):
@@ -72,16 +86,43 @@ class StatusLine(w.HTML):
         self._draw()
 
     def set_detail(self, detail: str) -> None:
-        """Change the detail text (throttled redraw)."""
-        self.detail = detail
-        self.refresh()
+        """Change the detail text; a changed detail redraws at once."""
+        if detail != self.detail:
+            self.detail = detail
+            self._draw()
+
+    def follow(self, ev: Event) -> None:
+        """Follow the running reply's phase: thinking, streaming text, running tool X...
+
+        Called with every event of the agent (after ``tokens`` for a ``MessageUpdated``, so
+        the first redraw of a phase already shows its figures).
+        """
+        if self.state != "running":
+            return
+        if isinstance(ev, MessageUpdated) and ev.msg is not None and not self._tools:
+            self.set_detail(_streaming_phase(ev.msg.get_content_blocks()))
+        elif isinstance(ev, ToolCallStarted) and ev.tool_use is not None:
+            self._tools[ev.tool_use.id] = ev.tool_use.name
+            self.set_detail(self._tools_phase())
+        elif isinstance(ev, ToolResultReady) and ev.result is not None:
+            self._tools.pop(ev.result.id, None)
+            self.set_detail(self._tools_phase() if self._tools else "thinking")
+        elif isinstance(ev, CompressionStarted):
+            self.set_detail("compressing memory")
+        elif isinstance(ev, CompressionFinished):
+            self.set_detail("thinking")
+
+    def _tools_phase(self) -> str:
+        names = list(dict.fromkeys(self._tools.values()))
+        return ("running tool " if len(names) == 1 else "running tools ") + ", ".join(names)
 
     def start_reply(self) -> None:
         """A reply began: reset the figures."""
         self.started, self.ended = time.monotonic(), None
         self._tokens = {}
+        self._tools = {}
         if self.state != "stopping":
-            self.set_state("running")
+            self.set_state("running", "thinking")
 
     def finish_reply(self, detail: str = "") -> None:
         """The reply ended: freeze the figures and go idle."""
@@ -101,7 +142,8 @@ class StatusLine(w.HTML):
         parts = [LABELS[self.state]]
         if self.detail and self.detail != LABELS[self.state]:
             parts.append(self.detail)
-        if self.started is not None and self.state != "waiting":
+        current = self.ended is None or self.state in ("idle", "error")
+        if self.started is not None and self.state != "waiting" and current:
             secs = self.elapsed
             toks = self.streamed_tokens
             rate = toks / secs if secs > 0 else 0.0
@@ -133,6 +175,18 @@ class StatusLine(w.HTML):
         if self._ticker is not None:
             self._ticker.cancel()
             self._ticker = None
+
+
+def _streaming_phase(blocks: list[Any]) -> str:
+    """The phase a streaming model turn is in, from its newest block."""
+    if not blocks:
+        return "thinking"
+    last = blocks[-1]
+    if last.type == "text":
+        return "streaming text"
+    if last.type == "tool_use":
+        return f"preparing tool call {last.name}"
+    return "thinking"
 
 
 __all__ = ["STATES", "StatusLine"]

@@ -338,3 +338,40 @@ async def test_very_fast_streams_are_redrawn_less_often_and_normal_ones_at_full_
     assert normal.live._next_interval == normal.live.interval == 1 / 20
     normal.stop()
     await until(lambda: fast.state == normal.state == "idle")
+
+
+async def test_status_line_follows_the_phase_with_live_figures() -> None:
+    from nb_hitl.demo import demo_toolkit
+    from nb_hitl.model import ScriptedToolCall
+
+    agent = slow_agent(
+        [
+            ScriptedTurn(
+                first_token_delay=0.3,
+                tool_calls=[ScriptedToolCall("calculate", {"expression": "3 * (4 + 5)"})],
+            ),
+            ScriptedTurn(text=LONG, first_token_delay=0.3),
+            "Short.",
+        ],
+        tps=200,
+        toolkit=demo_toolkit(),
+    )
+    chat = ChatWidget(agent)
+    drawn: list[str] = []
+    chat.status.observe(lambda change: drawn.append(chat.status.text()), names="value")
+    chat.send("what is 3 * (4 + 5)?")
+    await until(lambda: chat.state == "idle", what="reply finished")
+    phases = [t.split(" · ")[1] for t in drawn if t.startswith("running · ")]
+    phases = [p for i, p in enumerate(phases) if i == 0 or p != phases[i - 1]]
+    assert phases[:1] == ["starting…"] and "thinking" in phases, drawn
+    tool_at = phases.index("running tool calculate")
+    assert "preparing tool call calculate" in phases[:tool_at]
+    # After the tool: thinking, then the final answer streams; the tool is not shown any more.
+    assert phases[tool_at + 1 :] == ["thinking", "streaming text"], drawn
+    streaming = [t for t in drawn if "streaming text" in t]
+    assert streaming and all(" · 0 tokens" not in t for t in streaming), streaming
+    # A new reply never shows the previous reply's figures before its own.
+    before = len(drawn)
+    chat.send("again")
+    assert drawn[before:] and "tokens" not in drawn[before], drawn[before:]
+    await until(lambda: chat.state == "idle", what="second reply finished")
