@@ -24,7 +24,8 @@ from nb_hitl.message import Msg
 class WaitingDisplay(Protocol):
     """What ``WidgetInput`` needs from its chat (``ChatWidget``).
 
-    It shows "waiting for you", and says when the loop reading the input stopped. A protocol rather than an import keeps ``_input`` below ``_chat`` (no import cycle).
+    It shows "waiting for you", and says when the loop reading the input stopped. A protocol
+    rather than an import keeps ``_input`` below ``_chat`` (no import cycle).
     """
 
     def _set_waiting(self, waiting: bool, prompt: Msg | None = None) -> None: ...
