@@ -13,7 +13,8 @@
     ├── ToolError             a tool could not be registered or called (bad schema, bad name)
     ├── ConfigError           invalid configuration (CompressionConfig, knobs), also a ValueError
     ├── ApprovalError         a tool-call decision for an unknown or closed call, or bad arguments
-    └── SessionError          a session file cannot be saved or loaded
+    ├── SessionError          a session file cannot be saved or loaded
+    └── TokenCountError       the tokenizer failed on a text (it never hangs the agent)
 
 Interruption is not an error: it is signalled by ``asyncio.CancelledError`` inside the reply
 task and surfaces to callers as a ``Msg`` whose ``metadata["_is_interrupted"]`` is True.
@@ -105,3 +106,7 @@ class ApprovalError(NbHitlError, ValueError):
 
 class SessionError(NbHitlError):
     """A session file could not be saved or loaded; the live agent is unchanged."""
+
+
+class TokenCountError(NbHitlError):
+    """Counting tokens failed (the tokenizer raised or panicked); nothing was changed."""

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nb_hitl.events import ApprovalDecided, ApprovalRequested
+from nb_hitl.events import ApprovalDecided, ApprovalRequested, ToolResultReady
 from nb_hitl.exceptions import AgentBusyError, ApprovalError, ToolError
 from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
 
@@ -79,6 +79,9 @@ class ToolApprovalMixin(AgentBase):
         decided cards from it, and sessions save it."""
 
     async def _commit_result(self, call: ToolUseBlock, block: ToolResultBlock) -> None:
+        raise NotImplementedError  # ReActAgent's implementation is used
+
+    def _commit_sync(self, msg: Msg) -> None:
         raise NotImplementedError  # ReActAgent's implementation is used
 
     # -- reading -----------------------------------------------------------------------------
@@ -319,7 +322,7 @@ class ToolApprovalMixin(AgentBase):
         """Make memory say what really ran: the edited call, with the original kept aside."""
         if self.memory is None:
             return
-        for msg in self.memory.messages:
+        for msg in reversed(self.memory.messages):
             if isinstance(msg.content, str) or not any(
                 b.type == "tool_use" and b.id == old.id for b in msg.content
             ):
@@ -335,8 +338,9 @@ class ToolApprovalMixin(AgentBase):
             self.memory.replace(copy)
             return
 
-    async def _take_parked_calls(self, msg: Msg | list[Msg] | None) -> list[ToolUseBlock]:
-        """Calls parked in a loaded session: resumed by a reply to nothing, else closed unrun."""
+    def _take_parked_calls(self, msg: Msg | list[Msg] | None) -> list[ToolUseBlock]:
+        """Calls parked in a loaded session: resumed by a reply to nothing, else closed unrun
+        (synchronously: ``agent(msg)`` records the new message right after)."""
         st = self._approvals
         parked, st.parked = st.parked, []
         for call in parked:
@@ -348,12 +352,12 @@ class ToolApprovalMixin(AgentBase):
             if st.waiting.pop(call.id, None) is not None:
                 self._close(call, "discarded because a new message was sent")
                 self._announce(call, "discarded")
-            await self._commit_result(
-                call,
-                ToolResultBlock(
-                    id=call.id, name=call.name, output=DISCARDED_RESULT, is_interrupted=True
-                ),
+            self._open_calls.pop(call.id, None)
+            block = ToolResultBlock(
+                id=call.id, name=call.name, output=DISCARDED_RESULT, is_interrupted=True
             )
+            self._commit_sync(Msg("system", [block], "system"))
+            self._emit(ToolResultReady(self.name, self._reply_id, block))
         return []
 
     async def resume_pending(self) -> Msg:

@@ -1,35 +1,46 @@
 """AgentBase: a reply that runs as a task of its own and can be interrupted anywhere.
 
-The AgentScope 1.x model, without its defects:
+The AgentScope 1.x model, without its defects. Each reply follows one explicit lifecycle,
+held in a ``_Reply`` record with its own id::
 
-- ``await agent(msg)`` starts ``reply()`` in a *new* task (``agent._reply_task``) and awaits it
-  through a shield, so interrupting never cancels the caller.
-- ``await agent.interrupt()`` cancels that task; the ``CancelledError`` is caught inside it and
-  ``handle_interrupt()`` returns a ``Msg`` with ``metadata["_is_interrupted"] = True``.
-- An interrupt that arrives before the task's first step is remembered, not dropped.
-- A second interrupt (or a raw ``cancel()``) while ``handle_interrupt()`` runs is absorbed
-  (it runs in a shielded inner task), so exactly one interrupted message results and no
-  ``CancelledError`` leaks to the caller.
-- Cancellations that code inside the reply makes for itself (``asyncio.timeout``, anyio and
-  httpx cancel scopes) stay theirs: the reply task is a plain task awaited through a shield.
-- The reply task ``uncancel()``s itself after catching the interrupt, so nothing downstream
-  sees a stale cancellation request.
-- If the *caller* is cancelled (a notebook's interrupt-kernel on an awaiting cell), the reply is
-  interrupted the same graceful way (``metadata["interrupted_by"] == "cancelled"``), and the
-  caller still sees its own cancellation.
-- A second concurrent ``agent()`` call raises ``AgentBusyError`` instead of interleaving memory.
-- The message given to ``interrupt(msg)`` is recorded in memory after the interrupted reply.
+    idle -> starting -> running -> finished
+               |           |
+               +-----------+-> interrupting -> finished
+
+- ``starting``: ``agent(msg)`` recorded ``msg`` in memory *synchronously* (before anything can
+  cancel the reply) and created the reply task, which has not stepped yet.
+- ``running``: ``reply()`` runs in the agent's own task (``agent._reply_task``); interrupting
+  never cancels the caller.
+- ``interrupting``: an interrupt was accepted (``interrupt()``, the caller's cancellation, a raw
+  ``cancel()`` of the reply task, or an interrupt from code inside the reply). The reply body
+  stops at its next suspension or checkpoint; ``handle_interrupt()`` closes the history exactly
+  once (further interrupts and cancels are absorbed), then the messages given to
+  ``interrupt(msg)`` for *this* reply are recorded.
+- ``finished``: one place (``_settle``) decides: an accepted interrupt means the reply ends
+  interrupted (``metadata["_is_interrupted"]``, ``interrupted_by`` = the first cause),
+  otherwise it finished normally. After that, ``interrupt()`` returns ``False``.
+
+Other guarantees: a cancel that lands before the reply task's first step still runs the reply's
+interrupted path (message kept, events emitted); code inside the reply that swallows a
+cancellation is stopped at the next checkpoint (``_checkpoint()``); cancellations that code
+inside the reply makes for itself (``asyncio.timeout``, anyio/httpx cancel scopes) stay theirs;
+the reply task ``uncancel()``s itself; if the *caller* is cancelled, the reply is interrupted
+gracefully (``interrupted_by == "cancelled"``) and the caller still sees its own cancellation; a
+second concurrent ``agent()`` call raises ``AgentBusyError``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections.abc
 import concurrent.futures
+import logging
 import sys
 import types
 import uuid
-from collections.abc import AsyncIterator, Coroutine, Generator
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Coroutine, Generator
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from nb_hitl.events import (
     ErrorOccurred,
@@ -47,10 +58,33 @@ from nb_hitl.message import Msg
 
 from . import _registry
 
+logger = logging.getLogger("nb_hitl.agent")
+
 _DIRECT_AWAIT = sys.version_info >= (3, 11)
 """Await the reply task directly (needs ``Task.cancelling()``, Python 3.11+)."""
 
 DEFAULT_INTERRUPT_TEXT = "[Interrupted] The agent was interrupted by the user."
+
+ReplyState = Literal["starting", "running", "interrupting", "finished"]
+_ACTIVE = ("starting", "running", "interrupting")
+
+
+@dataclass(eq=False)
+class _Reply:
+    """One reply's lifecycle record (see the module docstring)."""
+
+    id: str
+    msg: Any
+    state: ReplyState = "starting"
+    cause: str = "interrupt"
+    """What interrupted it first: ``interrupt``, ``cancelled``, or a caller's own word."""
+    steering: list[Msg] = field(default_factory=list)
+    """Messages given to ``interrupt(msg)`` for this reply; recorded after it."""
+    stopped: bool = False
+    """The body has stopped and the interrupted path runs: nothing is delivered any more."""
+    recorded: bool = False
+    """The incoming message was recorded in memory."""
+    task: asyncio.Task[Msg] | None = None
 
 
 def _uncancel(task: asyncio.Task[Any] | None) -> None:
@@ -58,6 +92,42 @@ def _uncancel(task: asyncio.Task[Any] | None) -> None:
     if task is not None and hasattr(task, "uncancel"):
         while task.cancelling():  # type: ignore[attr-defined,unused-ignore]
             task.uncancel()
+
+
+def _cancel_requested(task: asyncio.Task[Any] | None) -> bool:
+    # A cancellation of this task that nobody has taken back (3.11+; always False on 3.10).
+    return task is not None and hasattr(task, "cancelling") and task.cancelling() > 0
+
+
+class _StartGuard(collections.abc.Coroutine[Any, Any, Msg]):
+    """The reply coroutine, as a task runs it, except that a cancel thrown in before its first
+    step starts it anyway (it then takes its interrupted path instead of vanishing unrun)."""
+
+    def __init__(self, coro: Coroutine[Any, Any, Msg], on_early_cancel: Callable[[], object]):
+        self._coro = coro
+        self._on_early_cancel = on_early_cancel
+        self._started = False
+
+    def send(self, value: Any) -> Any:
+        self._started = True
+        return self._coro.send(value)
+
+    def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
+        if not self._started:
+            self._started = True
+            exc = typ if val is None else val
+            if isinstance(exc, asyncio.CancelledError) or exc is asyncio.CancelledError:
+                self._on_early_cancel()
+                return self._coro.send(None)
+        if val is None and tb is None:
+            return self._coro.throw(typ)
+        return self._coro.throw(typ, val, tb)  # pragma: no cover - tasks throw one argument
+
+    def close(self) -> None:
+        self._coro.close()
+
+    def __await__(self) -> Generator[Any, None, Msg]:
+        return self._coro.__await__()
 
 
 @types.coroutine
@@ -105,13 +175,8 @@ class AgentBase:
         self._bus = EventBus()
         self._reply_task: asyncio.Task[Msg] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._reply_id: str | None = None
-        self._task_started = False
-        self._interrupt_requested = False
-        self._handling_interrupt = False
-        self._interrupt_msgs: list[Msg] = []
+        self._reply: _Reply | None = None
         self._where = ""
-        self._interrupt_cause = "interrupt"
         _registry.register(self)  # weakly: lets the notebook extension find running replies
 
     # -- to implement ------------------------------------------------------------------------
@@ -126,20 +191,33 @@ class AgentBase:
     async def _on_error(self, exc: BaseException) -> None:
         """Hook run inside the reply task when ``reply()`` raised; keeps memory valid."""
 
+    def _record_incoming(self, msg: Any) -> None:
+        """Record the incoming message in memory, synchronously, before the reply can be
+        cancelled (``agent()`` calls it). The base agent keeps no conversation memory."""
+
     def _interrupted_msg(self, role: str = "assistant", **extra: Any) -> Msg:
         metadata: dict[str, Any] = {
             "_is_interrupted": True,
             "interrupted_at": self._where,
-            "interrupted_by": self._interrupt_cause,
+            "interrupted_by": self._reply.cause if self._reply is not None else "interrupt",
         }
         metadata.update(extra)
         return Msg(self.name, self.interrupt_text, role, metadata=metadata)  # type: ignore[arg-type]
 
-    # -- running ------------------------------------------------------------------------------
+    # -- the lifecycle -------------------------------------------------------------------------
     @property
     def is_replying(self) -> bool:
-        """True while a reply task runs."""
-        return self._reply_task is not None and not self._reply_task.done()
+        """True from ``agent(msg)`` until its reply has finished (normally or interrupted)."""
+        return self._reply is not None and self._reply.state in _ACTIVE
+
+    @property
+    def reply_state(self) -> str:
+        """``idle``, ``starting``, ``running``, ``interrupting`` or ``finished``."""
+        return "idle" if self._reply is None else self._reply.state
+
+    @property
+    def _reply_id(self) -> str | None:
+        return self._reply.id if self._reply is not None else None
 
     async def __call__(self, msg: Msg | None = None, **kwargs: Any) -> Msg:
         """Reply to ``msg`` (or to what memory holds) in a task of the agent's own."""
@@ -147,13 +225,20 @@ class AgentBase:
             raise AgentBusyError(self.name)
         loop = asyncio.get_running_loop()
         self._loop = loop
-        self._reply_id = uuid.uuid4().hex[:12]
-        self._task_started = False
-        self._interrupt_requested = False
-        self._interrupt_cause = "interrupt"
-        self._handling_interrupt = False
+        ctx = _Reply(uuid.uuid4().hex[:12], msg)
+        self._reply = ctx
         self._where = "before start"
-        task = loop.create_task(self._run(msg, self._reply_id, kwargs), name=f"reply:{self.name}")
+        self._emit(ReplyStarted(self.name, ctx.id, msg))
+        try:
+            self._record_incoming(msg)  # synchronous: no cancel can come in between
+        except BaseException as exc:
+            ctx.state = "finished"
+            self._emit(ErrorOccurred(self.name, ctx.id, type(exc).__name__, str(exc), None))
+            raise
+        ctx.recorded = True
+        guarded = _StartGuard(self._run(ctx, kwargs), lambda: self._accept(ctx, "cancelled"))
+        task: asyncio.Task[Msg] = loop.create_task(guarded, name=f"reply:{self.name}")
+        ctx.task = task
         self._reply_task = task
         caller = asyncio.current_task()
         if _DIRECT_AWAIT and caller is not None:
@@ -171,7 +256,7 @@ class AgentBase:
         except asyncio.CancelledError:
             if task.done():
                 raise
-            self._request_interrupt("cancelled")
+            self._interrupt_reply(ctx, None, "cancelled")
             while not task.done():
                 try:
                     await asyncio.wait({task})
@@ -181,41 +266,58 @@ class AgentBase:
                 task.exception()  # retrieved: the caller gets its CancelledError instead
             raise
 
-    async def _run(self, msg: Msg | None, reply_id: str, kwargs: dict[str, Any]) -> Msg:
+    async def _run(self, ctx: _Reply, kwargs: dict[str, Any]) -> Msg:
         me = asyncio.current_task()
-        self._task_started = True
-        self._emit(ReplyStarted(self.name, reply_id, msg))
+        if ctx.state == "starting":
+            ctx.state = "running"
+        result: Msg | None = None
         try:
             try:
-                if self._interrupt_requested:  # arrived before our first step
+                if ctx.state == "interrupting":  # accepted before our first step
                     raise asyncio.CancelledError
-                result = await self.reply(msg, **kwargs)
+                result = await self.reply(ctx.msg, **kwargs)
+                if _cancel_requested(me):  # a cancel that code inside the reply swallowed
+                    self._accept(ctx, "cancelled")
             except asyncio.CancelledError:
-                if not self._interrupt_requested:  # the task (or its awaiting caller) cancelled
-                    self._interrupt_requested = True
-                    self._interrupt_cause = "cancelled"
-                _uncancel(me)
-                result = await self._run_handle_interrupt(msg)
-                self._emit(Interrupted(self.name, reply_id, result, self._where))
-                self._emit(ReplyFinished(self.name, reply_id, result, interrupted=True))
-                return result
-            except Exception as exc:
-                await self._on_error(exc)
-                self._emit(ErrorOccurred(self.name, reply_id, type(exc).__name__, str(exc), None))
+                self._accept(ctx, "cancelled")  # a raw cancel, or the awaiting caller's
+            except (KeyboardInterrupt, SystemExit):
+                ctx.state = "finished"
                 raise
-            self._emit(ReplyFinished(self.name, reply_id, result, interrupted=False))
-            return result
+            except BaseException as exc:  # Exception, and BaseExceptions such as a Rust panic
+                if ctx.state != "interrupting":
+                    ctx.state = "finished"
+                    await self._on_error(exc)
+                    self._emit(ErrorOccurred(self.name, ctx.id, type(exc).__name__, str(exc), None))
+                    raise
+                logger.info(
+                    "reply of %s raised %r after an interrupt; ends interrupted", self.name, exc
+                )
+            return await self._settle(ctx, result)
         finally:
+            if ctx.state != "finished":  # an error in handle_interrupt: nothing may stay active
+                ctx.state = "finished"
             if self._reply_task is me:
                 self._reply_task = None
 
-    async def _run_handle_interrupt(self, msg: Msg | None) -> Msg:
+    async def _settle(self, ctx: _Reply, result: Msg | None) -> Msg:
+        """The one place that decides: interrupted (an interrupt was accepted) or finished."""
+        if ctx.state != "interrupting":
+            ctx.state = "finished"
+            self._emit(ReplyFinished(self.name, ctx.id, result, interrupted=False))
+            return result  # type: ignore[return-value]
+        ctx.stopped = True
+        _uncancel(asyncio.current_task())
+        interrupted = await self._run_handle_interrupt(ctx)
+        self._emit(Interrupted(self.name, ctx.id, interrupted, self._where))
+        self._emit(ReplyFinished(self.name, ctx.id, interrupted, interrupted=True))
+        return interrupted
+
+    async def _run_handle_interrupt(self, ctx: _Reply) -> Msg:
         # handle_interrupt() must close the history exactly once, even if the reply task is
         # cancelled raw while it runs. Most handlers never suspend (memory writes are
         # synchronous), so the coroutine is first stepped inline: no extra loop iterations.
         # Only if it suspends does the rest move to an inner task behind a shield.
-        self._handling_interrupt = True
-        coro = self._interrupt_and_record(msg)
+        coro = self._interrupt_and_record(ctx)
         try:
             pending = coro.send(None)
         except StopIteration as done:
@@ -229,57 +331,105 @@ class AgentBase:
                 if inner.cancelled():
                     raise
 
-    def _raise_if_interrupted(self) -> None:
-        """Deliver a pending interrupt that code inside the reply swallowed (checkpoint)."""
-        if self._interrupt_requested and not self._handling_interrupt:
-            raise asyncio.CancelledError
-
-    async def _interrupt_and_record(self, msg: Msg | None) -> Msg:
-        result = await self.handle_interrupt(msg)
-        if self.memory is not None and self._interrupt_msgs:
-            pending, self._interrupt_msgs = self._interrupt_msgs, []
-            for m in pending:
+    async def _interrupt_and_record(self, ctx: _Reply) -> Msg:
+        result = await self.handle_interrupt(ctx.msg)
+        while ctx.steering:  # interrupt(msg) may still add some while memory.add suspends
+            m = ctx.steering.pop(0)
+            if self.memory is not None:
                 await self.memory.add(m)
-                self._emit(MessageAdded(self.name, self._reply_id, m))
+                self._emit(MessageAdded(self.name, ctx.id, m))
+        ctx.state = "finished"  # from here on interrupt() returns False
         return result
 
+    def _checkpoint(self) -> None:
+        """Stop the reply here if an interrupt was accepted (or a cancel of the reply task
+        requested) that code inside the reply swallowed. Call between steps of ``reply()``."""
+        ctx = self._reply
+        if ctx is None or ctx.stopped or ctx.task is not asyncio.current_task():
+            return
+        if ctx.state == "interrupting":
+            raise asyncio.CancelledError
+        if _cancel_requested(ctx.task):  # the caller's cancellation, or a raw cancel()
+            self._accept(ctx, "cancelled")
+            raise asyncio.CancelledError
+
     # -- interrupting -------------------------------------------------------------------------
-    def _request_interrupt(self, cause: str = "interrupt") -> bool:
-        task = self._reply_task
-        if task is None or task.done():
-            return False
-        if self._interrupt_requested:
-            return True  # already interrupting: absorbed, never a second cancel
-        self._interrupt_requested = True
-        self._interrupt_cause = cause
-        if self._task_started:
-            task.cancel()
-        return True
-
-    async def interrupt(self, msg: Msg | None = None) -> bool:
-        """Interrupt the running reply; ``False`` when nothing is running.
-
-        ``msg``, if given, is recorded in memory after the interrupted reply, and the next
-        ``agent()`` call without a message answers it.
-        """
-        return self.interrupt_nowait(msg)
-
-    def interrupt_nowait(self, msg: Msg | None = None) -> bool:
-        """``interrupt()`` for sync callbacks running on the agent's event loop thread."""
-        if not self.is_replying:
+    def _accept(self, ctx: _Reply, cause: str, msg: Msg | None = None) -> bool:
+        """Accept an interrupt of reply ``ctx``: the only place that enters ``interrupting``."""
+        if ctx.state not in _ACTIVE:
             return False
         if msg is not None:
-            self._interrupt_msgs.append(msg)
-        return self._request_interrupt()
+            ctx.steering.append(msg)
+        if ctx.state != "interrupting":
+            ctx.state = "interrupting"
+            ctx.cause = cause
+        return True
 
-    def interrupt_threadsafe(self, msg: Msg | None = None) -> concurrent.futures.Future[bool]:
-        """Interrupt from any thread (e.g. a widget callback); returns a future of the result."""
+    def _interrupt_reply(self, ctx: _Reply | None, msg: Msg | None, cause: str) -> bool:
+        if ctx is None or self._reply is not ctx:
+            return False
+        was_running = ctx.state == "running"
+        if not self._accept(ctx, cause, msg):
+            return False
+        task = ctx.task
+        if was_running and task is not None and not task.done():
+            if task is asyncio.current_task():
+                # From inside the reply (a tool, a memory listener): cancelling our own running
+                # task would leave a pending cancel that outlives the interrupted path. The
+                # cancel is delivered once this step suspends; checkpoints catch it earlier.
+                asyncio.get_running_loop().call_soon(self._deliver, ctx)
+            else:
+                task.cancel()
+        return True
+
+    def _deliver(self, ctx: _Reply) -> None:
+        task = ctx.task
+        if ctx.state == "interrupting" and not ctx.stopped and task is not None and not task.done():
+            task.cancel()
+
+    async def interrupt(self, msg: Msg | None = None, *, cause: str = "interrupt") -> bool:
+        """Interrupt the running reply; ``False`` when nothing is running.
+
+        Args:
+            msg: recorded in memory right after this reply's interrupted message, and answered
+                by the next ``agent()`` call without a message. When ``interrupt()`` returns
+                ``False`` (no reply, or it already finished) ``msg`` is not recorded.
+            cause: what ``metadata["interrupted_by"]`` will say (``"interrupt"``; widgets and
+                extensions may pass their own, e.g. ``"kernel"``). The first cause wins.
+        """
+        return self.interrupt_nowait(msg, cause=cause)
+
+    def interrupt_nowait(self, msg: Msg | None = None, *, cause: str = "interrupt") -> bool:
+        """``interrupt()`` for sync callbacks running on the agent's event loop thread."""
+        return self._interrupt_reply(self._reply, msg, cause)
+
+    def interrupt_threadsafe(
+        self, msg: Msg | None = None, *, cause: str = "interrupt"
+    ) -> concurrent.futures.Future[bool]:
+        """Interrupt from any thread (e.g. a widget callback); returns a future of the result.
+
+        It interrupts the reply running when it is called: if that reply finished before the
+        request reached the event loop, a newer reply is left alone and the result is False.
+        """
         loop = self._loop
-        if loop is None or loop.is_closed() or not self.is_replying:
-            done: concurrent.futures.Future[bool] = concurrent.futures.Future()
-            done.set_result(False)
-            return done
-        return asyncio.run_coroutine_threadsafe(self.interrupt(msg), loop)
+        ctx = self._reply
+        out: concurrent.futures.Future[bool] = concurrent.futures.Future()
+        if loop is None or loop.is_closed() or ctx is None or ctx.state not in _ACTIVE:
+            out.set_result(False)
+            return out
+
+        def on_loop() -> None:
+            if out.set_running_or_notify_cancel():
+                try:
+                    out.set_result(self._interrupt_reply(ctx, msg, cause))
+                except BaseException as exc:  # pragma: no cover - defensive
+                    out.set_exception(exc)
+
+        try:
+            loop.call_soon_threadsafe(on_loop)
+        except RuntimeError:  # the loop closed meanwhile
+            out.set_result(False)
+        return out
 
     # -- events -------------------------------------------------------------------------------
     def subscribe(self, handler: Handler, *, max_pending: int = 10_000) -> Subscription:

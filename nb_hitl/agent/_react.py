@@ -82,6 +82,8 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
         self._live: Msg | None = None
         self._open_calls: dict[str, ToolUseBlock] = {}
         self._tool_partial: dict[str, str] = {}
+        self._started_calls: set[str] = set()
+        self._resume_calls: list[ToolUseBlock] = []
 
     # -- prompt ------------------------------------------------------------------------------
     def system_msg(self) -> Msg:
@@ -105,6 +107,59 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
         await self.memory.add(msg)
         self._emit(MessageAdded(self.name, self._reply_id, msg))
 
+    def _commit_sync(self, msg: Msg) -> None:
+        self.memory.add_sync(msg)
+        self._emit(MessageAdded(self.name, self._reply_id, msg))
+
+    def _record_incoming(self, msg: Msg | list[Msg] | None) -> None:
+        """Start a reply's in-flight state and record ``msg``, synchronously.
+
+        ``agent(msg)`` calls this before the reply task exists, so no interrupt or cancel can
+        lose the question. Calls parked in a loaded session are closed unrun first when a new
+        message is sent (their results must come before it), or kept to be resumed.
+        """
+        self._live = None
+        self._open_calls = {}
+        self._tool_partial = {}
+        self._started_calls = set()
+        self._resume_calls = self._take_parked_calls(msg)
+        for m in [msg] if isinstance(msg, Msg) else list(msg or []):
+            if self.memory.get(m.id) is None:  # recorded exactly once
+                self._commit_sync(m)
+
+    def _used_call_ids(self) -> set[str]:
+        used = set(self._open_calls)
+        for m in self.memory.messages:
+            if not isinstance(m.content, str):
+                used.update(b.id for b in m.content if b.type in ("tool_use", "tool_result"))
+        return used
+
+    def _ingest_calls(self, msg: Msg) -> None:
+        """Give every tool call of a model message an id unique across the whole memory.
+
+        Some servers omit call ids or repeat them (``call_0`` every turn); pairing results,
+        approvals and compression all go by id, so a clash would cross two calls. A changed id
+        keeps the provider's in ``metadata["provider_tool_call_ids"]`` (new id -> old id).
+        """
+        calls = msg.get_content_blocks("tool_use")
+        if not calls:
+            return
+        used = self._used_call_ids()
+        renamed: dict[str, str] = {}
+        for call in calls:
+            if not call.id or call.id in used:
+                base, k = call.id or "call", 1
+                while f"{base}_{k}" in used:
+                    k += 1
+                renamed[f"{base}_{k}"] = call.id
+                call.id = f"{base}_{k}"
+            used.add(call.id)
+        if renamed:
+            msg.metadata["provider_tool_call_ids"] = {
+                **msg.metadata.get("provider_tool_call_ids", {}),
+                **renamed,
+            }
+
     async def observe(self, msg: Msg | list[Msg] | None) -> None:
         """Add messages to memory without replying."""
         if self.is_replying:
@@ -115,16 +170,14 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
     # -- the loop ------------------------------------------------------------------------------
     async def reply(self, msg: Msg | list[Msg] | None = None, **kwargs: Any) -> Msg:
         """Answer ``msg`` (or what memory holds), calling tools as the model asks."""
-        self._live = None
-        self._open_calls = {}
-        self._tool_partial = {}
-        parked = await self._take_parked_calls(msg)  # calls parked in a loaded session
-        for m in [msg] if isinstance(msg, Msg) else list(msg or []):
-            await self._commit(m)
-        if parked:
+        ctx = self._reply
+        if ctx is None or not ctx.recorded or ctx.task is not asyncio.current_task():
+            self._record_incoming(msg)  # called directly, not through agent()
+        parked, self._resume_calls = self._resume_calls, []
+        if parked:  # calls parked in a loaded session, resumed
             await self._acting(parked)
         for _ in range(self.max_iters):
-            self._raise_if_interrupted()
+            self._step_boundary()
             await self._compress_if_needed()
             response = await self._reasoning()
             calls = response.get_content_blocks("tool_use")
@@ -133,8 +186,13 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
             self._where = "between reasoning and acting"
             await asyncio.sleep(0)  # an interrupt requested while reasoning lands here
             await self._acting(calls)
-            self._raise_if_interrupted()  # in case a tool swallowed the cancellation
+        self._step_boundary()
         return await self._summarizing()
+
+    def _step_boundary(self) -> None:
+        """Between two steps of the loop: the one place where the reply stops for an accepted
+        interrupt that a tool swallowed (and where input arriving mid-reply would be taken in)."""
+        self._checkpoint()
 
     async def _stream_model(
         self, prompt: list[dict[str, Any]], tools: list[dict[str, Any]] | None
@@ -167,12 +225,8 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
         prompt = await self.format_prompt()
         tools = self.toolkit.get_json_schemas() or None
         msg = await self._stream_model(prompt, tools)
-        seen: set[str] = set()
+        self._ingest_calls(msg)
         for call in msg.get_content_blocks("tool_use"):
-            if not call.id or call.id in seen:
-                # Some servers repeat or omit call ids; each call needs its own result.
-                call.id = f"{call.id or 'call'}_{len(seen)}"
-            seen.add(call.id)
             self._open_calls[call.id] = call
         await self._commit(msg)
         return msg
@@ -193,10 +247,12 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
             await asyncio.gather(*(self._run_tool(c) for c in calls))
         else:
             for call in calls:
+                self._checkpoint()  # a tool that swallowed an interrupt: later calls never start
                 self._where = f"tool {call.name}"
                 await self._run_tool(call)
 
     async def _run_tool(self, call: ToolUseBlock) -> None:
+        self._started_calls.add(call.id)
         self._emit(ToolCallStarted(self.name, self._reply_id, call))
         final: ToolResponse | None = None
         gen = self.toolkit.call_tool_function(call)
@@ -228,7 +284,6 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
     # -- interruption ------------------------------------------------------------------------
     async def handle_interrupt(self, msg: Msg | None = None, **kwargs: Any) -> Msg:
         """Close the history consistently, then return the interrupted message."""
-        interrupted_tool = self._where[5:] if self._where.startswith("tool ") else None
         live, self._live = self._live, None
         if live is not None:
             kept = [
@@ -242,6 +297,7 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
                 if dropped:
                     live.content = kept
                     live.metadata["dropped_tool_calls"] = dropped
+                self._ingest_calls(live)
                 for call in live.get_content_blocks("tool_use"):
                     self._open_calls[call.id] = call
                 await self._commit(live)
@@ -249,7 +305,7 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
             partial = self._tool_partial.get(call_id)
             if partial:
                 output = f"{INTERRUPTED_RESULT}\nPartial output:\n{partial}"
-            elif call.name == interrupted_tool or self._where.startswith("running tools"):
+            elif call_id in self._started_calls:
                 output = INTERRUPTED_RESULT
             else:
                 output = NOT_STARTED_RESULT

@@ -42,7 +42,7 @@ def interrupt_agent(agent: AgentBase, cause: str = "interrupt") -> bool:
         return False
     if _accepts_cause(type(agent).interrupt_nowait):
         return bool(agent.interrupt_nowait(cause=cause))  # type: ignore[call-arg,unused-ignore]
-    return agent._request_interrupt(cause)
+    return agent._interrupt_reply(agent._reply, None, cause)
 
 
 def _accepts_cause(fn: object) -> bool:

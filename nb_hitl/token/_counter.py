@@ -11,13 +11,19 @@ How a chat prompt is counted (OpenAI's published rule, "How to count tokens with
 - every reply is primed with 3 more tokens.
 
 The text itself is always encoded exactly (``encode_ordinary``: special-token text such as
-``<|endoftext|>`` in a message counts as the ordinary text the API sees).
+``<|endoftext|>`` in a message counts as the ordinary text the API sees), with one exception:
+tiktoken's pre-tokenizer panics (a ``BaseException``) on a run of about a million whitespace
+characters, so runs longer than ``_WHITESPACE_RUN`` characters are encoded in pieces of that
+length (a token or so off at each cut, for such texts only). Any other tokenizer failure
+becomes a ``TokenCountError`` that says what failed, never an exception that slips past
+``except Exception`` and leaves a reply or widget hanging.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -38,6 +44,8 @@ TOKENS_PER_NAME = 1
 TOKENS_PER_TOOL_CALL = 3
 REPLY_PRIMING = 3
 _SHORT = 48  # strings up to this length (roles, names, ids) are memoised
+_WHITESPACE_RUN = 50_000  # tiktoken panics on whitespace runs of ~1M; 500k still encode
+_LONG_RUN = re.compile(rf"\s{{{_WHITESPACE_RUN},}}")
 
 # func_init, prop_init, prop_key, enum_init, enum_item, func_end (OpenAI cookbook)
 _TOOL_OVERHEADS: dict[str, tuple[int, int, int, int, int, int]] = {
@@ -181,16 +189,23 @@ class TokenCounter:
 
     # -- text ----------------------------------------------------------------------------------
     def count_text(self, text: str) -> int:
-        """Tokens of a plain text."""
+        """Tokens of a plain text.
+
+        Raises:
+            TokenCountError: the tokenizer failed on this text.
+        """
         if len(text) <= _SHORT:
             n = self._short.get(text)
             if n is None:
                 if len(self._short) > 100_000:
                     self._short.clear()
-                n = self._short[text] = self._encoder()(text)
+                n = self._short[text] = measure(self._encoder(), text)
             return n
         self._encoded += 1
-        return self._encoder()(text)
+        encode = self._encoder()
+        if len(text) < _WHITESPACE_RUN:
+            return measure(encode, text)
+        return sum(measure(encode, piece) for piece in split_long_runs(text))
 
     # -- chat prompts -----------------------------------------------------------------------
     def count_message(self, message: dict[str, Any]) -> int:
@@ -383,6 +398,41 @@ class TokenCounter:
     def __repr__(self) -> str:
         exact = "exact" if self._exact else ("approximate" if self._len else "not loaded")
         return f"TokenCounter(encoding={self._encoding_name!r}, {exact})"
+
+
+def split_long_runs(text: str, run: int = _WHITESPACE_RUN) -> list[str]:
+    """``text`` cut so that no piece holds a whitespace run longer than ``run`` characters."""
+    pieces: list[str] = []
+    start = 0
+    pattern = _LONG_RUN if run == _WHITESPACE_RUN else re.compile(rf"\s{{{run},}}")
+    for match in pattern.finditer(text):
+        pieces.append(text[start : match.start()])
+        pieces.extend(
+            text[i : min(i + run, match.end())] for i in range(match.start(), match.end(), run)
+        )
+        start = match.end()
+    pieces.append(text[start:])
+    return [p for p in pieces if p]
+
+
+def measure(encode: Callable[[str], int], text: str) -> int:
+    """``encode(text)``, with any tokenizer failure turned into a ``TokenCountError``.
+
+    tiktoken reports some failures as a Rust panic (``pyo3_runtime.PanicException``), a
+    ``BaseException`` that ``except Exception`` handlers miss.
+    """
+    from nb_hitl.exceptions import TokenCountError
+
+    try:
+        return encode(text)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:
+        raise TokenCountError(
+            f"Counting tokens failed on a text of {len(text):,} characters "
+            f"({type(exc).__name__}: {str(exc)[:200]}). Nothing was changed; shorten or clean "
+            "up that text (e.g. a huge run of whitespace) and try again."
+        ) from exc
 
 
 def _format_one(formatter: Any, msg: Msg) -> list[dict[str, Any]]:

@@ -94,7 +94,7 @@ async def test_interrupt_before_reply_task_starts(make_agent) -> None:
     agent = make_agent(["never streamed"])
     task = asyncio.create_task(agent(user("hi")))
     await asyncio.sleep(0)  # agent() ran up to awaiting its reply task, which has not stepped
-    assert agent.is_replying and not agent._task_started
+    assert agent.is_replying and agent.reply_state == "starting"
     assert await agent.interrupt() is True
     result = await task
     check_after_interrupt(agent, result)
@@ -279,7 +279,7 @@ async def test_double_interrupt_during_handle_interrupt(make_agent) -> None:
     await wait_for_event(agent, lambda e: isinstance(e, MessageUpdated))
     assert await agent.interrupt() is True
     await asyncio.sleep(0.02)
-    assert agent._handling_interrupt
+    assert agent.reply_state == "interrupting" and agent._reply.stopped  # type: ignore[union-attr]
     assert await agent.interrupt() is True  # absorbed
     agent._reply_task.cancel()  # even a raw cancel of the task is absorbed  # type: ignore[union-attr]
     result = await task

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -10,7 +11,7 @@ from nb_hitl.agent import ReActAgent
 from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.message import Msg
 from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
-from nb_hitl.testing import assert_history_valid
+from nb_hitl.testing import assert_history_valid, wait_for_event
 from nb_hitl.testing import user_msg as user
 from nb_hitl.tool import Toolkit
 
@@ -153,13 +154,16 @@ async def test_state_dict_round_trip_without_secrets(make_agent) -> None:
 
 
 async def test_observe_adds_without_replying_and_refuses_while_busy(make_agent) -> None:
-    agent = make_agent([])
+    agent = make_agent(["a long answer " * 50], tokens_per_second=200)
     await agent.observe([Msg("Bob", "note 1", "user"), Msg("Bob", "note 2", "user")])
     assert len(agent.memory) == 2 and agent.model.calls == []
-    agent._reply_task = __import__("asyncio").get_running_loop().create_future()  # busy
+    task = asyncio.create_task(agent(user("go")))
+    await wait_for_event(agent, lambda e: e.kind == "message_updated")
     with pytest.raises(AgentBusyError):
         await agent.observe(Msg("Bob", "x", "user"))
-    agent._reply_task.cancel()
+    await agent.interrupt()
+    await task
+    assert all(m.get_text_content() != "x" for m in agent.memory.messages)
 
 
 async def test_repeated_tool_call_ids_in_one_turn_each_get_a_result(make_agent) -> None:
