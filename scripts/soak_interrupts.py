@@ -1,0 +1,77 @@
+"""Soak: many random replies with random interrupts; count invariant violations.
+
+Runs the episodes of the property-based test (``tests/agent/interrupt_harness.py``) with plans
+drawn from a seeded ``random.Random``, on a fresh agent every ``--session`` episodes, and keeps
+going after a violation (printing it) instead of stopping at the first one.
+
+    python scripts/soak_interrupts.py --episodes 2000 --seed 1
+
+The last line is always ``N episodes, K interrupts, V violations``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+import time
+import traceback
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "agent"))
+
+from interrupt_harness import (
+    Harness,
+    Violation,
+    random_agent_plan,
+    random_plan,
+)
+
+
+async def soak(episodes: int, seed: int, session: int, verbose: bool) -> tuple[int, int, int]:
+    rng = random.Random(seed)
+    done = interrupts = violations = 0
+    started = time.perf_counter()
+    harness: Harness | None = None
+    while done < episodes:
+        if harness is None or harness.stats.episodes % session == 0:
+            harness = Harness(random_agent_plan(rng))
+        plan = random_plan(rng)
+        before = harness.stats.interrupts
+        try:
+            await harness.episode(plan)
+            if harness.stats.episodes % session == 0:
+                await harness.replies_normally()
+        except Exception as exc:  # a violation, or anything unexpected: count it, go on
+            violations += 1
+            kind = "violation" if isinstance(exc, Violation) else "error"
+            print(f"episode {done + 1}: {kind}: {exc}\n  plan: {plan}", flush=True)
+            if verbose or not isinstance(exc, Violation):
+                traceback.print_exc()
+            interrupts += harness.stats.interrupts - before
+            harness = None  # a fresh agent: one bad memory must not count twice
+            await asyncio.sleep(0.05)
+            done += 1
+            continue
+        interrupts += harness.stats.interrupts - before
+        done += 1
+        if verbose and done % 500 == 0:
+            rate = done / (time.perf_counter() - started)
+            print(f"... {done} episodes, {interrupts} interrupts ({rate:.0f}/s)", flush=True)
+    return done, interrupts, violations
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--episodes", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--session", type=int, default=8, help="episodes per fresh agent")
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args()
+    n, k, v = asyncio.run(soak(args.episodes, args.seed, max(1, args.session), args.verbose))
+    print(f"{n} episodes, {k} interrupts, {v} violations")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,520 @@
+"""Random replies with random interrupts, and the invariants every one must leave behind.
+
+Shared by the property-based test (``test_interrupt_property.py``, plans drawn by hypothesis)
+and the soak script (``scripts/soak_interrupts.py``, plans drawn by ``random_plan``). An
+episode is one ``agent(msg)`` call: a scripted reply (text at some speed, 0-4 tool calls of
+every kind, sequential or parallel, approvals, compression) and an interrupt landing at some
+moment (before the first step, after some loop iterations, or on the n-th event of a kind:
+streaming, tool calls, tool results, approval requests, compression), possibly twice, with a
+message, by cancelling the caller or the reply task, from a thread, or from inside a tool.
+
+``check_memory`` derives every invariant from the message data alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass, field
+from typing import Any
+
+from nb_hitl.agent import CompressionConfig, ReActAgent
+from nb_hitl.events import Event
+from nb_hitl.exceptions import AgentBusyError, ApprovalError
+from nb_hitl.memory import InMemoryMemory
+from nb_hitl.message import Msg
+from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
+from nb_hitl.testing import assert_prompt_valid
+from nb_hitl.token import TokenCounter
+from nb_hitl.tool import Toolkit, ToolResponse
+
+TOOL_KINDS = ("sync", "async", "stream", "raises", "swallows", "self_interrupt", "approval")
+MOMENTS = ("none", "before_start", "iterations", "event")
+EVENT_KINDS = (
+    "message_updated",
+    "message_added",
+    "tool_call_started",
+    "tool_result_ready",
+    "approval_requested",
+    "compression_started",
+)
+HOWS = ("interrupt", "interrupt_msg", "kernel", "caller_cancel", "raw_cancel", "threadsafe")
+SECOND_HOWS = ("interrupt", "interrupt_msg", "raw_cancel", "caller_cancel")
+APPROVALS = ("approve", "deny", "edit", "none")
+CALL_IDS = ("unique", "call_0", "", "dup")
+SPEEDS = (1500.0, 15000.0, 1e6)
+WAIT_S = 20.0
+COUNTER = TokenCounter()
+
+
+class Violation(AssertionError):
+    """An invariant did not hold."""
+
+
+@dataclass
+class ToolPlan:
+    kind: str
+    ms: int = 0
+    call_id: str = "unique"
+
+
+@dataclass
+class TurnPlan:
+    text_tokens: int = 5
+    calls: list[ToolPlan] = field(default_factory=list)
+
+
+@dataclass
+class EpisodePlan:
+    """One ``agent(msg)`` call and what happens to it."""
+
+    turns: list[TurnPlan]
+    tps: float = 1e6
+    approval: str = "approve"
+    moment: str = "none"
+    iterations: int = 0
+    event_kind: str = "message_updated"
+    event_nth: int = 1
+    how: str = "interrupt"
+    second: str | None = None
+    concurrent_call: bool = False
+
+
+@dataclass
+class AgentPlan:
+    """Settings of one agent (a machine run or a soak session)."""
+
+    parallel: bool = False
+    compress: bool = False
+    threshold: int = 600
+    keep_recent: int = 2
+
+
+@dataclass
+class Stats:
+    episodes: int = 0
+    interrupts: int = 0
+    """Episodes in which an interrupt (or cancel) was delivered to a running reply."""
+    interrupted: int = 0
+    """Replies that ended interrupted."""
+
+
+def random_plan(rng: random.Random) -> EpisodePlan:
+    """An episode plan drawn from ``rng`` (the soak's twin of the hypothesis strategy)."""
+    turns = [
+        TurnPlan(
+            rng.randint(0, 30),
+            [
+                ToolPlan(rng.choice(TOOL_KINDS), rng.randint(0, 20), rng.choice(CALL_IDS))
+                for _ in range(rng.randint(0, 4))
+            ],
+        )
+        for _ in range(rng.randint(1, 3))
+    ]
+    return EpisodePlan(
+        turns=turns,
+        tps=rng.choice(SPEEDS),
+        approval=rng.choice(APPROVALS),
+        moment=rng.choice(("none", *MOMENTS[1:] * 3)),  # mostly with an interrupt
+        iterations=rng.randint(0, 120),
+        event_kind=rng.choice(EVENT_KINDS),
+        event_nth=rng.randint(1, 4),
+        how=rng.choice(HOWS),
+        second=rng.choice((None, *SECOND_HOWS)),
+        concurrent_call=rng.random() < 0.2,
+    )
+
+
+def random_agent_plan(rng: random.Random) -> AgentPlan:
+    return AgentPlan(
+        parallel=rng.random() < 0.4,
+        compress=rng.random() < 0.5,
+        threshold=rng.randint(250, 1500),
+        keep_recent=rng.randint(1, 4),
+    )
+
+
+# -- the agent ----------------------------------------------------------------------------------
+class Harness:
+    """An agent whose model and tools follow episode plans."""
+
+    def __init__(self, plan: AgentPlan) -> None:
+        self.turns: list[ScriptedTurn] = []
+        self.model = ScriptedModel(responder=self._respond, tokens_per_second=1e6)
+        config = None
+        if plan.compress:
+            config = CompressionConfig(
+                enable=True,
+                agent_token_counter=COUNTER,
+                trigger_threshold=plan.threshold,
+                keep_recent=plan.keep_recent,
+            )
+        self.agent = ReActAgent(
+            "Friday",
+            "You are a test agent.",
+            self.model,
+            toolkit=self._toolkit(),
+            compression_config=config,
+            max_iters=4,
+            parallel_tool_calls=plan.parallel,
+        )
+        self.stats = Stats()
+        self.n = 0
+
+    def _respond(self, messages: list[dict[str, Any]], tools: Any) -> ScriptedTurn:
+        return self.turns.pop(0) if self.turns else ScriptedTurn(text="Done.")
+
+    def _toolkit(self) -> Toolkit:
+        toolkit = Toolkit()
+
+        def sync_tool(ms: int) -> str:
+            """A sync tool (runs in a thread).
+
+            Args:
+                ms: milliseconds to block.
+            """
+            time.sleep(min(ms, 5) / 1000)
+            return f"sync {ms}"
+
+        async def async_tool(ms: int) -> str:
+            """An async tool.
+
+            Args:
+                ms: milliseconds to wait.
+            """
+            await asyncio.sleep(ms / 1000)
+            return f"async {ms}"
+
+        async def stream_tool(ms: int) -> AsyncGenerator[ToolResponse, None]:
+            """A streaming tool.
+
+            Args:
+                ms: milliseconds between pages.
+            """
+            text = ""
+            for i in range(3):
+                text += f"page {i}\n"
+                yield ToolResponse.text(text)
+                await asyncio.sleep(ms / 3000)
+
+        async def raises_tool(ms: int) -> str:
+            """A tool that fails.
+
+            Args:
+                ms: milliseconds before failing.
+            """
+            await asyncio.sleep(ms / 1000)
+            raise ValueError("tool failed on purpose")
+
+        async def swallows_tool(ms: int) -> str:
+            """A tool that swallows its cancellation.
+
+            Args:
+                ms: milliseconds to wait.
+            """
+            try:
+                await asyncio.sleep(ms / 1000)
+            except asyncio.CancelledError:
+                return "swallowed"
+            return f"swallows {ms}"
+
+        async def self_interrupt_tool(ms: int) -> str:
+            """A tool that pauses the agent for a person (interrupts its own reply).
+
+            Args:
+                ms: ignored.
+            """
+            self.agent.interrupt_nowait()
+            return "paused for the human"
+
+        def approval_tool(ms: int) -> str:
+            """A tool that needs approval.
+
+            Args:
+                ms: a number.
+            """
+            return f"approved {ms}"
+
+        toolkit.register_tool_function(sync_tool, name="sync")
+        toolkit.register_tool_function(async_tool, name="async")
+        toolkit.register_tool_function(stream_tool, name="stream")
+        toolkit.register_tool_function(raises_tool, name="raises")
+        toolkit.register_tool_function(swallows_tool, name="swallows")
+        toolkit.register_tool_function(self_interrupt_tool, name="self_interrupt")
+        toolkit.register_tool_function(approval_tool, name="approval", needs_approval=True)
+        return toolkit
+
+    def _script(self, plan: EpisodePlan) -> None:
+        self.turns = []
+        for t, turn in enumerate(plan.turns):
+            calls = []
+            for call in turn.calls:
+                kwargs: dict[str, Any] = {}
+                if call.call_id == "unique":
+                    pass
+                elif call.call_id == "dup":
+                    kwargs["id"] = f"dup{t}"
+                else:
+                    kwargs["id"] = call.call_id
+                calls.append(ScriptedToolCall(call.kind, {"ms": call.ms}, **kwargs))
+            text = " ".join(f"w{self.n}.{t}.{i}" for i in range(turn.text_tokens))
+            self.turns.append(ScriptedTurn(text=text, tool_calls=calls))
+        self.model.tokens_per_second = plan.tps
+
+    # -- one episode ------------------------------------------------------------------------
+    async def episode(self, plan: EpisodePlan) -> None:
+        """Run one reply under ``plan`` and check every invariant (raises ``Violation``)."""
+        agent = self.agent
+        self.n += 1
+        self._script(plan)
+        question = Msg("User", f"question {self.n}", "user")
+        steering: list[tuple[Msg, bool]] = []
+        pending: list[asyncio.Future[Any]] = []
+        causes: set[str] = set()
+        delivered = False  # an interrupt or cancel reached a running reply of this episode
+        cancelled_caller = False
+        actions_done = 0
+        reply_ids: list[str] = []
+        loop = asyncio.get_running_loop()
+        caller: asyncio.Task[Msg] | None = None
+
+        def ours() -> bool:
+            return agent.is_replying and agent._reply_id in reply_ids
+
+        def act(how: str) -> None:
+            nonlocal delivered, cancelled_caller, actions_done
+            actions_done += 1
+            if how in ("interrupt", "kernel", "interrupt_msg"):
+                msg = Msg("User", f"steer {self.n}.{actions_done}", "user")
+                cause = "kernel" if how == "kernel" else "interrupt"
+                ok = agent.interrupt_nowait(msg if how == "interrupt_msg" else None, cause=cause)
+                if how == "interrupt_msg":
+                    steering.append((msg, ok))
+                if ok:
+                    delivered = True
+                    causes.add(cause)
+            elif how == "threadsafe":
+                msg = Msg("User", f"steer {self.n}.{actions_done} (thread)", "user")
+                live = ours()
+                fut = loop.run_in_executor(
+                    None, lambda: agent.interrupt_threadsafe(msg).result(WAIT_S)
+                )
+
+                async def remember() -> None:
+                    steering.append((msg, await fut))
+
+                pending.append(asyncio.ensure_future(remember()))
+                if live:
+                    causes.add("interrupt")
+            elif how == "caller_cancel":
+                assert caller is not None
+                if ours():
+                    delivered = True
+                    causes.add("cancelled")
+                if caller.cancel():
+                    cancelled_caller = True
+            elif how == "raw_cancel":
+                task = agent._reply_task
+                if task is not None and not task.done() and ours():
+                    task.cancel()
+                    delivered = True
+                    causes.add("cancelled")
+
+        def act_all() -> None:
+            act(plan.how)
+            if plan.second is not None:
+                act(plan.second)
+
+        seen: dict[str, int] = {}
+
+        def on_event(e: Event) -> None:
+            if e.reply_id not in reply_ids:
+                return
+            seen[e.kind] = seen.get(e.kind, 0) + 1
+            if e.kind == "reply_started":
+                return
+            if (
+                plan.moment == "event"
+                and actions_done == 0
+                and e.kind == plan.event_kind
+                and seen[e.kind] == plan.event_nth
+            ):
+                act_all()
+            if e.kind == "approval_requested" and e.tool_use is not None:  # type: ignore[attr-defined]
+                self._decide(plan, e.tool_use.id, act_all if actions_done == 0 else None)  # type: ignore[attr-defined]
+
+        sub = agent.subscribe(on_event)
+        before = len(agent.memory.messages)
+        try:
+            caller = asyncio.create_task(agent(question))
+            await asyncio.sleep(0)  # the caller ran agent() up to its reply task's first step
+            if agent._reply_id is not None and agent.is_replying:
+                reply_ids.append(agent._reply_id)
+            if plan.moment == "before_start":
+                act_all()
+            elif plan.moment == "iterations":
+                for _ in range(plan.iterations):
+                    if caller.done():
+                        break
+                    await asyncio.sleep(0)
+                if not caller.done():
+                    act_all()
+            if plan.concurrent_call and agent.is_replying:
+                other = Msg("User", "concurrent", "user")
+                try:
+                    await agent(other)
+                except AgentBusyError:
+                    pass
+                else:
+                    raise Violation("a concurrent agent() call did not raise AgentBusyError")
+                if any(m.id == other.id for m in agent.memory.messages):
+                    raise Violation("a refused concurrent call changed memory")
+            done, _ = await asyncio.wait({caller}, timeout=WAIT_S)
+            if not done:
+                agent.interrupt_nowait()
+                await asyncio.wait({caller}, timeout=WAIT_S)
+                raise Violation(f"the reply did not end within {WAIT_S} s (plan {plan})")
+            for fut in pending:
+                await fut
+        finally:
+            sub.close()
+        result: Msg | None = None
+        if caller.cancelled():
+            if not cancelled_caller:
+                raise Violation("CancelledError reached a caller that was not cancelled")
+        elif caller.exception() is not None:
+            raise Violation(f"agent() raised {caller.exception()!r}")
+        else:
+            result = caller.result()
+        if plan.how == "threadsafe" or plan.second == "threadsafe":
+            delivered = delivered or any(ok for _, ok in steering)
+        self._check_episode(question, before, result, steering, delivered, causes, cancelled_caller)
+        await self._check_no_tasks_left()
+        self.check_memory()
+        self.stats.episodes += 1
+        self.stats.interrupts += int(delivered)
+
+    def _decide(self, plan: EpisodePlan, call_id: str, interrupt: Any) -> None:
+        agent = self.agent
+        try:
+            if plan.approval == "approve":
+                agent.approve(call_id)
+            elif plan.approval == "deny":
+                agent.deny(call_id, "no")
+            elif plan.approval == "edit":
+                agent.approve(call_id, {"ms": 99})
+            elif interrupt is not None:  # left undecided: only an interrupt ends the wait
+                interrupt()
+            else:
+                agent.approve(call_id)
+        except ApprovalError:
+            pass  # closed by an interrupt in the meantime: a legitimate refusal
+
+    def _check_episode(
+        self,
+        question: Msg,
+        before: int,
+        result: Msg | None,
+        steering: list[tuple[Msg, bool]],
+        delivered: bool,
+        causes: set[str],
+        cancelled_caller: bool,
+    ) -> None:
+        msgs = self.agent.memory.messages
+        ids = [m.id for m in msgs]
+        if self.agent.is_replying:
+            raise Violation("the agent still says it is replying")
+        if question.id not in ids:
+            if cancelled_caller and len(msgs) == before:
+                return  # cancelled before agent() even ran: nothing happened, correctly
+            raise Violation("the user's message is missing from memory")
+        if ids.count(question.id) != 1:
+            raise Violation("the user's message was recorded more than once")
+        after = msgs[ids.index(question.id) + 1 :]
+        n_interrupted = sum(m.is_interrupted for m in after)
+        interrupted = n_interrupted > 0
+        if n_interrupted > 1:
+            raise Violation(f"{n_interrupted} interrupted messages for one reply")
+        if delivered and not interrupted:
+            raise Violation("an accepted interrupt did not end the reply interrupted")
+        if result is not None:
+            if result.is_interrupted != interrupted:
+                raise Violation("the returned message disagrees with memory")
+            if result.id not in ids:
+                raise Violation("the returned message is not in memory")
+        if interrupted:
+            self.stats.interrupted += 1
+            marker = next(m for m in after if m.is_interrupted)
+            by = marker.metadata.get("interrupted_by")
+            if causes and by not in causes and by != "interrupt":
+                raise Violation(f"interrupted_by={by!r}, but the causes were {sorted(causes)}")
+            tail = after[after.index(marker) + 1 :]
+            recorded = [m.id for m in tail]
+            wanted = [m.id for m, ok in steering if ok]
+            if recorded != wanted:
+                raise Violation(
+                    f"steering messages after the interrupted one: {recorded}, "
+                    f"expected those accepted: {wanted}"
+                )
+        for m, ok in steering:
+            if not ok and m.id in ids:
+                raise Violation("a refused interrupt(msg) was recorded anyway")
+            if ok and ids.count(m.id) != 1:
+                raise Violation("an accepted interrupt(msg) was not recorded exactly once")
+
+    async def _check_no_tasks_left(self) -> None:
+        for _ in range(3):
+            await asyncio.sleep(0)
+        me = asyncio.current_task()
+        left = [t for t in asyncio.all_tasks() if t is not me and not t.done()]
+        if left:
+            raise Violation(f"tasks left running: {left}")
+
+    def check_memory(self) -> None:
+        """Invariants from the message data alone."""
+        memory = self.agent.memory
+        check_history(memory.messages)
+        prompt = self.agent.formatter.format_sync(self.agent.prompt_msgs())
+        try:
+            assert_prompt_valid(prompt)
+        except AssertionError as exc:
+            raise Violation(f"invalid prompt: {exc}") from None
+        state = json.loads(json.dumps(memory.state_dict()))
+        copy = InMemoryMemory()
+        copy.load_state_dict(state)
+        if copy.messages != memory.messages or copy.summary != memory.summary:
+            raise Violation("memory JSON round trip is lossy")
+        if any(copy.marks_of(m.id) != memory.marks_of(m.id) for m in memory.messages):
+            raise Violation("memory JSON round trip lost marks")
+
+    async def replies_normally(self) -> None:
+        """The agent answers a plain question normally (after whatever happened before)."""
+        self.turns = [ScriptedTurn(text="All good.")]
+        self.model.tokens_per_second = 1e6
+        reply = await asyncio.wait_for(self.agent(Msg("User", "still there?", "user")), WAIT_S)
+        if reply.is_interrupted or reply.get_text_content() != "All good.":
+            raise Violation(f"the agent did not reply normally afterwards: {reply}")
+        self.check_memory()
+
+
+def check_history(msgs: list[Msg]) -> None:
+    """Every ``tool_use`` id is unique and answered exactly once, after it; no stray result."""
+    used_at: dict[str, int] = {}
+    answered: dict[str, int] = {}
+    for i, m in enumerate(msgs):
+        for b in m.get_content_blocks("tool_use"):
+            if not b.id or b.id in used_at:
+                raise Violation(f"tool_use id {b.id!r} is empty or not unique")
+            used_at[b.id] = i
+        for b in m.get_content_blocks("tool_result"):
+            if b.id not in used_at:
+                raise Violation(f"tool_result {b.id!r} answers no earlier tool_use")
+            if b.id in answered:
+                raise Violation(f"tool_use {b.id!r} answered twice")
+            answered[b.id] = i
+    missing = set(used_at) - set(answered)
+    if missing:
+        raise Violation(f"tool_use ids never answered: {sorted(missing)}")

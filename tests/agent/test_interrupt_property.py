@@ -1,0 +1,104 @@
+"""Property-based: random replies with random interrupts always leave a valid, resumable history.
+
+A hypothesis ``RuleBasedStateMachine`` runs several episodes on one agent (see
+``interrupt_harness`` for what an episode draws and which invariants are checked after each
+one). CI runs a fixed, derandomized example budget (about a minute on 2 shared cores);
+``scripts/soak_interrupts.py`` runs the same episodes for much longer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from interrupt_harness import (
+    APPROVALS,
+    CALL_IDS,
+    EVENT_KINDS,
+    HOWS,
+    MOMENTS,
+    SECOND_HOWS,
+    SPEEDS,
+    TOOL_KINDS,
+    AgentPlan,
+    EpisodePlan,
+    Harness,
+    ToolPlan,
+    TurnPlan,
+)
+
+tool_plans = st.builds(
+    ToolPlan,
+    kind=st.sampled_from(TOOL_KINDS),
+    ms=st.integers(0, 20),
+    call_id=st.sampled_from(CALL_IDS),
+)
+turn_plans = st.builds(
+    TurnPlan, text_tokens=st.integers(0, 30), calls=st.lists(tool_plans, max_size=4)
+)
+episode_plans = st.builds(
+    EpisodePlan,
+    turns=st.lists(turn_plans, min_size=1, max_size=3),
+    tps=st.sampled_from(SPEEDS),
+    approval=st.sampled_from(APPROVALS),
+    moment=st.sampled_from(MOMENTS),
+    iterations=st.integers(0, 120),
+    event_kind=st.sampled_from(EVENT_KINDS),
+    event_nth=st.integers(1, 4),
+    how=st.sampled_from(HOWS),
+    second=st.none() | st.sampled_from(SECOND_HOWS),
+    concurrent_call=st.booleans(),
+)
+agent_plans = st.builds(
+    AgentPlan,
+    parallel=st.booleans(),
+    compress=st.booleans(),
+    threshold=st.integers(250, 1500),
+    keep_recent=st.integers(1, 4),
+)
+
+
+class InterruptMachine(RuleBasedStateMachine):
+    """One agent, several random episodes; invariants after every step."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loop = asyncio.new_event_loop()
+        self.harness: Harness | None = None
+
+    @initialize(plan=agent_plans)
+    def make_agent(self, plan: AgentPlan) -> None:
+        self.harness = Harness(plan)
+
+    @rule(plan=episode_plans)
+    def episode(self, plan: EpisodePlan) -> None:
+        assert self.harness is not None
+        self.loop.run_until_complete(self.harness.episode(plan))
+
+    @invariant()
+    def memory_is_valid(self) -> None:
+        if self.harness is not None:
+            self.harness.check_memory()
+
+    def teardown(self) -> None:
+        try:
+            if self.harness is not None:
+                self.loop.run_until_complete(self.harness.replies_normally())
+        finally:
+            self.loop.run_until_complete(self.loop.shutdown_asyncgens())
+            self.loop.run_until_complete(self.loop.shutdown_default_executor())
+            self.loop.close()
+
+
+InterruptMachine.TestCase.settings = settings(
+    max_examples=int(os.environ.get("NB_HITL_PROPERTY_EXAMPLES", "30")),
+    stateful_step_count=8,
+    derandomize=True,  # the same examples on every CI run
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+TestInterruptMachine = InterruptMachine.TestCase
