@@ -280,13 +280,14 @@ class AgentBase:
                     self._accept(ctx, "cancelled")
             except asyncio.CancelledError:
                 self._accept(ctx, "cancelled")  # a raw cancel, or the awaiting caller's
-            except (KeyboardInterrupt, SystemExit):
+            except (KeyboardInterrupt, SystemExit, GeneratorExit):
                 ctx.state = "finished"
                 raise
             except BaseException as exc:  # Exception, and BaseExceptions such as a Rust panic
                 if ctx.state != "interrupting":
-                    ctx.state = "finished"
+                    ctx.stopped = True  # from here on interrupt() returns False
                     await self._on_error(exc)
+                    ctx.state = "finished"
                     self._emit(ErrorOccurred(self.name, ctx.id, type(exc).__name__, str(exc), None))
                     raise
                 logger.info(
@@ -356,8 +357,8 @@ class AgentBase:
     # -- interrupting -------------------------------------------------------------------------
     def _accept(self, ctx: _Reply, cause: str, msg: Msg | None = None) -> bool:
         """Accept an interrupt of reply ``ctx``: the only place that enters ``interrupting``."""
-        if ctx.state not in _ACTIVE:
-            return False
+        if ctx.state not in _ACTIVE or (ctx.stopped and ctx.state != "interrupting"):
+            return False  # finished, or failing (its error path runs)
         if msg is not None:
             ctx.steering.append(msg)
         if ctx.state != "interrupting":
