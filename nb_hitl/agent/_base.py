@@ -1,7 +1,7 @@
 """AgentBase: a reply that runs as a task of its own and can be interrupted anywhere.
 
 The AgentScope 1.x model, without its defects. Each reply follows one explicit lifecycle,
-held in a ``_Reply`` record with its own id::
+held in a ``ReplyRecord`` record with its own id::
 
     idle -> starting -> running -> finished
                |           |
@@ -32,15 +32,12 @@ second concurrent ``agent()`` call raises ``AgentBusyError``.
 from __future__ import annotations
 
 import asyncio
-import collections.abc
 import concurrent.futures
 import logging
 import sys
-import types
 import uuid
-from collections.abc import AsyncIterator, Callable, Coroutine, Generator
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import AsyncIterator
+from typing import Any
 
 from nb_hitl.events import (
     ErrorOccurred,
@@ -57,6 +54,14 @@ from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.message import Msg
 
 from . import _registry
+from ._lifecycle import (
+    ACTIVE_STATES,
+    ReplyRecord,
+    StartGuard,
+    cancel_requested,
+    resume_stepped,
+    uncancel,
+)
 
 logger = logging.getLogger("nb_hitl.agent")
 
@@ -64,96 +69,6 @@ _DIRECT_AWAIT = sys.version_info >= (3, 11)
 """Await the reply task directly (needs ``Task.cancelling()``, Python 3.11+)."""
 
 DEFAULT_INTERRUPT_TEXT = "[Interrupted] The agent was interrupted by the user."
-
-ReplyState = Literal["starting", "running", "interrupting", "finished"]
-_ACTIVE = ("starting", "running", "interrupting")
-
-
-@dataclass(eq=False)
-class _Reply:
-    """One reply's lifecycle record (see the module docstring)."""
-
-    id: str
-    msg: Any
-    state: ReplyState = "starting"
-    cause: str = "interrupt"
-    """What interrupted it first: ``interrupt``, ``cancelled``, or a caller's own word."""
-    steering: list[Msg] = field(default_factory=list)
-    """Messages given to ``interrupt(msg)`` for this reply; recorded after it."""
-    stopped: bool = False
-    """The body has stopped and the interrupted path runs: nothing is delivered any more."""
-    recorded: bool = False
-    """The incoming message was recorded in memory."""
-    task: asyncio.Task[Msg] | None = None
-
-
-def _uncancel(task: asyncio.Task[Any] | None) -> None:
-    # Task.uncancel() exists from Python 3.11; 3.10 keeps no cancellation count to clean up.
-    if task is not None and hasattr(task, "uncancel"):
-        while task.cancelling():  # type: ignore[attr-defined,unused-ignore]
-            task.uncancel()
-
-
-def _cancel_requested(task: asyncio.Task[Any] | None) -> bool:
-    # A cancellation of this task that nobody has taken back (3.11+; always False on 3.10).
-    return task is not None and hasattr(task, "cancelling") and task.cancelling() > 0
-
-
-class _StartGuard(collections.abc.Coroutine[Any, Any, Msg]):
-    """The reply coroutine, as a task runs it, except that a cancel thrown in before its first
-    step starts it anyway (it then takes its interrupted path instead of vanishing unrun)."""
-
-    def __init__(self, coro: Coroutine[Any, Any, Msg], on_early_cancel: Callable[[], object]):
-        self._coro = coro
-        self._on_early_cancel = on_early_cancel
-        self._started = False
-
-    def send(self, value: Any) -> Any:
-        self._started = True
-        return self._coro.send(value)
-
-    def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
-        if not self._started:
-            self._started = True
-            exc = typ if val is None else val
-            if isinstance(exc, asyncio.CancelledError) or exc is asyncio.CancelledError:
-                self._on_early_cancel()
-                return self._coro.send(None)
-        if val is None and tb is None:
-            return self._coro.throw(typ)
-        return self._coro.throw(typ, val, tb)  # pragma: no cover - tasks throw one argument
-
-    def close(self) -> None:
-        self._coro.close()
-
-    def __await__(self) -> Generator[Any, None, Msg]:
-        return self._coro.__await__()
-
-
-@types.coroutine
-def _resume_steps(coro: Coroutine[Any, Any, Msg], pending: Any) -> Generator[Any, Any, Msg]:
-    # Go on driving a coroutine that was stepped by hand and suspended on ``pending``,
-    # exactly as ``await coro`` would have (same futures, values and exceptions).
-    while True:
-        try:
-            sent = yield pending
-        except GeneratorExit:
-            coro.close()
-            raise
-        except BaseException as exc:  # thrown in by the task: pass it on
-            try:
-                pending = coro.throw(exc)
-            except StopIteration as done:
-                return done.value
-        else:
-            try:
-                pending = coro.send(sent)
-            except StopIteration as done:
-                return done.value
-
-
-async def _resume(coro: Coroutine[Any, Any, Msg], pending: Any) -> Msg:
-    return await _resume_steps(coro, pending)
 
 
 class AgentBase:
@@ -175,7 +90,7 @@ class AgentBase:
         self._bus = EventBus()
         self._reply_task: asyncio.Task[Msg] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._reply: _Reply | None = None
+        self._reply: ReplyRecord | None = None
         self._where = ""
         _registry.register(self)  # weakly: lets the notebook extension find running replies
 
@@ -208,7 +123,7 @@ class AgentBase:
     @property
     def is_replying(self) -> bool:
         """True from ``agent(msg)`` until its reply has finished (normally or interrupted)."""
-        return self._reply is not None and self._reply.state in _ACTIVE
+        return self._reply is not None and self._reply.state in ACTIVE_STATES
 
     @property
     def reply_state(self) -> str:
@@ -225,7 +140,7 @@ class AgentBase:
             raise AgentBusyError(self.name)
         loop = asyncio.get_running_loop()
         self._loop = loop
-        ctx = _Reply(uuid.uuid4().hex[:12], msg)
+        ctx = ReplyRecord(uuid.uuid4().hex[:12], msg)
         self._reply = ctx
         self._where = "before start"
         self._emit(ReplyStarted(self.name, ctx.id, msg))
@@ -236,7 +151,7 @@ class AgentBase:
             self._emit(ErrorOccurred(self.name, ctx.id, type(exc).__name__, str(exc), None))
             raise
         ctx.recorded = True
-        guarded = _StartGuard(self._run(ctx, kwargs), lambda: self._accept(ctx, "cancelled"))
+        guarded = StartGuard(self._run(ctx, kwargs), lambda: self._accept(ctx, "cancelled"))
         task: asyncio.Task[Msg] = loop.create_task(guarded, name=f"reply:{self.name}")
         ctx.task = task
         self._reply_task = task
@@ -266,7 +181,7 @@ class AgentBase:
                 task.exception()  # retrieved: the caller gets its CancelledError instead
             raise
 
-    async def _run(self, ctx: _Reply, kwargs: dict[str, Any]) -> Msg:
+    async def _run(self, ctx: ReplyRecord, kwargs: dict[str, Any]) -> Msg:
         me = asyncio.current_task()
         if ctx.state == "starting":
             ctx.state = "running"
@@ -276,7 +191,7 @@ class AgentBase:
                 if ctx.state == "interrupting":  # accepted before our first step
                     raise asyncio.CancelledError
                 result = await self.reply(ctx.msg, **kwargs)
-                if _cancel_requested(me):  # a cancel that code inside the reply swallowed
+                if cancel_requested(me):  # a cancel that code inside the reply swallowed
                     self._accept(ctx, "cancelled")
             except asyncio.CancelledError:
                 self._accept(ctx, "cancelled")  # a raw cancel, or the awaiting caller's
@@ -300,20 +215,20 @@ class AgentBase:
             if self._reply_task is me:
                 self._reply_task = None
 
-    async def _settle(self, ctx: _Reply, result: Msg | None) -> Msg:
+    async def _settle(self, ctx: ReplyRecord, result: Msg | None) -> Msg:
         """The one place that decides: interrupted (an interrupt was accepted) or finished."""
         if ctx.state != "interrupting":
             ctx.state = "finished"
             self._emit(ReplyFinished(self.name, ctx.id, result, interrupted=False))
             return result  # type: ignore[return-value]
         ctx.stopped = True
-        _uncancel(asyncio.current_task())
+        uncancel(asyncio.current_task())
         interrupted = await self._run_handle_interrupt(ctx)
         self._emit(Interrupted(self.name, ctx.id, interrupted, self._where))
         self._emit(ReplyFinished(self.name, ctx.id, interrupted, interrupted=True))
         return interrupted
 
-    async def _run_handle_interrupt(self, ctx: _Reply) -> Msg:
+    async def _run_handle_interrupt(self, ctx: ReplyRecord) -> Msg:
         # handle_interrupt() must close the history exactly once, even if the reply task is
         # cancelled raw while it runs. Most handlers never suspend (memory writes are
         # synchronous), so the coroutine is first stepped inline: no extra loop iterations.
@@ -323,16 +238,16 @@ class AgentBase:
             pending = coro.send(None)
         except StopIteration as done:
             return done.value
-        inner = asyncio.ensure_future(_resume(coro, pending))
+        inner = asyncio.ensure_future(resume_stepped(coro, pending))
         while True:
             try:
                 return await asyncio.shield(inner)
             except asyncio.CancelledError:
-                _uncancel(asyncio.current_task())
+                uncancel(asyncio.current_task())
                 if inner.cancelled():
                     raise
 
-    async def _interrupt_and_record(self, ctx: _Reply) -> Msg:
+    async def _interrupt_and_record(self, ctx: ReplyRecord) -> Msg:
         result = await self.handle_interrupt(ctx.msg)
         while ctx.steering:  # interrupt(msg) may still add some while memory.add suspends
             m = ctx.steering.pop(0)
@@ -350,14 +265,14 @@ class AgentBase:
             return
         if ctx.state == "interrupting":
             raise asyncio.CancelledError
-        if _cancel_requested(ctx.task):  # the caller's cancellation, or a raw cancel()
+        if cancel_requested(ctx.task):  # the caller's cancellation, or a raw cancel()
             self._accept(ctx, "cancelled")
             raise asyncio.CancelledError
 
     # -- interrupting -------------------------------------------------------------------------
-    def _accept(self, ctx: _Reply, cause: str, msg: Msg | None = None) -> bool:
+    def _accept(self, ctx: ReplyRecord, cause: str, msg: Msg | None = None) -> bool:
         """Accept an interrupt of reply ``ctx``: the only place that enters ``interrupting``."""
-        if ctx.state not in _ACTIVE or (ctx.stopped and ctx.state != "interrupting"):
+        if ctx.state not in ACTIVE_STATES or (ctx.stopped and ctx.state != "interrupting"):
             return False  # finished, or failing (its error path runs)
         if msg is not None:
             ctx.steering.append(msg)
@@ -366,7 +281,7 @@ class AgentBase:
             ctx.cause = cause
         return True
 
-    def _interrupt_reply(self, ctx: _Reply | None, msg: Msg | None, cause: str) -> bool:
+    def _interrupt_reply(self, ctx: ReplyRecord | None, msg: Msg | None, cause: str) -> bool:
         if ctx is None or self._reply is not ctx:
             return False
         was_running = ctx.state == "running"
@@ -383,7 +298,7 @@ class AgentBase:
                 task.cancel()
         return True
 
-    def _deliver(self, ctx: _Reply) -> None:
+    def _deliver(self, ctx: ReplyRecord) -> None:
         task = ctx.task
         if ctx.state == "interrupting" and not ctx.stopped and task is not None and not task.done():
             task.cancel()
@@ -415,7 +330,7 @@ class AgentBase:
         loop = self._loop
         ctx = self._reply
         out: concurrent.futures.Future[bool] = concurrent.futures.Future()
-        if loop is None or loop.is_closed() or ctx is None or ctx.state not in _ACTIVE:
+        if loop is None or loop.is_closed() or ctx is None or ctx.state not in ACTIVE_STATES:
             out.set_result(False)
             return out
 

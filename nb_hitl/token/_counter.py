@@ -13,7 +13,7 @@ How a chat prompt is counted (OpenAI's published rule, "How to count tokens with
 The text itself is always encoded exactly (``encode_ordinary``: special-token text such as
 ``<|endoftext|>`` in a message counts as the ordinary text the API sees), with one exception:
 tiktoken's pre-tokenizer panics (a ``BaseException``) on a run of about a million whitespace
-characters, so runs longer than ``_WHITESPACE_RUN`` characters are encoded in pieces of that
+characters, so runs longer than ``WHITESPACE_RUN`` characters are encoded in pieces of that
 length (a token or so off at each cut, for such texts only). Any other tokenizer failure
 becomes a ``TokenCountError`` that says what failed, never an exception that slips past
 ``except Exception`` and leaves a reply or widget hanging.
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
 
 from ._approx import approximate_count
 from ._image import audio_tokens, image_tokens
+from ._safe import WHITESPACE_RUN, measure, split_long_runs
 from ._vocab import VocabularyUnavailable, load_offline_encoding
 
 logger = logging.getLogger("nb_hitl.token")
@@ -44,8 +44,6 @@ TOKENS_PER_NAME = 1
 TOKENS_PER_TOOL_CALL = 3
 REPLY_PRIMING = 3
 _SHORT = 48  # strings up to this length (roles, names, ids) are memoised
-_WHITESPACE_RUN = 50_000  # tiktoken panics on whitespace runs of ~1M; 500k still encode
-_LONG_RUN = re.compile(rf"\s{{{_WHITESPACE_RUN},}}")
 
 # func_init, prop_init, prop_key, enum_init, enum_item, func_end (OpenAI cookbook)
 _TOOL_OVERHEADS: dict[str, tuple[int, int, int, int, int, int]] = {
@@ -203,7 +201,7 @@ class TokenCounter:
             return n
         self._encoded += 1
         encode = self._encoder()
-        if len(text) < _WHITESPACE_RUN:
+        if len(text) < WHITESPACE_RUN:
             return measure(encode, text)
         return sum(measure(encode, piece) for piece in split_long_runs(text))
 
@@ -398,41 +396,6 @@ class TokenCounter:
     def __repr__(self) -> str:
         exact = "exact" if self._exact else ("approximate" if self._len else "not loaded")
         return f"TokenCounter(encoding={self._encoding_name!r}, {exact})"
-
-
-def split_long_runs(text: str, run: int = _WHITESPACE_RUN) -> list[str]:
-    """``text`` cut so that no piece holds a whitespace run longer than ``run`` characters."""
-    pieces: list[str] = []
-    start = 0
-    pattern = _LONG_RUN if run == _WHITESPACE_RUN else re.compile(rf"\s{{{run},}}")
-    for match in pattern.finditer(text):
-        pieces.append(text[start : match.start()])
-        pieces.extend(
-            text[i : min(i + run, match.end())] for i in range(match.start(), match.end(), run)
-        )
-        start = match.end()
-    pieces.append(text[start:])
-    return [p for p in pieces if p]
-
-
-def measure(encode: Callable[[str], int], text: str) -> int:
-    """``encode(text)``, with any tokenizer failure turned into a ``TokenCountError``.
-
-    tiktoken reports some failures as a Rust panic (``pyo3_runtime.PanicException``), a
-    ``BaseException`` that ``except Exception`` handlers miss.
-    """
-    from nb_hitl.exceptions import TokenCountError
-
-    try:
-        return encode(text)
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except BaseException as exc:
-        raise TokenCountError(
-            f"Counting tokens failed on a text of {len(text):,} characters "
-            f"({type(exc).__name__}: {str(exc)[:200]}). Nothing was changed; shorten or clean "
-            "up that text (e.g. a huge run of whitespace) and try again."
-        ) from exc
 
 
 def _format_one(formatter: Any, msg: Msg) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ from nb_hitl.exceptions import TokenCountError
 from nb_hitl.message import Msg
 from nb_hitl.model import ScriptedModel
 from nb_hitl.token import TokenCounter, load_offline_encoding
-from nb_hitl.token._counter import measure, split_long_runs
+from nb_hitl.token._safe import measure, split_long_runs
 
 MILLION_SPACES = " " * 1_000_000
 

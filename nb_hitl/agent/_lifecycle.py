@@ -1,0 +1,116 @@
+"""The reply lifecycle's building blocks: the per-reply record and task plumbing.
+
+``AgentBase`` (``_base.py``) drives them; see its module docstring for the lifecycle itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections.abc
+import types
+from collections.abc import Callable, Coroutine, Generator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from nb_hitl.message import Msg
+
+ReplyState = Literal["starting", "running", "interrupting", "finished"]
+ACTIVE_STATES = ("starting", "running", "interrupting")
+
+
+@dataclass(eq=False)
+class ReplyRecord:
+    """One reply's lifecycle record (see the module docstring)."""
+
+    id: str
+    msg: Any
+    state: ReplyState = "starting"
+    cause: str = "interrupt"
+    """What interrupted it first: ``interrupt``, ``cancelled``, or a caller's own word."""
+    steering: list[Msg] = field(default_factory=list)
+    """Messages given to ``interrupt(msg)`` for this reply; recorded after it."""
+    stopped: bool = False
+    """The body has stopped and the interrupted path runs: nothing is delivered any more."""
+    recorded: bool = False
+    """The incoming message was recorded in memory."""
+    task: asyncio.Task[Msg] | None = None
+
+
+def uncancel(task: asyncio.Task[Any] | None) -> None:
+    # Task.uncancel() exists from Python 3.11; 3.10 keeps no cancellation count to clean up.
+    if task is not None and hasattr(task, "uncancel"):
+        while task.cancelling():  # type: ignore[attr-defined,unused-ignore]
+            task.uncancel()
+
+
+def cancel_requested(task: asyncio.Task[Any] | None) -> bool:
+    # A cancellation of this task that nobody has taken back (3.11+; always False on 3.10).
+    return task is not None and hasattr(task, "cancelling") and task.cancelling() > 0
+
+
+class StartGuard(collections.abc.Coroutine[Any, Any, Msg]):
+    """The reply coroutine, as a task runs it, except that a cancel thrown in before its first
+    step starts it anyway (it then takes its interrupted path instead of vanishing unrun)."""
+
+    def __init__(self, coro: Coroutine[Any, Any, Msg], on_early_cancel: Callable[[], object]):
+        self._coro = coro
+        self._on_early_cancel = on_early_cancel
+        self._started = False
+
+    def send(self, value: Any) -> Any:
+        self._started = True
+        return self._coro.send(value)
+
+    def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
+        if not self._started:
+            self._started = True
+            exc = typ if val is None else val
+            if isinstance(exc, asyncio.CancelledError) or exc is asyncio.CancelledError:
+                self._on_early_cancel()
+                return self._coro.send(None)
+        if val is None and tb is None:
+            return self._coro.throw(typ)
+        return self._coro.throw(typ, val, tb)  # pragma: no cover - tasks throw one argument
+
+    def close(self) -> None:
+        self._coro.close()
+
+    def __await__(self) -> Generator[Any, None, Msg]:
+        return self._coro.__await__()
+
+
+@types.coroutine
+def _drive(coro: Coroutine[Any, Any, Msg], pending: Any) -> Generator[Any, Any, Msg]:
+    # Go on driving a coroutine that was stepped by hand and suspended on ``pending``,
+    # exactly as ``await coro`` would have (same futures, values and exceptions).
+    while True:
+        try:
+            sent = yield pending
+        except GeneratorExit:
+            coro.close()
+            raise
+        except BaseException as exc:  # thrown in by the task: pass it on
+            try:
+                pending = coro.throw(exc)
+            except StopIteration as done:
+                return done.value
+        else:
+            try:
+                pending = coro.send(sent)
+            except StopIteration as done:
+                return done.value
+
+
+async def resume_stepped(coro: Coroutine[Any, Any, Msg], pending: Any) -> Msg:
+    return await _drive(coro, pending)
+
+
+__all__ = [
+    "ACTIVE_STATES",
+    "ReplyRecord",
+    "ReplyState",
+    "StartGuard",
+    "cancel_requested",
+    "resume_stepped",
+    "uncancel",
+]
