@@ -30,7 +30,12 @@ from nb_hitl.exceptions import SessionError
 from nb_hitl.message import Msg, ToolUseBlock
 
 FORMAT = "nb_hitl.session"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""Version of the session file layout this nb_hitl writes (and the newest it reads).
+
+2: the memory state has AgentScope 1.x's shape (``content`` / ``_compressed_summary``);
+version 1 files (``messages`` / ``marks`` / ``summary``) still load.
+"""
 
 __all__ = ["FORMAT", "SCHEMA_VERSION", "SessionDocument", "find_surrogate", "parse_session_text"]
 
@@ -41,17 +46,26 @@ class _Part(BaseModel):
 
 
 class MemoryState(_Part):
-    """``InMemoryMemory.state_dict()``."""
+    """``InMemoryMemory.state_dict()``: AgentScope's shape (schema 2) or the older one (1)."""
 
+    content: list[tuple[Msg, list[StrictStr]]] | None = None
+    """Schema 2: ``[message, marks]`` pairs, oldest first."""
+    compressed_summary: StrictStr = Field(default="", alias="_compressed_summary")
+    """Schema 2: the compressed summary of older messages."""
     messages: list[Msg] = Field(default_factory=list)
-    """The held messages, oldest first."""
+    """Schema 1: the held messages, oldest first."""
     marks: dict[str, list[StrictStr]] = Field(default_factory=dict)
-    """Message id to its marks."""
+    """Schema 1: message id to its marks."""
     summary: StrictStr = ""
-    """The compressed summary of older messages."""
+    """Schema 1: the compressed summary of older messages."""
 
     @model_validator(mode="after")
     def _consistent(self) -> MemoryState:
+        if self.content is not None:
+            ids = [m.id for m, _marks in self.content]
+            if len(set(ids)) != len(ids):
+                raise ValueError("content: memory holds the same message id twice")
+            return self
         ids = [m.id for m in self.messages]
         if len(set(ids)) != len(ids):
             raise ValueError("messages: memory holds the same message id twice")

@@ -7,10 +7,31 @@ from typing import Any
 
 from nb_hitl.message import Msg
 
+from ._state import new_id as _new_id
+from ._state import parse_state
+
 COMPRESSED = "compressed"
 """Mark of messages folded into the summary (kept, not deleted, so undo can restore them)."""
 PINNED = "pinned"
 """Mark of messages that compression never touches."""
+
+
+def _mark_list(marks: str | Iterable[str] | None, label: str) -> list[str]:
+    """``None`` -> no mark, a string -> one mark, else an iterable of strings."""
+    if marks is None:
+        return []
+    if isinstance(marks, str):
+        return [marks]
+    try:
+        out = list(marks)
+    except TypeError:
+        out = [marks]  # type: ignore[list-item]
+    bad = [m for m in out if not isinstance(m, str)]
+    if bad:
+        raise TypeError(
+            f"{label} must be a string, a list of strings or None; got {type(bad[0]).__name__}."
+        )
+    return out
 
 
 class InMemoryMemory:
@@ -46,21 +67,73 @@ class InMemoryMemory:
                 pass
 
     # -- AgentScope-style async API ------------------------------------------------------------
-    async def add(self, memories: Msg | Iterable[Msg] | None, marks: Iterable[str] = ()) -> None:
-        """Append a message, a list of messages, or nothing (``None``)."""
-        self.add_sync(memories, marks)
+    async def add(
+        self,
+        memories: Msg | Iterable[Msg] | None,
+        marks: str | Iterable[str] | None = None,
+        allow_duplicates: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        """Append a message, a list of messages, or nothing (``None``), as AgentScope 1.x does.
+
+        Args:
+            memories: the message(s) to append.
+            marks: one mark (a string is ONE mark) or several, put on every added message.
+            allow_duplicates: a message whose id memory already holds is skipped silently
+                unless this is ``True``. Differs on purpose: AgentScope then stores a second
+                entry with the same id; nb_hitl stores a copy with a fresh id, because marks,
+                ``replace()``, sessions and the widgets key on unique ids.
+            **kwargs: accepted for AgentScope signature compatibility and ignored.
+
+        Messages are stored as given, not deep-copied (AgentScope copies): nb_hitl treats a
+        ``Msg`` in memory as immutable (change one with ``replace()``), and the widgets and the
+        token counter's cache rely on that identity.
+
+        Raises:
+            TypeError: an item is not a ``Msg`` or a mark is not a string (nothing is added).
+        """
+        self.add_sync(memories, marks, allow_duplicates=allow_duplicates)
 
     async def get_memory(
         self,
         mark: str | None = None,
         exclude_mark: str | None = None,
+        prepend_summary: bool = True,
+        **kwargs: Any,
     ) -> list[Msg]:
-        """Messages in order, optionally only those with ``mark`` or without ``exclude_mark``."""
-        return self.select(mark=mark, exclude_mark=exclude_mark)
+        """Messages in order, optionally only those with ``mark`` or without ``exclude_mark``.
 
-    async def delete(self, msg_ids: str | Iterable[str] | int) -> int:
-        """Delete messages by id (or one by index); returns how many were removed."""
+        With a compressed summary and ``prepend_summary`` (the default, as AgentScope), a
+        ``Msg("user", summary, "user")`` comes first. ``select()`` is the sync form without it.
+
+        Raises:
+            TypeError: ``mark`` or ``exclude_mark`` is neither a string nor ``None``.
+        """
+        for label, value in (("mark", mark), ("exclude_mark", exclude_mark)):
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"{label} must be a string or None, got {type(value).__name__}.")
+        found = self.select(mark=mark, exclude_mark=exclude_mark)
+        if prepend_summary and self._summary:
+            return [Msg("user", self._summary, "user"), *found]
+        return found
+
+    async def delete(self, msg_ids: str | Iterable[str] | int, **kwargs: Any) -> int:
+        """Delete messages by id (or one by index); returns how many were removed.
+
+        Unknown ids are ignored. A string is one id (AgentScope tests ``id in msg_ids``, which
+        on a string would match substrings).
+        """
         return self.delete_sync(msg_ids)
+
+    async def delete_by_mark(self, mark: str | Iterable[str], **kwargs: Any) -> int:
+        """Delete every message carrying ``mark`` (or any of several); returns how many.
+
+        Raises:
+            TypeError: a mark is not a string.
+        """
+        wanted = set(_mark_list(mark, "mark"))
+        doomed = [m.id for m in self._messages if wanted & self._marks.get(m.id, set())]
+        return self.delete_sync(doomed) if doomed else 0
 
     async def clear(self) -> None:
         """Remove every message, mark and the summary."""
@@ -70,7 +143,7 @@ class InMemoryMemory:
         self._changed()
 
     async def size(self) -> int:
-        """Number of messages held (compressed ones included)."""
+        """Number of messages held (compressed ones included; the summary is not a message)."""
         return len(self._messages)
 
     async def update_messages_mark(
@@ -79,11 +152,21 @@ class InMemoryMemory:
         old_mark: str | None = None,
         msg_ids: Iterable[str] | None = None,
     ) -> int:
-        """Add ``new_mark`` (or remove ``old_mark`` when ``new_mark`` is None) on messages."""
+        """Add, replace or remove a mark, as AgentScope 1.x does.
+
+        ``msg_ids`` limits the change to those messages, ``old_mark`` to messages carrying it
+        (which lose it); ``new_mark`` is added, or with ``None`` only ``old_mark`` is removed.
+
+        Returns:
+            How many messages' marks changed (AgentScope leaves out a message that loses
+            ``old_mark`` but already had ``new_mark``; nb_hitl counts it, since it changed).
+        """
         return self.update_marks_sync(new_mark, old_mark, msg_ids)
 
     async def update_compressed_summary(self, summary: str) -> None:
-        """Replace the compressed summary."""
+        """Replace the compressed summary (``""`` removes it)."""
+        if not isinstance(summary, str):
+            raise TypeError(f"The summary must be a string, got {type(summary).__name__}.")
         self.summary = summary
 
     async def get_compressed_summary(self) -> str:
@@ -91,7 +174,12 @@ class InMemoryMemory:
         return self._summary
 
     # -- sync twins ------------------------------------------------------------------------
-    def add_sync(self, memories: Msg | Iterable[Msg] | None, marks: Iterable[str] = ()) -> None:
+    def add_sync(
+        self,
+        memories: Msg | Iterable[Msg] | None,
+        marks: str | Iterable[str] | None = None,
+        allow_duplicates: bool = False,
+    ) -> None:
         """Append without awaiting (see ``add``)."""
         if memories is None:
             return
@@ -99,18 +187,21 @@ class InMemoryMemory:
         for m in items:
             if not isinstance(m, Msg):
                 raise TypeError(f"memory.add takes Msg objects, got {type(m).__name__}.")
+        mark_set = set(_mark_list(marks, "marks"))
         known = {m.id for m in self._messages}
+        added: list[Msg] = []
         for m in items:
             if m.id in known:
-                raise ValueError(
-                    f"Message {m.id} is already in memory; add a new Msg (or model_copy it with "
-                    "a new id) instead of adding the same object twice."
-                )
+                if not allow_duplicates:
+                    continue
+                m = m.model_copy(update={"id": _new_id()})
             known.add(m.id)
-        mark_set = set(marks)
-        self._messages.extend(items)
+            added.append(m)
+        if not added:
+            return
+        self._messages.extend(added)
         if mark_set:
-            for m in items:
+            for m in added:
                 self._marks.setdefault(m.id, set()).update(mark_set)
         self._changed()
 
@@ -221,23 +312,29 @@ class InMemoryMemory:
 
     # -- state ----------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
-        """JSON-able state: messages, marks and summary."""
+        """JSON-able state in AgentScope 1.x's shape.
+
+        ``{"_compressed_summary": str, "content": [[msg_dict, [marks...]], ...]}``, marks sorted.
+        """
         return {
-            "messages": [m.to_dict() for m in self._messages],
-            "marks": {k: sorted(v) for k, v in self._marks.items() if v},
-            "summary": self._summary,
+            "_compressed_summary": self._summary,
+            "content": [[m.to_dict(), sorted(self._marks.get(m.id, ()))] for m in self._messages],
         }
 
     def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> None:
-        """Replace the content with ``state`` from ``state_dict()``; all or nothing."""
-        messages = [Msg.from_dict(d) for d in state.get("messages", [])]
-        ids = [m.id for m in messages]
-        if len(set(ids)) != len(ids):
-            raise ValueError("Memory state holds the same message id twice.")
-        marks = {k: set(v) for k, v in state.get("marks", {}).items()}
-        if strict and set(marks) - set(ids):
-            raise ValueError("Memory state has marks for messages it does not hold.")
-        self.restore(messages, marks, str(state.get("summary", "")))
+        """Replace the content with a state dict; all or nothing.
+
+        Takes ``state_dict()`` output (AgentScope's shape) and the older nb_hitl shape
+        (``messages`` / ``marks`` / ``summary``) that session files before it hold.
+
+        Raises:
+            KeyError: ``strict`` and the dict has no message list (``content``).
+            ValueError: a malformed entry, an invalid message, or one message id twice
+                (memory is unchanged).
+            TypeError: ``state`` is not a dict.
+        """
+        messages, marks, summary = parse_state(state, strict)
+        self.restore(messages, marks, summary)
 
     def __repr__(self) -> str:
         return f"InMemoryMemory({len(self._messages)} messages, summary={bool(self._summary)})"

@@ -123,11 +123,14 @@ CORPUS: list[tuple[str, Callable[[str], str], str]] = [
     ("max_iters text", edit("agent.state.max_iters", "10"), "agent.state.max_iters"),
     ("max_iters huge", edit("agent.state.max_iters", True), "agent.state.max_iters"),
     ("parallel yes", edit("agent.state.parallel_tool_calls", "yes"), "parallel_tool_calls"),
-    ("messages abc", edit("agent.state.memory.messages", "abc"), "agent.state.memory.messages"),
-    ("bad role", edit("agent.state.memory.messages.0.role", "wizard"), "messages[0].role"),
-    ("content int", edit("agent.state.memory.messages.1.content", 5), "messages[1].content"),
-    ("summary int", edit("agent.state.memory.summary", 5), "agent.state.memory.summary"),
-    ("marks list", edit("agent.state.memory.marks", ["x"]), "agent.state.memory.marks"),
+    ("content abc", edit("agent.state.memory.content", "abc"), "agent.state.memory.content"),
+    ("bad role", edit("agent.state.memory.content.0.0.role", "wizard"), "content[0][0].role"),
+    ("content int", edit("agent.state.memory.content.1.0.content", 5), "content[1][0].content"),
+    ("summary int", edit("agent.state.memory._compressed_summary", 5),
+     "agent.state.memory._compressed_summary"),
+    ("marks text", edit("agent.state.memory.content.0.1", "x"), "content[0][1]"),
+    ("old shape: marks list", edit("agent.state.memory", {"messages": [], "marks": ["x"]}),
+     "agent.state.memory.marks"),
     ("allowed text", edit("agent.state.approvals.always_allowed", "lookup"), "always_allowed"),
     ("parked abc", edit("agent.state.approvals.parked", "abc"), "approvals.parked"),
     ("template padding", edit("compression.summary_template", "{task_overview:>5000000}"),
@@ -202,7 +205,7 @@ async def test_a_lone_surrogate_in_memory_is_a_clear_save_error(tmp_path: Path) 
     target.write_text("previous", "utf-8")
     with pytest.raises(SessionError, match="unpaired surrogate") as info:
         agent.save_session(target)
-    assert "memory.messages[" in str(info.value)  # names the message
+    assert "memory.content[" in str(info.value)  # names the message
     assert target.read_text("utf-8") == "previous"
     panel = AgentPanel(agent, inspector=False, session=target)
     assert panel.session is not None and panel.session.save() is False

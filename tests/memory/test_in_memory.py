@@ -22,15 +22,27 @@ async def test_add_single_list_and_none() -> None:
     assert [m.id for m in await memory.get_memory()] == [a.id, b.id, c.id]
 
 
-async def test_add_rejects_duplicates_and_non_messages_without_changing_memory() -> None:
+async def test_add_skips_duplicates_and_rejects_non_messages_without_changing_memory() -> None:
     memory = InMemoryMemory()
     a, b = msgs(2)
     await memory.add(a)
-    with pytest.raises(ValueError, match="already in memory"):
-        await memory.add([b, a])
+    await memory.add([b, a, b])  # a is held already, b comes twice: each id is kept once
+    assert memory.messages == [a, b]
     with pytest.raises(TypeError, match="Msg"):
-        await memory.add(["text"])  # type: ignore[list-item]
-    assert memory.messages == [a]
+        await memory.add([msgs(1)[0], "text"])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="marks must be"):
+        await memory.add(msgs(1), marks=[1])  # type: ignore[list-item]
+    assert memory.messages == [a, b]
+
+
+async def test_allow_duplicates_adds_a_copy_with_a_fresh_id() -> None:
+    memory = InMemoryMemory()
+    (a,) = msgs(1)
+    await memory.add(a, marks="first")
+    await memory.add(a, marks="again", allow_duplicates=True)
+    first, copy = memory.messages
+    assert first is a and copy.id != a.id and copy.content == a.content
+    assert memory.marks_of(a.id) == {"first"} and memory.marks_of(copy.id) == {"again"}
 
 
 async def test_marks_filtering_and_delete() -> None:
@@ -70,7 +82,26 @@ async def test_load_state_dict_is_all_or_nothing() -> None:
     memory = InMemoryMemory()
     await memory.add(msgs(2))
     before = memory.state_dict()
-    bad = {"messages": before["messages"] + [before["messages"][0]], "marks": {}, "summary": ""}
+    bad = {**before, "content": before["content"] + [before["content"][0]]}
     with pytest.raises(ValueError, match="same message id"):
         memory.load_state_dict(bad)
+    broken = {**before, "content": before["content"] + [["not a message", []]]}
+    with pytest.raises(ValueError, match=r"content\[2\] must be a message dict"):
+        memory.load_state_dict(broken)
+    with pytest.raises(KeyError, match="no 'content'"):
+        memory.load_state_dict({"_compressed_summary": "x"})
     assert memory.state_dict() == before
+
+
+async def test_load_state_dict_reads_the_older_nb_hitl_shape() -> None:
+    memory = InMemoryMemory()
+    a, b = msgs(2)
+    old = {
+        "messages": [a.to_dict(), b.to_dict()],
+        "marks": {a.id: [PINNED]},
+        "summary": "earlier talk",
+    }
+    memory.load_state_dict(old)
+    assert [m.id for m in memory.messages] == [a.id, b.id]
+    assert memory.marks_of(a.id) == {PINNED} and memory.summary == "earlier talk"
+    assert memory.state_dict()["content"][0][1] == [PINNED]

@@ -129,6 +129,26 @@ async def test_round_trip_keeps_memory_marks_summary_settings_and_allow_list(
     assert "Earlier we talked about email." in prompt[0]["content"]
 
 
+async def test_a_schema_1_file_with_the_older_memory_shape_still_loads(tmp_path: Path) -> None:
+    agent = make(Tools(), ["Hello there."])
+    await agent(user("Hi"))
+    first = agent.memory.messages[0]
+    agent.memory.update_marks_sync(PINNED, msg_ids=[first.id])
+    doc = json.loads(save_session(agent, tmp_path / "s.json").read_text(encoding="utf-8"))
+    state = doc["agent"]["state"]["memory"]
+    doc["schema_version"] = 1
+    doc["agent"]["state"]["memory"] = {  # what nb_hitl wrote before schema 2
+        "messages": [m for m, _marks in state["content"]],
+        "marks": {first.id: [PINNED]},
+        "summary": "old summary",
+    }
+    other = make(Tools(), [])
+    other.load_session(write(tmp_path / "old.json", doc))
+    assert dump(other) == dump(agent)
+    assert other.memory.marks_of(first.id) == {PINNED}
+    assert other.memory.summary == "old summary"
+
+
 async def test_pending_approvals_survive_a_restart_and_approving_after_load_resumes(
     tmp_path: Path,
 ) -> None:
@@ -291,7 +311,7 @@ async def test_bad_files_raise_a_clear_error_and_change_nothing(
     [
         # memory that holds one message twice: fails halfway through loading
         (
-            lambda st: st["memory"]["messages"].append(st["memory"]["messages"][0]),
+            lambda st: st["memory"]["content"].append(st["memory"]["content"][0]),
             "same message id twice",
         ),
         # a parked call of a tool this agent does not have
@@ -324,7 +344,7 @@ async def test_files_that_do_not_fit_roll_back_completely(
     before = state_of(live)
     before_msgs = dump(live)
     doc = json.loads(good.read_text(encoding="utf-8"))
-    doc["agent"]["state"]["memory"]["summary"] = "file summary"
+    doc["agent"]["state"]["memory"]["_compressed_summary"] = "file summary"
     mutate(doc["agent"]["state"])
     with pytest.raises(SessionError, match=message):
         live.load_session(write(tmp_path / "bad.json", doc))
@@ -483,7 +503,7 @@ async def test_invalid_compression_settings_roll_back(tmp_path: Path) -> None:
     path = agent.save_session(tmp_path / "s.json")
     doc = json.loads(path.read_text(encoding="utf-8"))
     doc["compression"]["trigger_threshold"] = -5
-    doc["agent"]["state"]["memory"]["summary"] = "from the file"
+    doc["agent"]["state"]["memory"]["_compressed_summary"] = "from the file"
     live = make(Tools(), [])
     live.compression_config = CompressionConfig(trigger_threshold=777)
     with pytest.raises(SessionError, match="trigger_threshold"):

@@ -120,7 +120,7 @@ async def test_autosave_after_finished_interrupted_and_parked_replies(tmp_path: 
         if not path.exists():
             return []
         doc = json.loads(path.read_text(encoding="utf-8"))
-        return [str(m["content"]) for m in doc["agent"]["state"]["memory"]["messages"]]
+        return [str(m["content"]) for m, _marks in doc["agent"]["state"]["memory"]["content"]]
 
     panel.chat.send("one")
     await until(lambda: "First answer." in str(saved_texts()), what="autosave after finish")
