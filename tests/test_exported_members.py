@@ -45,6 +45,20 @@ def test_agentscope_import_paths() -> None:
     from nb_hitl.tool import Toolkit, ToolResponse  # noqa: F401
 
 
+def test_tool_and_memory_public_names() -> None:
+    import nb_hitl.memory
+    import nb_hitl.tool
+
+    assert sorted(nb_hitl.tool.__all__) == [
+        "RegisteredTool",
+        "ToolCallStream",
+        "ToolGroup",
+        "ToolResponse",
+        "Toolkit",
+    ]
+    assert sorted(nb_hitl.memory.__all__) == ["COMPRESSED", "InMemoryMemory", "PINNED"]
+
+
 def test_every_subpackage_all_is_importable() -> None:
     import importlib
 

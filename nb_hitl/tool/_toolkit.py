@@ -1,185 +1,256 @@
 """Toolkit: register Python functions as tools, describe them as JSON schemas, call them.
 
-Schemas come from the function signature (via pydantic) and the Google-style docstring.
-Sync functions run in a worker thread so the event loop, and with it the Stop button, stays
-responsive; if the reply is interrupted the agent stops waiting and discards the late result.
+The calling conventions are AgentScope 1.x's (``register_tool_function`` with its keyword
+arguments, ``functools.partial`` tools, groups and the meta tool, middlewares, ``await
+toolkit.call_tool_function(call)``). nb_hitl adds pydantic validation of every call (bad
+arguments come back to the model as an error result instead of a Python exception), tool
+approval (``needs_approval``), and plain return values (text or JSON-able data).
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import inspect
-import json
 import re
+import uuid
 from collections.abc import AsyncGenerator, Callable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any, Union, get_type_hints
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ValidationError, create_model
 
 from nb_hitl.exceptions import ToolError
 from nb_hitl.message import ToolUseBlock
 
+from ._background import BackgroundTasksMixin
+from ._execute import ToolCallStream, error_response, run_tool
+from ._groups import BASIC, ToolGroup, ToolGroupsMixin
+from ._registered import ApprovalRule, PostprocessFunc, RegisteredTool
 from ._response import ToolResponse
+from ._schema import build_args_model, describe, function_schema
 
-ApprovalRule = Union[bool, Callable[[ToolUseBlock], bool]]  # noqa: UP007
+NamesakeStrategy = Literal["raise", "override", "skip", "rename"]
+Middleware = Callable[..., Any]
+"""``middleware(kwargs, next_handler)``: an async generator of ``ToolResponse`` (or a
+coroutine returning one); ``await next_handler(**kwargs)`` gives the inner stream."""
 
-_ARGS_RE = re.compile(r"^\s*(Args|Arguments|Parameters):\s*$", re.MULTILINE)
-_SECTION_RE = re.compile(r"^\s*[A-Z][A-Za-z ]+:\s*$")
-_PARAM_RE = re.compile(r"^\s*(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
-
-# A small private pool: a stuck sync tool must not starve the loop's default executor.
-_TOOL_THREADS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="nb_hitl-tool")
-
-
-def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
-    """Split a Google-style docstring into its description and per-argument texts."""
-    doc = inspect.cleandoc(doc or "")
-    match = _ARGS_RE.search(doc)
-    if not match:
-        return doc.strip(), {}
-    description = doc[: match.start()].strip()
-    params: dict[str, str] = {}
-    current: str | None = None
-    for line in doc[match.end() :].splitlines():
-        if _SECTION_RE.match(line) and not line.startswith((" ", "\t")):
-            break
-        m = _PARAM_RE.match(line)
-        indent = len(line) - len(line.lstrip())
-        if m and (current is None or indent <= 4):
-            current = m.group(1).lstrip("*")
-            params[current] = m.group(2).strip()
-        elif current and line.strip():
-            params[current] = (params[current] + " " + line.strip()).strip()
-    return description, params
+_NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
-@dataclass
-class RegisteredTool:
-    """A registered tool: the function, its argument model and its JSON schema."""
-
-    name: str
-    func: Callable[..., Any]
-    args_model: type[BaseModel]
-    description: str
-    needs_approval: ApprovalRule = False
-    preset_kwargs: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def json_schema(self) -> dict[str, Any]:
-        """The OpenAI function-tool schema."""
-        params = self.args_model.model_json_schema()
-        params.pop("title", None)
-        for prop in params.get("properties", {}).values():
-            if isinstance(prop, dict):
-                prop.pop("title", None)
-        return {
-            "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": params},
-        }
-
-    def requires_approval(self, call: ToolUseBlock) -> bool:
-        """Whether ``call`` must wait for a person's decision before it runs."""
-        rule = self.needs_approval
-        return bool(rule(call)) if callable(rule) else bool(rule)
+def _unwrap_partial(
+    func: Callable[..., Any], preset: dict[str, Any]
+) -> tuple[Callable[..., Any], dict[str, Any]]:
+    """A ``functools.partial``'s function, with its bound arguments turned into presets."""
+    bound: dict[str, Any] = {}
+    while isinstance(func, functools.partial):
+        names = [
+            n
+            for n, p in inspect.signature(func.func).parameters.items()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+        if len(func.args) > len(names):
+            raise ToolError(
+                f"functools.partial binds {len(func.args)} positional arguments but "
+                f"{func.func.__name__} takes {len(names)}; bind them by keyword."
+            )
+        bound = {**dict(zip(names, func.args, strict=False)), **func.keywords, **bound}
+        func = func.func
+    return func, {**bound, **preset}
 
 
-def _build_args_model(func: Callable[..., Any], name: str, skip: set[str]) -> type[BaseModel]:
-    _, param_docs = _parse_docstring(func.__doc__ or "")
-    try:
-        hints = get_type_hints(func)
-    except Exception:  # unresolvable forward refs: fall back to raw annotations
-        hints = {}
-    fields: dict[str, Any] = {}
-    from pydantic import Field
-
-    for pname, param in inspect.signature(func).parameters.items():
-        if pname in skip or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            continue
-        annotation = hints.get(pname, param.annotation)
-        if annotation is inspect.Parameter.empty:
-            annotation = Any
-        default = ... if param.default is inspect.Parameter.empty else param.default
-        fields[pname] = (annotation, Field(default, description=param_docs.get(pname)))
-    config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
-    return create_model(f"{name}_args", __config__=config, **fields)
-
-
-def _to_response(value: Any) -> ToolResponse:
-    if isinstance(value, ToolResponse):
-        return value
-    if isinstance(value, str):
-        return ToolResponse.text(value)
-    if value is None:
-        return ToolResponse.text("")
-    try:
-        return ToolResponse.text(json.dumps(value, ensure_ascii=False, default=str))
-    except (TypeError, ValueError):
-        return ToolResponse.text(str(value))
-
-
-class Toolkit:
+class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
     """A set of tools an agent can call."""
 
     def __init__(self) -> None:
         self.tools: dict[str, RegisteredTool] = {}
+        self.groups: dict[str, ToolGroup] = {}
+        self._middlewares: list[Middleware] = []
+        self._async_tasks = {}
+        self._async_results = {}
 
+    # -- registering -------------------------------------------------------------------------
     def register_tool_function(
         self,
         tool_func: Callable[..., Any],
+        group_name: str = BASIC,
+        preset_kwargs: dict[str, Any] | None = None,
+        func_name: str | None = None,
+        func_description: str | None = None,
+        json_schema: dict[str, Any] | None = None,
+        include_long_description: bool = True,
+        include_var_positional: bool = False,
+        include_var_keyword: bool = False,
+        postprocess_func: PostprocessFunc | None = None,
+        namesake_strategy: NamesakeStrategy = "raise",
+        async_execution: bool = False,
         *,
         name: str | None = None,
         description: str | None = None,
-        preset_kwargs: dict[str, Any] | None = None,
         needs_approval: ApprovalRule = False,
     ) -> RegisteredTool:
-        """Register a sync function, async function or async generator as a tool.
+        """Register a function as a tool (sync or async, returning or streaming).
 
         Args:
-            tool_func: the function. Its signature gives the argument schema; its docstring's
-                first part the description and its ``Args:`` section the argument texts.
-            name: the tool's name (default: the function's name).
-            description: overrides the docstring description.
+            tool_func: the function, a bound method or a ``functools.partial`` (its bound
+                arguments become presets; name and docstring come from the wrapped function).
+                The signature gives the argument schema, the Google-style docstring the
+                description and argument texts.
+            group_name: the tool group (``create_tool_group`` first); ``basic`` is always on.
             preset_kwargs: arguments filled in by the toolkit, hidden from the model.
+            func_name: the tool's name (default: the function's).
+            func_description: the description (default: from the docstring).
+            json_schema: a complete ``{"type": "function", "function": {...}}`` schema to use
+                instead of the generated one (calls are still validated against the signature).
+            include_long_description: add the docstring text after its first line.
+            include_var_positional: offer ``*args`` in the schema.
+            include_var_keyword: offer ``**kwargs`` in the schema.
+            postprocess_func: ``f(call, response)``, sync or async, run on every response; a
+                returned ``ToolResponse`` replaces it.
+            namesake_strategy: when the name is taken: ``raise`` (``ToolError``, a
+                ``ValueError``), ``override``, ``skip`` or ``rename`` (adds a random suffix).
+            async_execution: run in the background and answer at once with a task id.
+            name: nb_hitl's older name for ``func_name``.
+            description: nb_hitl's older name for ``func_description``.
             needs_approval: ``True``, or a predicate on the call, to make calls wait for a
-                person's approval before they run.
+                person's approval before they run (nb_hitl only).
+
+        Returns:
+            The registered tool (with ``skip``, the one already registered).
         """
         if not callable(tool_func):
             raise ToolError(f"register_tool_function needs a function, got {tool_func!r}.")
-        tool_name = name or getattr(tool_func, "__name__", None)
-        if not tool_name or not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", tool_name):
+        if group_name != BASIC and group_name not in self.groups:
+            raise ToolError(
+                f"Tool group {group_name!r} not found; call create_tool_group({group_name!r}, "
+                "description) first."
+            )
+        if json_schema is not None and not (
+            isinstance(json_schema, dict)
+            and json_schema.get("type") == "function"
+            and isinstance(json_schema.get("function"), dict)
+        ):
+            raise ToolError(
+                'json_schema must look like {"type": "function", "function": {"name": ..., '
+                '"description": ..., "parameters": {...}}}.'
+            )
+        func, preset = _unwrap_partial(tool_func, dict(preset_kwargs or {}))
+        own_name = getattr(func, "__name__", None) or type(func).__name__
+        tool_name = func_name or name or own_name
+        if not _NAME_RE.fullmatch(tool_name):
             raise ToolError(
                 f"Tool name {tool_name!r} is not valid: use 1-64 letters, digits, '_' or '-' "
-                "(pass name=... to choose one)."
+                "(pass func_name=... to choose one)."
             )
-        if tool_name in self.tools:
-            raise ToolError(
-                f"A tool named {tool_name!r} is already registered; pass name=... or call "
-                "remove_tool_function first."
-            )
-        preset = dict(preset_kwargs or {})
-        doc_description, _ = _parse_docstring(tool_func.__doc__ or "")
+        args_model = build_args_model(
+            func, tool_name, set(preset), include_var_positional, include_var_keyword
+        )
+        text = func_description or description
+        if json_schema is not None:
+            schema = _own_schema(json_schema, tool_name, text, set(preset))
+        else:
+            text = text or describe(func, include_long_description)
+            schema = function_schema(tool_name, text, args_model)
+        var_positional = next(
+            (
+                n
+                for n, p in inspect.signature(func).parameters.items()
+                if p.kind is p.VAR_POSITIONAL and include_var_positional
+            ),
+            None,
+        )
         tool = RegisteredTool(
             name=tool_name,
-            func=tool_func,
-            args_model=_build_args_model(tool_func, tool_name, set(preset)),
-            description=description or doc_description or tool_name,
+            func=func,
+            args_model=args_model,
+            description=schema["function"].get("description", ""),
             needs_approval=needs_approval,
             preset_kwargs=preset,
+            group=group_name,
+            json_schema=schema,
+            original_name=own_name if tool_name != own_name else None,
+            postprocess_func=postprocess_func,
+            async_execution=async_execution,
+            var_positional=var_positional,
         )
-        self.tools[tool_name] = tool
+        if tool_name in self.tools:
+            if namesake_strategy == "skip":
+                return self.tools[tool_name]
+            if namesake_strategy == "rename":
+                tool = self._renamed(tool)
+            elif namesake_strategy != "override":
+                if namesake_strategy != "raise":
+                    raise ToolError(
+                        f"namesake_strategy must be 'raise', 'override', 'skip' or 'rename', "
+                        f"got {namesake_strategy!r}."
+                    )
+                raise ToolError(
+                    f"A tool named {tool_name!r} is already registered; pass func_name=..., "
+                    "namesake_strategy='override'/'rename', or call remove_tool_function first."
+                )
+        self.tools[tool.name] = tool
         return tool
 
-    def remove_tool_function(self, name: str) -> None:
-        """Unregister a tool."""
-        self.tools.pop(name, None)
+    def _renamed(self, tool: RegisteredTool) -> RegisteredTool:
+        for _ in range(100):
+            new = f"{tool.name}_{uuid.uuid4().hex[:5]}"
+            if new not in self.tools:
+                break
+        else:  # pragma: no cover - 100 collisions of 20 random bits
+            raise ToolError(f"Could not find a free name for tool {tool.name!r}.")
+        tool.original_name = tool.original_name or tool.name
+        tool.name = new
+        tool.json_schema["function"]["name"] = new
+        return tool
 
+    def remove_tool_function(self, tool_name: str, allow_not_exist: bool = True) -> None:
+        """Unregister a tool.
+
+        Raises:
+            ToolError: no such tool and ``allow_not_exist`` is ``False``.
+        """
+        if tool_name not in self.tools and not allow_not_exist:
+            raise ToolError(f"Tool function {tool_name!r} does not exist in the toolkit.")
+        self.tools.pop(tool_name, None)
+
+    def clear(self) -> None:
+        """Remove every tool and group."""
+        self.tools.clear()
+        self.groups.clear()
+
+    def set_extended_model(self, func_name: str, model: type[BaseModel] | None) -> None:
+        """Add a pydantic model's fields to a tool's arguments (``None`` removes them).
+
+        Raises:
+            TypeError: ``model`` is not a pydantic model class.
+            ToolError: no tool ``func_name`` (a ``ValueError``).
+        """
+        if model is not None and not (isinstance(model, type) and issubclass(model, BaseModel)):
+            raise TypeError(
+                f"The extended model must be a pydantic BaseModel class, got {model!r}."
+            )
+        if func_name not in self.tools:
+            raise ToolError(f"Tool function {func_name!r} not found in the toolkit.")
+        self.tools[func_name].extended_model = model
+
+    def register_middleware(self, middleware: Middleware) -> None:
+        """Wrap ``call_tool_function`` in an onion-style middleware (the first added is outermost).
+
+        ``middleware(kwargs, next_handler)`` gets ``kwargs = {"tool_call": call}`` and yields
+        responses; ``await next_handler(**kwargs)`` gives the inner stream. It can change
+        the call, skip it, or rewrite each response.
+        """
+        self._middlewares.append(middleware)
+
+    # -- describing --------------------------------------------------------------------------
     def get_json_schemas(self) -> list[dict[str, Any]]:
-        """OpenAI function-tool schemas of every registered tool."""
-        return [t.json_schema for t in self.tools.values()]
+        """OpenAI function-tool schemas of the tools offered now (``basic`` and active groups)."""
+        if "reset_equipped_tools" in self.tools:
+            fields = self._meta_tool_fields()
+            self.tools["reset_equipped_tools"].extended_model = (
+                create_model("_ToolGroups", **fields) if fields else None
+            )
+        return [t.extended_json_schema for t in self.tools.values() if self.is_offered(t)]
 
+    # -- calling -----------------------------------------------------------------------------
     def validate_call(self, call: ToolUseBlock) -> dict[str, Any]:
         """Validate ``call``'s arguments; return them, or raise ``ToolError`` saying why."""
         tool = self.tools.get(call.name)
@@ -190,51 +261,119 @@ class Toolkit:
             raise ToolError(
                 f"The arguments for {call.name!r} are not valid JSON: {call.raw_input[:200]!r}."
             )
+        given = dict(call.input)
+        extended: dict[str, Any] = {}
+        if tool.extended_model is not None:
+            names = set(tool.extended_model.model_fields)
+            extended = {k: given.pop(k) for k in list(given) if k in names}
         try:
-            model = tool.args_model.model_validate(call.input)
+            model = tool.args_model.model_validate(given)
+            if tool.extended_model is not None:
+                tool.extended_model.model_validate(extended)
         except ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
                 for e in exc.errors()
             )
             raise ToolError(f"Invalid arguments for {call.name!r}: {problems}.") from None
-        return {k: getattr(model, k) for k in type(model).model_fields}
+        values = {k: getattr(model, k) for k in type(model).model_fields}
+        return {**values, **(model.model_extra or {}), **extended}
 
-    async def call_tool_function(self, call: ToolUseBlock) -> AsyncGenerator[ToolResponse, None]:
-        """Run ``call`` and yield its output (several times for streaming tools).
+    def call_tool_function(self, call: ToolUseBlock) -> ToolCallStream:
+        """Run ``call``; an async stream of its responses (several for streaming tools).
 
-        Errors (unknown tool, invalid arguments, an exception in the tool) are yielded as a
-        response with ``is_error=True`` so the model can see them and recover.
+        Iterate it directly, or ``await`` it first as in AgentScope 1.x. Errors (unknown or
+        inactive tool, invalid arguments, an exception in the tool) come as a response with
+        ``is_error=True`` so the model can see them and recover.
         """
+        return ToolCallStream(self._through_middlewares(call))
+
+    async def _through_middlewares(self, call: ToolUseBlock) -> AsyncGenerator[ToolResponse, None]:
+        async def innermost(**kwargs: Any) -> AsyncGenerator[ToolResponse, None]:
+            return self._call(kwargs["tool_call"])
+
+        handler: Callable[..., Any] = innermost
+        for middleware in reversed(self._middlewares):
+            handler = _layer(middleware, handler)
+        stream = await handler(tool_call=call)
+        try:
+            async for chunk in stream:
+                yield chunk
+        finally:
+            close = getattr(stream, "aclose", None)
+            if close is not None:
+                await close()
+
+    async def _call(self, call: ToolUseBlock) -> AsyncGenerator[ToolResponse, None]:
+        tool = self.tools.get(call.name)
+        if tool is not None and not self.is_offered(tool):
+            yield error_response(
+                f"FunctionInactiveError: the tool {call.name!r} is in the inactive group "
+                f"{tool.group!r}. Activate the group with 'reset_equipped_tools' first."
+            )
+            return
         try:
             kwargs = self.validate_call(call)
         except ToolError as exc:
-            yield ToolResponse.text(f"Error: {exc}", is_error=True)
+            yield error_response(f"Error: {exc}")
             return
-        tool = self.tools[call.name]
+        assert tool is not None
         kwargs.update(tool.preset_kwargs)
-        func = tool.func
+        if tool.async_execution:
+            yield self._start_background(call.name, lambda: run_tool(tool, call, kwargs))
+            return
+        responses = run_tool(tool, call, kwargs)
         try:
-            if inspect.isasyncgenfunction(func):
-                last: ToolResponse | None = None
-                async for item in func(**kwargs):
-                    last = _to_response(item)
-                    last.is_last = False
-                    yield last
-                final = last.model_copy() if last is not None else ToolResponse.text("")
-                final.is_last = True
-                yield final
-            elif inspect.iscoroutinefunction(func):
-                yield _to_response(await func(**kwargs))
-            else:
-                loop = asyncio.get_running_loop()
-                result = await loop.run_in_executor(
-                    _TOOL_THREADS, functools.partial(func, **kwargs)
-                )
-                yield _to_response(result)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            yield ToolResponse.text(
-                f"Error: tool {call.name!r} raised {type(exc).__name__}: {exc}", is_error=True
-            )
+            async for chunk in responses:
+                yield chunk
+        finally:
+            await responses.aclose()
+
+    # -- state -------------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """The active groups (AgentScope's shape): ``{"active_groups": [...]}``."""
+        return {"active_groups": [n for n, g in self.groups.items() if g.active]}
+
+    def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> None:
+        """Activate exactly the groups ``state`` lists.
+
+        Raises:
+            ValueError: ``state`` is not ``{"active_groups": [names]}`` (with ``strict``,
+                no other key allowed).
+        """
+        groups = state.get("active_groups") if isinstance(state, dict) else None
+        if not isinstance(groups, list):
+            raise ValueError('A toolkit state must be {"active_groups": [group names]}.')
+        if strict and set(state) != {"active_groups"}:
+            raise ValueError(f"Unexpected keys in the toolkit state: {sorted(state)}.")
+        for name, group in self.groups.items():
+            group.active = name in groups
+
+
+def _layer(middleware: Middleware, inner: Callable[..., Any]) -> Callable[..., Any]:
+    async def handler(**kwargs: Any) -> Any:
+        out = middleware(kwargs, inner)
+        return await out if inspect.isawaitable(out) else out
+
+    return handler
+
+
+def _own_schema(
+    given: dict[str, Any], name: str, description: str | None, preset: set[str]
+) -> dict[str, Any]:
+    """A copy of a caller's schema with the tool's name, description and presets applied."""
+    import copy
+
+    schema = copy.deepcopy(given)
+    function = schema["function"]
+    function["name"] = name
+    if description:
+        function["description"] = description
+    params = function.setdefault("parameters", {"type": "object", "properties": {}})
+    for arg in preset:
+        params.get("properties", {}).pop(arg, None)
+    if "required" in params:
+        params["required"] = [r for r in params["required"] if r not in preset]
+        if not params["required"]:
+            params.pop("required")
+    return schema

@@ -47,7 +47,8 @@ def test_schema_from_signature_and_docstring() -> None:
     }
     assert params["properties"]["days"]["type"] == "integer"
     assert params["properties"]["days"]["default"] == 1
-    assert params["additionalProperties"] is False
+    # AgentScope's shape: no additionalProperties (extra arguments are refused on validation)
+    assert "additionalProperties" not in params
 
 
 def test_registration_errors_are_clear() -> None:
@@ -94,8 +95,19 @@ async def test_async_and_streaming_tools_and_json_results() -> None:
     (resp,) = await collect(toolkit, ToolUseBlock(id="1", name="add", input={"a": 2, "b": 3}))
     assert resp.get_text() == '{"sum": 5}'
     chunks = await collect(toolkit, ToolUseBlock(id="2", name="countdown", input={"n": 3}))
-    assert [c.get_text() for c in chunks] == ["3", "3 2", "3 2 1", "3 2 1"]
-    assert [c.is_last for c in chunks] == [False, False, False, True]
+    # ToolResponse chunks pass through as the tool wrote them (AgentScope)
+    assert [c.get_text() for c in chunks] == ["3", "3 2", "3 2 1"]
+
+    async def ticker(n: int) -> AsyncGenerator[str, None]:
+        """Tick."""
+        for i in range(n):
+            yield "tick " * (i + 1)
+
+    toolkit.register_tool_function(ticker)
+    chunks = await collect(toolkit, ToolUseBlock(id="3", name="ticker", input={"n": 2}))
+    # plain values are wrapped as stream chunks, then closed with a last one
+    assert [c.get_text() for c in chunks] == ["tick ", "tick tick ", "tick tick "]
+    assert [(c.stream, c.is_last) for c in chunks] == [(True, False), (True, False), (True, True)]
 
 
 @pytest.mark.parametrize(
