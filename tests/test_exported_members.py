@@ -59,6 +59,14 @@ def test_tool_and_memory_public_names() -> None:
     assert sorted(nb_hitl.memory.__all__) == ["COMPRESSED", "InMemoryMemory", "PINNED"]
 
 
+def test_model_public_names() -> None:
+    import nb_hitl.model
+
+    for name in ("ChatModelBase", "ChatResponse", "ChatUsage", "ModelCall", "OpenAIChatModel"):
+        assert name in nb_hitl.model.__all__, name
+    assert "DashScopeChatModel" in nb_hitl.model.__all__
+
+
 def test_every_subpackage_all_is_importable() -> None:
     import importlib
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._base import ChatModelBase, ChatResponse, ChatUsage
+from ._base import ChatModelBase, ChatResponse, ChatUsage, ModelCall
 from ._openai_usage import PromptTokenCheck, check_prompt_tokens, reported_usage
 from ._scripted import ScriptedCall, ScriptedModel, ScriptedToolCall, ScriptedTurn
 
@@ -17,6 +17,7 @@ __all__ = [
     "ChatResponse",
     "ChatUsage",
     "DashScopeChatModel",
+    "ModelCall",
     "OpenAIChatModel",
     "PromptTokenCheck",
     "ScriptedCall",

@@ -29,18 +29,20 @@ import inspect
 import os
 import random
 import time
+import warnings
 from collections.abc import AsyncGenerator
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import SecretStr
+from pydantic import BaseModel, SecretStr
 
 from nb_hitl.exceptions import ConfigError, ModelAuthError, ModelStreamError
 
-from ._base import ChatModelBase, ChatResponse, ToolChoice
+from ._base import ChatModelBase, ChatResponse, ModelCall, ToolChoice
 from ._openai_errors import ErrorContext, is_retryable, retry_after_seconds, translate_error
 from ._openai_stream import StreamAccumulator
 from ._secrets import install_log_redaction, split_url_credentials
+from ._structured import STRUCTURED_TOOL, structured_tool, with_structured_output
 
 __all__ = ["OpenAIChatModel"]
 
@@ -90,13 +92,26 @@ class OpenAIChatModel(ChatModelBase):
         stream_usage: ask for usage in the stream (``stream_options.include_usage``); set False
             for a server that rejects the option.
         reasoning_effort: passed through for reasoning models (``"low"``/``"medium"``/``"high"``).
+        organization: the OpenAI organization id, if the key belongs to several.
+        stream_tool_parsing: accepted for AgentScope compatibility; nb_hitl shows streaming
+            tool arguments as raw text and parses them once complete.
+        client_type: ``"openai"`` (AgentScope's ``"azure"`` is not supported: point
+            ``base_url`` at the deployment instead).
+        client_kwargs: extra ``openai.AsyncOpenAI`` arguments (``default_headers``...); a
+            ``base_url`` here works too.
         generate_kwargs: extra request fields (``temperature``, ``max_tokens``, ``seed``...);
             fields the SDK does not know go in the JSON body as they are.
-        organization: the OpenAI organization id, if the key belongs to several.
-        client_args: extra ``openai.AsyncOpenAI`` arguments (``organization``,
-            ``default_headers``...); a ``base_url`` here works too (AgentScope's spelling).
+        client_args: deprecated name of ``client_kwargs`` (a ``DeprecationWarning``).
         key_env: the environment variable named in error messages and read for the key.
         provider: a name for messages (default: derived from ``base_url``).
+
+    ``await model(messages, tools=..., tool_choice=..., structured_model=...)`` works as in
+    AgentScope 1.x (see ``ChatModelBase``). With ``structured_model`` the model is made to call
+    one tool, ``generate_structured_output``, whose arguments are the model's fields, and the
+    final chunk's ``metadata`` holds them; ``tools`` and ``tool_choice`` are then ignored.
+    Differs on purpose: AgentScope first tries the ``response_format`` (JSON schema) API and
+    falls back to this tool call; nb_hitl always uses the tool call, which every
+    OpenAI-compatible server with tool support understands.
     """
 
     default_base_url: str = OPENAI_BASE_URL
@@ -108,6 +123,12 @@ class OpenAIChatModel(ChatModelBase):
         model_name: str,
         api_key: str | None = None,
         stream: bool = True,
+        reasoning_effort: str | None = None,
+        organization: str | None = None,
+        stream_tool_parsing: bool = True,
+        client_type: str = "openai",
+        client_kwargs: dict[str, Any] | None = None,
+        generate_kwargs: dict[str, Any] | None = None,
         *,
         base_url: str | None = None,
         timeout: float = 60.0,
@@ -116,9 +137,6 @@ class OpenAIChatModel(ChatModelBase):
         max_retry_delay: float = 20.0,
         tool_choice: ToolChoice | None = None,
         stream_usage: bool = True,
-        reasoning_effort: str | None = None,
-        generate_kwargs: dict[str, Any] | None = None,
-        organization: str | None = None,
         client_args: dict[str, Any] | None = None,
         key_env: str | None = None,
         provider: str | None = None,
@@ -133,8 +151,24 @@ class OpenAIChatModel(ChatModelBase):
             raise ConfigError(f"max_retries must be >= 0 (got {max_retries}).")
         if retry_base_delay < 0 or max_retry_delay < 0:
             raise ConfigError("retry_base_delay and max_retry_delay must be >= 0.")
+        if client_type != "openai":
+            raise ConfigError(
+                f"client_type={client_type!r} is not supported; nb_hitl speaks the OpenAI "
+                "protocol to any server: pass base_url=... (and api_key=...) instead."
+            )
+        if client_args is not None:
+            if client_kwargs is not None:
+                raise ConfigError(
+                    "Pass client_kwargs only (client_args is its deprecated older name)."
+                )
+            warnings.warn(
+                "client_args is deprecated; use client_kwargs (same meaning).",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            client_kwargs = client_args
         import_openai()  # fail now, with the install hint, rather than on the first call
-        client_args = dict(client_args or {})
+        client_args = dict(client_kwargs or {})
         if organization is not None:
             client_args.setdefault("organization", organization)
         self.model_name = model_name
@@ -153,6 +187,7 @@ class OpenAIChatModel(ChatModelBase):
         self.tool_choice = tool_choice
         self.stream_usage = stream_usage
         self.reasoning_effort = reasoning_effort
+        self.stream_tool_parsing = stream_tool_parsing
         self.generate_kwargs = dict(generate_kwargs or {})
         self.provider = provider or self._default_provider()
         key = api_key if api_key is not None else os.environ.get(self.key_env)
@@ -279,10 +314,31 @@ class OpenAIChatModel(ChatModelBase):
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]] | None = None,
         tool_choice: ToolChoice | None = None,
+        structured_model: type[BaseModel] | None = None,
         **kwargs: Any,
-    ) -> AsyncGenerator[ChatResponse, None]:
-        """Stream the reply as cumulative ``ChatResponse`` chunks (see ``ChatModelBase``)."""
-        return self._generate(messages, tools, tool_choice, kwargs)
+    ) -> ModelCall:
+        """Call the model: ``await`` it, or iterate its cumulative chunks (``ChatModelBase``).
+
+        Raises:
+            ValueError: ``tool_choice`` names no offered tool; ``messages`` is not a list of
+                dicts with ``role`` and ``content``.
+        """
+        if not isinstance(messages, list) or not all(
+            isinstance(m, dict) and "role" in m and "content" in m for m in messages
+        ):
+            raise ValueError(
+                "messages must be a list of dicts with 'role' and 'content' (what a formatter "
+                "such as OpenAIChatFormatter produces)."
+            )
+        if structured_model is not None:
+            tools = [structured_tool(structured_model)]
+            tool_choice = STRUCTURED_TOOL
+        elif tool_choice is not None and tools:
+            self._validate_tool_choice("required" if tool_choice == "any" else tool_choice, tools)
+        stream = self._generate(messages, tools, tool_choice, kwargs)
+        if structured_model is not None:
+            stream = _structured_chunks(stream)
+        return ModelCall(lambda: stream, self.stream)
 
     def _backoff(self, attempt: int, exc: BaseException) -> float:
         asked = retry_after_seconds(exc)
@@ -384,6 +440,16 @@ class OpenAIChatModel(ChatModelBase):
             return
         out.put_nowait(acc.response(last=True, elapsed=time.perf_counter() - start))
         out.put_nowait(None)
+
+
+async def _structured_chunks(
+    stream: AsyncGenerator[ChatResponse, None],
+) -> AsyncGenerator[ChatResponse, None]:
+    try:
+        async for chunk in stream:
+            yield with_structured_output(chunk)
+    finally:
+        await stream.aclose()
 
 
 def _retrieve(task: asyncio.Task[Any]) -> None:

@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from nb_hitl.exceptions import ConfigError, ScriptExhaustedError
 from nb_hitl.message import TextBlock, ThinkingBlock, ToolUseBlock
 
-from ._base import ChatModelBase, ChatResponse, ChatUsage, ResponseBlock, ToolChoice
+from ._base import ChatModelBase, ChatResponse, ChatUsage, ModelCall, ResponseBlock, ToolChoice
 
 _TOKEN_RE = re.compile(r"\s*\S+|\s+")
 
@@ -268,14 +268,21 @@ class ScriptedModel(ChatModelBase):
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]] | None = None,
         tool_choice: ToolChoice | None = None,
+        structured_model: type[BaseModel] | None = None,
         **kwargs: Any,
-    ) -> AsyncGenerator[ChatResponse, None]:
+    ) -> ModelCall:
+        """Play the next turn: ``await`` it (AgentScope) or iterate its chunks.
+
+        With ``structured_model``, the last chunk's ``metadata`` holds the JSON object (as
+        AgentScope puts structured output there), and its text holds it as JSON too.
+        """
+        if structured_model is not None:
+            kwargs["structured_model"] = structured_model
         self.calls.append(ScriptedCall(list(messages), tools, tool_choice, dict(kwargs)))
-        structured = kwargs.get("structured_model")
-        if structured is not None:
-            return self._stream(messages, tools, structured)
+        if structured_model is not None:
+            return ModelCall(lambda: self._stream(messages, tools, structured_model), self.stream)
         self._script_calls += 1
-        return self._stream(messages, tools)
+        return ModelCall(lambda: self._stream(messages, tools), self.stream)
 
     async def _stream(
         self,
@@ -308,11 +315,20 @@ class ScriptedModel(ChatModelBase):
 
         def chunk(last: bool = False) -> ChatResponse:
             usage = ChatUsage(output_tokens=emitted, time=time.perf_counter() - start)
+            metadata: dict[str, Any] = {}
+            if last and structured is not None and turn.text:
+                try:
+                    parsed = json.loads(turn.text)
+                except json.JSONDecodeError:
+                    parsed = None
+                if isinstance(parsed, dict):
+                    metadata = parsed  # structured output goes in metadata, as in AgentScope
             return ChatResponse(
                 id=response_id,
                 content=[b.model_copy() for b in blocks],
                 usage=usage if last else None,
                 is_last=last,
+                metadata=metadata,
             )
 
         if turn.thinking:

@@ -72,7 +72,7 @@ async def test_state_dict_holds_nested_modules_then_registered_attributes() -> N
     assert list(state) == ["memory", "title", "pages", "tags"]
     assert state["title"] == "Trip"
     assert state["tags"] == ["travel"]
-    assert [m["content"] for m in state["memory"]["messages"]] == ["Hi!"]
+    assert [m["content"] for m, _marks in state["memory"]["content"]] == ["Hi!"]
     json.dumps(state)  # JSON-able as it is
 
 

@@ -1,0 +1,50 @@
+"""Structured output through one forced tool call (what AgentScope 1.x falls back to).
+
+The pydantic model becomes the parameters of a tool named ``generate_structured_output``; the
+model is made to call it, and the call's parsed arguments go into the response's ``metadata``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from ._base import ChatResponse
+
+STRUCTURED_TOOL = "generate_structured_output"
+"""Name of the tool a ``structured_model`` call forces."""
+
+
+def _without_titles(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: _without_titles(v) for k, v in schema.items() if k != "title"}
+    if isinstance(schema, list):
+        return [_without_titles(v) for v in schema]
+    return schema
+
+
+def structured_tool(model: type[BaseModel]) -> dict[str, Any]:
+    """The tool schema whose arguments are ``model``'s fields."""
+    params = model.model_json_schema()
+    properties = params.pop("properties", {})
+    params = _without_titles(params)
+    # a field may itself be called "title": keep property names, drop only schema titles
+    params["properties"] = {name: _without_titles(p) for name, p in properties.items()}
+    return {
+        "type": "function",
+        "function": {
+            "name": STRUCTURED_TOOL,
+            "description": "Give the required structured output by calling this function.",
+            "parameters": params,
+        },
+    }
+
+
+def with_structured_output(chunk: ChatResponse) -> ChatResponse:
+    """``chunk`` whose ``metadata`` is the forced call's parsed arguments (once complete)."""
+    for block in chunk.content:
+        if block.type == "tool_use" and block.name == STRUCTURED_TOOL and block.raw_input is None:
+            # exactly the structured output, as AgentScope (the finish reason is not kept)
+            return chunk.model_copy(update={"metadata": dict(block.input)})
+    return chunk

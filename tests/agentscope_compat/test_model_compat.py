@@ -1,0 +1,331 @@
+"""AgentScope 1.x model code, ported by renaming the import, runs on nb_hitl's models.
+
+Written from AgentScope's documented ``ChatModelBase`` / ``ChatResponse`` / ``OpenAIChatModel``
+/ ``DashScopeChatModel`` behaviour. The OpenAI-protocol models talk to a real local HTTP server
+(``tests/model/fake_openai_server.py``), never a patched client. Deliberate differences are
+marked ``# differs on purpose:`` with the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import AsyncGenerator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, Field
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "model"))
+from fake_openai_server import (
+    Completion,
+    FakeOpenAIServer,
+    Scenario,
+    Sse,
+    text_chunks,
+    tool_call_chunks,
+    usage_chunk,
+)
+
+from nb_hitl.agent import ReActAgent
+from nb_hitl.events import MessageUpdated
+from nb_hitl.message import Msg, TextBlock, ThinkingBlock, ToolUseBlock
+from nb_hitl.model import (
+    ChatModelBase,
+    ChatResponse,
+    ChatUsage,
+    DashScopeChatModel,
+    OpenAIChatModel,
+    ScriptedModel,
+)
+from nb_hitl.testing import wait_for_event
+from nb_hitl.tool import Toolkit, ToolResponse
+
+KEY = "sk-compat-test-key-0123456789"
+USER = [{"role": "user", "content": "hi"}]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[FakeOpenAIServer]:
+    fake = FakeOpenAIServer().start()
+    try:
+        yield fake
+    finally:
+        fake.stop()
+
+
+# -- ChatModelBase subclasses written the AgentScope way ----------------------------------------
+class EchoModel(ChatModelBase):
+    """A custom model as AgentScope users write one: ``async def __call__``."""
+
+    def __init__(self, stream: bool) -> None:
+        super().__init__("echo-1", stream)
+        self.seen: list[dict[str, Any]] = []
+
+    async def __call__(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: str | None = None,
+        structured_model: type[BaseModel] | None = None,
+        **kwargs: Any,
+    ) -> ChatResponse | AsyncGenerator[ChatResponse, None]:
+        self.seen.append({"messages": messages, "tools": tools, **kwargs})
+        has_result = any(m.get("role") == "tool" for m in messages)
+        if tools and not has_result:
+            call = ToolUseBlock(type="tool_use", id="c1", name="double", input={"x": 21})
+            return ChatResponse(content=[call])
+        answer = "The answer is 42." if has_result else "Hello there, friend."
+        if not self.stream:
+            usage = ChatUsage(input_tokens=3, output_tokens=5, time=0.1)
+            return ChatResponse(content=[TextBlock(type="text", text=answer)], usage=usage)
+
+        async def chunks() -> AsyncGenerator[ChatResponse, None]:
+            words = answer.split(" ")
+            for i in range(1, len(words) + 1):  # cumulative, as AgentScope streams
+                yield ChatResponse(content=[TextBlock(type="text", text=" ".join(words[:i]))])
+
+        return chunks()
+
+
+async def test_init_sets_model_name_and_stream() -> None:
+    model = EchoModel(stream=False)
+    assert (model.model_name, model.stream) == ("echo-1", False)
+
+
+async def test_awaiting_a_non_streaming_custom_model_gives_its_response() -> None:
+    model = EchoModel(stream=False)
+    response = await model(USER)
+    assert isinstance(response, ChatResponse)
+    assert response.content == [TextBlock(type="text", text="Hello there, friend.")]
+    assert response.usage is not None and response.usage.output_tokens == 5
+
+
+async def test_awaiting_a_streaming_custom_model_gives_cumulative_chunks() -> None:
+    model = EchoModel(stream=True)
+    stream = await model(USER, temperature=0.5)
+    texts = [chunk.content[0].text async for chunk in stream]  # type: ignore[union-attr]
+    assert texts == ["Hello", "Hello there,", "Hello there, friend."]
+    assert model.seen[-1]["temperature"] == 0.5
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_custom_model_drives_react_agent_with_tools(stream: bool) -> None:
+    def double(x: int) -> ToolResponse:
+        """Double a number.
+
+        Args:
+            x (`int`): The number.
+        """
+        return ToolResponse(content=[TextBlock(type="text", text=str(2 * x))])
+
+    toolkit = Toolkit()
+    toolkit.register_tool_function(double)
+    model = EchoModel(stream=stream)
+    agent = ReActAgent("Friday", "You are helpful.", model, toolkit=toolkit)
+    streamed = asyncio.create_task(
+        wait_for_event(agent, lambda e: isinstance(e, MessageUpdated) and e.delta == " 42.")
+    )
+    await asyncio.sleep(0)  # subscribed before the reply starts
+    reply = await agent(Msg("user", "What is double 21?", "user"))
+    assert reply.get_text_content() == "The answer is 42."
+    tool_msg = next(m for m in model.seen[-1]["messages"] if m["role"] == "tool")
+    assert "42" in str(tool_msg["content"])
+    if stream:  # the agent turned the cumulative chunks into deltas for the widgets
+        await streamed
+    else:
+        streamed.cancel()
+
+
+async def test_chat_response_fields_as_agentscope() -> None:
+    usage = ChatUsage(input_tokens=10, output_tokens=2, time=0.5)
+    response = ChatResponse(content=[TextBlock(type="text", text="hi")], usage=usage)
+    assert response.type == "chat" and response.id and response.created_at
+    assert response["content"] == response.content and response.get("usage") is usage
+    assert (usage.input_tokens, usage.output_tokens, usage.time, usage.type) == (10, 2, 0.5, "chat")
+    # differs on purpose: metadata is {} rather than None (pydantic keeps it a dict)
+    assert ChatResponse(content=[], metadata=None).metadata == {}
+
+
+# -- ScriptedModel (nb_hitl's offline model) the AgentScope way ---------------------------------
+async def test_scripted_model_awaited_both_ways() -> None:
+    streaming = ScriptedModel(["one two three"], tokens_per_second=1e6)
+    chunks = [c async for c in await streaming(USER)]
+    assert [c.content[0].text for c in chunks][-1] == "one two three"  # type: ignore[union-attr]
+    assert len(chunks) > 1
+
+    whole = ScriptedModel(["done"], tokens_per_second=1e6)
+    whole.stream = False
+    response = await whole(USER)
+    assert isinstance(response, ChatResponse) and response.content[0].text == "done"  # type: ignore[union-attr]
+
+
+class Person(BaseModel):
+    name: str = Field(description="The person's name.")
+    age: int
+
+
+async def test_scripted_structured_output_lands_in_metadata() -> None:
+    model = ScriptedModel(
+        structured_responder=lambda messages, schema: '{"name": "Ada", "age": 36}',
+        tokens_per_second=1e6,
+    )
+    model.stream = False
+    response = await model(USER, structured_model=Person)
+    assert response.metadata == {"name": "Ada", "age": 36}
+
+
+# -- OpenAIChatModel against a real local server ------------------------------------------------
+async def test_openai_model_awaited_streaming_and_not(server: FakeOpenAIServer) -> None:
+    name = server.add(Scenario([Sse([*text_chunks(["Hel", "lo"]), usage_chunk(7, 2)])]))
+    model = OpenAIChatModel(
+        name,
+        api_key=KEY,
+        stream=True,
+        client_kwargs={"base_url": server.base_url, "default_headers": {"X-Trace": "abc"}},
+        generate_kwargs={"temperature": 0.25, "seed": 7},
+        reasoning_effort="low",
+        organization="org-123",
+    )
+    try:
+        assert (model.model_name, model.stream) == (name, True)
+        assert KEY not in repr(model) and KEY[:12] not in repr(model)
+        stream = await model(USER)
+        chunks = [c async for c in stream]
+        assert chunks[-1].content == [TextBlock(type="text", text="Hello")]
+        assert chunks[-1].usage is not None and chunks[-1].usage.input_tokens == 7
+        request = server.requests_for(name)[0]
+        assert request.body["temperature"] == 0.25 and request.body["seed"] == 7
+        assert request.body["reasoning_effort"] == "low"
+        assert request.body["stream"] is True
+        assert request.headers["x-trace"] == "abc"
+        assert request.headers["openai-organization"] == "org-123"
+    finally:
+        await model.aclose()
+
+    payload = {
+        "id": "chatcmpl-2",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": "Whole."},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 4, "completion_tokens": 1, "total_tokens": 5},
+    }
+    name = server.add(Scenario([Completion(payload)]))
+    model = OpenAIChatModel(
+        name, api_key=KEY, stream=False, client_kwargs={"base_url": server.base_url}
+    )
+    try:
+        response = await model(USER)
+        assert isinstance(response, ChatResponse)
+        assert response.content == [TextBlock(type="text", text="Whole.")]
+        assert response.usage is not None and response.usage.output_tokens == 1
+        assert server.requests_for(name)[0].body["stream"] is False
+    finally:
+        await model.aclose()
+
+
+async def test_client_args_is_a_deprecated_alias(server: FakeOpenAIServer) -> None:
+    name = server.add(Scenario([Sse(text_chunks(["ok"]))]))
+    with pytest.warns(DeprecationWarning, match="client_kwargs"):
+        model = OpenAIChatModel(name, api_key=KEY, client_args={"base_url": server.base_url})
+    try:
+        assert [c async for c in await model(USER)][-1].content[0].text == "ok"  # type: ignore[union-attr]
+    finally:
+        await model.aclose()
+    with pytest.raises(ValueError, match="client_kwargs only"):
+        OpenAIChatModel(name, api_key=KEY, client_args={}, client_kwargs={})
+
+
+async def test_tool_choice_by_name_and_invalid_choice(server: FakeOpenAIServer) -> None:
+    tool = {
+        "type": "function",
+        "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {}}},
+    }
+    name = server.add(
+        Scenario([Sse(tool_call_chunks([("c1", "get_weather", ['{"ci', 'ty": "Nice"}'])]))])
+    )
+    model = OpenAIChatModel(name, api_key=KEY, client_kwargs={"base_url": server.base_url})
+    try:
+        chunks = [c async for c in await model(USER, tools=[tool], tool_choice="get_weather")]
+        (call,) = chunks[-1].content
+        assert isinstance(call, ToolUseBlock) and call.input == {"city": "Nice"}
+        body = server.requests_for(name)[0].body
+        assert body["tool_choice"] == {"type": "function", "function": {"name": "get_weather"}}
+        with pytest.raises(ValueError, match="Invalid tool_choice"):
+            await model(USER, tools=[tool], tool_choice="nope")
+        with pytest.raises(ValueError):
+            await model("not a list")  # type: ignore[arg-type]
+    finally:
+        await model.aclose()
+
+
+async def test_structured_model_forces_one_tool_and_fills_metadata(
+    server: FakeOpenAIServer,
+) -> None:
+    events = tool_call_chunks(
+        [("s1", "generate_structured_output", ['{"name": "Ada", ', '"age": 36}'])]
+    )
+    name = server.add(Scenario([Sse(events)]))
+    model = OpenAIChatModel(
+        name, api_key=KEY, stream=True, client_kwargs={"base_url": server.base_url}
+    )
+    try:
+        chunks = [c async for c in await model(USER, structured_model=Person)]
+    finally:
+        await model.aclose()
+    assert chunks[-1].metadata == {"name": "Ada", "age": 36}
+    body = server.requests_for(name)[0].body
+    (tool,) = body["tools"]
+    assert tool["function"]["name"] == "generate_structured_output"
+    assert tool["function"]["parameters"]["required"] == ["name", "age"]
+    assert "title" not in tool["function"]["parameters"]
+    assert body["tool_choice"] == {
+        "type": "function",
+        "function": {"name": "generate_structured_output"},
+    }
+    # differs on purpose: AgentScope tries the response_format API first; nb_hitl always uses
+    # the forced tool call, which every OpenAI-compatible server with tools understands
+    assert "response_format" not in body
+
+
+def test_unknown_client_type_is_refused() -> None:
+    with pytest.raises(ValueError, match="base_url"):
+        OpenAIChatModel("m", api_key=KEY, client_type="azure")
+
+
+# -- DashScopeChatModel -------------------------------------------------------------------------
+async def test_dashscope_thinking_forces_streaming(
+    server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = server.add(Scenario([Sse(text_chunks(["42"], reasoning=["Let me ", "think."]))]))
+    monkeypatch.setenv("DASHSCOPE_BASE_URL", server.base_url)
+    model = DashScopeChatModel(
+        name,
+        KEY,
+        stream=False,
+        enable_thinking=True,
+        multimodality=False,
+        generate_kwargs={"top_p": 0.5},
+    )
+    try:
+        assert model.stream is True and model.enable_thinking is True
+        assert model.multimodality is False
+        # differs on purpose: the key is a secret, not an attribute
+        assert not hasattr(model, "api_key") and KEY not in repr(model)
+        chunks = [c async for c in await model(USER)]
+        assert chunks[-1].content == [
+            ThinkingBlock(type="thinking", thinking="Let me think."),
+            TextBlock(type="text", text="42"),
+        ]
+        body = server.requests_for(name)[0].body
+        assert body["stream"] is True and body["enable_thinking"] is True and body["top_p"] == 0.5
+    finally:
+        await model.aclose()
