@@ -268,7 +268,10 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
             ToolResultBlock(
                 id=call.id,
                 name=call.name,
-                output=final.get_text(),
+                # media blocks (AgentScope tools may return images) travel as blocks
+                output=final.get_text()
+                if all(b.type == "text" for b in final.content)
+                else list(final.content),
                 is_error=final.is_error,
                 is_interrupted=final.is_interrupted,
             ),

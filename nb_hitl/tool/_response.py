@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 from nb_hitl.message import TextBlock
+from nb_hitl.message._blocks import ToolOutputBlock
 
 
 def _timestamp_id() -> str:
@@ -23,8 +24,8 @@ class ToolResponse(BaseModel):
     JSON-able value; the toolkit wraps it.
     """
 
-    content: list[TextBlock] = Field(default_factory=list)
-    """Output blocks."""
+    content: list[ToolOutputBlock] = Field(default_factory=list)
+    """Output blocks: text, image, audio or video (as AgentScope)."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Data for the caller, not sent to the model."""
     stream: bool = False
@@ -53,5 +54,5 @@ class ToolResponse(BaseModel):
         return cls(content=[TextBlock(text=text)], **kwargs)
 
     def get_text(self) -> str:
-        """The output text, blocks joined by newlines."""
-        return "\n".join(b.text for b in self.content if getattr(b, "type", None) == "text")
+        """The output text, text blocks joined by newlines (media blocks left out)."""
+        return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))

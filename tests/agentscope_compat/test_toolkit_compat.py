@@ -17,7 +17,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from nb_hitl.agent import ReActAgent
-from nb_hitl.message import Msg, TextBlock, ToolUseBlock
+from nb_hitl.message import Base64Source, ImageBlock, Msg, TextBlock, ToolUseBlock
 from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
 from nb_hitl.tool import Toolkit, ToolResponse
 
@@ -544,3 +544,37 @@ async def test_agentscope_style_tools_inside_react_agent() -> None:
         b for m in agent.memory.messages for b in m.get_content_blocks() if b.type == "tool_result"
     ]
     assert [r.output_text() for r in results] == ["hello: a greeting (Oxford)"]
+
+
+async def test_a_tool_returning_an_image_keeps_it_in_the_tool_result() -> None:
+    pixel = (
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5E"
+        "rkJggg=="
+    )
+
+    def snapshot() -> ToolResponse:
+        """Take a picture."""
+        return ToolResponse(
+            content=[
+                TextBlock(type="text", text="Here it is."),
+                ImageBlock(
+                    type="image",
+                    source=Base64Source(type="base64", media_type="image/png", data=pixel),
+                ),
+            ]
+        )
+
+    toolkit = Toolkit()
+    toolkit.register_tool_function(snapshot)
+    model = ScriptedModel(
+        [ScriptedTurn(tool_calls=[ScriptedToolCall("snapshot", {})]), "A single pixel."],
+        tokens_per_second=5000,
+    )
+    agent = ReActAgent("Friday", "You take pictures.", model, toolkit=toolkit)
+    await agent(Msg("user", "Show me.", "user"))
+    (result,) = [
+        b for m in agent.memory.messages for b in m.get_content_blocks() if b.type == "tool_result"
+    ]
+    assert isinstance(result.output, list)
+    assert [b.type for b in result.output] == ["text", "image"]
+    assert result.output_text() == "Here it is."
