@@ -84,6 +84,51 @@ def image_html(url: str, alt: str = "", images: RemoteImages = "link") -> str:
     return f'<span class="nb-hitl-image-link">{text}</span>'
 
 
+_INLINE_MEDIA_TYPE = re.compile(r"(audio|video)/[A-Za-z0-9.+-]+")
+_BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
+_MEDIA_ICONS = {"audio": "&#128266;", "video": "&#127909;"}
+
+
+def media_html(block: Any, images: RemoteImages = "link") -> str:
+    """An image, audio or video block: inline data drawn, nothing at a URL fetched on its own.
+
+    Images go through ``image_html`` (the remote-image policy). Inline audio and video whose
+    media type matches the block and whose data is base64 get a player; audio and video at an
+    http(s) URL are a link (a player would fetch them); anything else is a text label.
+    """
+    kind, source = block.type, block.source
+    if source.type == "base64":
+        media_type, data = str(source.media_type), str(source.data)
+        if kind == "image":
+            return image_html(f"data:{media_type};base64,{data}", "image", images)
+        if (
+            _INLINE_MEDIA_TYPE.fullmatch(media_type)
+            and media_type.startswith(kind + "/")
+            and _BASE64.fullmatch(data)
+        ):
+            return (
+                f'<{kind} controls src="data:{esc(media_type)};base64,{esc(data)}" '
+                f'class="nb-hitl-media"></{kind}>'
+            )
+        icon = _MEDIA_ICONS.get(kind, "")
+        label = f"{icon} {esc(kind)} <small>({esc(media_type)}, not shown)</small>"
+        return f'<span class="nb-hitl-image-link">{label}</span>'
+    url = str(source.url).strip()
+    if kind == "image":
+        return image_html(url, "image", images)
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    label = f"{_MEDIA_ICONS.get(kind, '')} {esc(kind)}"
+    if parts.scheme.lower() in ("http", "https") and host:
+        return (
+            f'<a href="{esc(url)}" class="nb-hitl-image-link" target="_blank" '
+            f'rel="noopener noreferrer nofollow">{label} <small>(from {esc(host)}, '
+            "not loaded)</small></a>"
+        )
+    text = f"{label} <small>({esc(preview(url, 60))})</small>"
+    return f'<span class="nb-hitl-image-link">{text}</span>'
+
+
 class RenderableMsg(Protocol):
     """What rendering reads from a message (``nb_hitl.message.Msg`` satisfies it)."""
 
@@ -143,6 +188,7 @@ CSS = """
 .nb-hitl-row-summary { background: rgba(111,66,193,0.08); }
 .nb-hitl-note { font-size: 12px; color: #8a6d3b; }
 .nb-hitl-image { max-width: 100%; }
+.nb-hitl-media { max-width: 100%; }
 .nb-hitl-image-link { font-size: 12px; }
 </style>
 """
@@ -264,10 +310,17 @@ def block_html(block: Any, images: RemoteImages = "link") -> str:
             tag = ' <span class="nb-hitl-badge">interrupted</span>'
         elif block.is_error:
             tag = ' <span class="nb-hitl-badge nb-hitl-badge-error">error</span>'
+        body = plain(out)
+        if not isinstance(block.output, str):
+            body = "".join(
+                plain(b.text) if b.type == "text" else media_html(b, images) for b in block.output
+            )
         return (
             f'<details class="nb-hitl-tool"><summary>&#8627; <code>{esc(block.name)}</code>: '
-            f"{esc(preview(out, 70))}{tag}</summary>{plain(out)}</details>"
+            f"{esc(preview(out, 70))}{tag}</summary>{body}</details>"
         )
+    if kind in ("image", "audio", "video"):
+        return f'<div class="nb-hitl-media-block">{media_html(block, images)}</div>'
     return plain(str(block))
 
 
@@ -315,6 +368,7 @@ __all__ = [
     "header_html",
     "image_html",
     "markdown",
+    "media_html",
     "msg_classes",
     "msg_flags",
     "msg_html",
