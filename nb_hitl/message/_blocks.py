@@ -8,6 +8,9 @@ dict is accepted wherever a block is (``Msg(..., content=[{"type": "text", "text
 
 An optional field that is ``None`` counts as absent, like a key a ``TypedDict`` leaves out:
 ``block["raw_input"]`` raises ``KeyError`` and ``"raw_input" in block`` is False.
+
+Blocks are not ``dict`` subclasses: ``isinstance(block, dict)`` is False and
+``json.dumps(block)`` needs ``block.model_dump()`` (or ``json.dumps(msg.to_dict())``).
 """
 
 from __future__ import annotations

@@ -259,3 +259,15 @@ def test_content_block_union_validates_each_type() -> None:
         {"type": "video", "source": {"type": "url", "url": "https://x/v.mp4"}},
     ):
         assert adapter.validate_python(raw) == raw
+
+
+def test_blocks_are_models_not_dict_subclasses() -> None:
+    # differs on purpose: blocks stay pydantic models (validated, one JSON schema for a whole
+    # history), so they are not dict instances; JSON goes through model_dump / to_dict.
+    block = TextBlock(type="text", text="hi")
+    assert not isinstance(block, dict)
+    with pytest.raises(TypeError):
+        json.dumps(block)
+    assert json.dumps(block.model_dump()) == '{"type": "text", "text": "hi"}'
+    msg = Msg("user", [block], "user")
+    assert json.loads(json.dumps(msg.to_dict()))["content"] == [{"type": "text", "text": "hi"}]
