@@ -49,7 +49,7 @@ PAYLOADS = [
 NOTEBOOK = """\
 import json
 from nb_hitl import Msg, ReActAgent, ScriptedModel
-from nb_hitl.message import TextBlock, ToolResultBlock, ToolUseBlock
+from nb_hitl.message import ImageBlock, TextBlock, ToolResultBlock, ToolUseBlock, URLSource
 from nb_hitl.widgets import AgentPanel
 P = json.loads({payloads!r})
 live = "\\n\\n".join(P)
@@ -61,6 +61,7 @@ for i, p in enumerate(P):
                               "assistant"))
     agent.memory.add_sync(Msg("system", [ToolResultBlock(id=f"c{{i}}", name=p, output=p)],
                               "system"))
+agent.memory.add_sync(Msg("Friday", [ImageBlock(source=URLSource(url=P[5][8:-1]))], "assistant"))
 panel = AgentPanel(agent, chat={{"max_rendered": 500, "user_name": P[2]}}, session=None)
 display(panel)
 panel.chat.send(live)"""

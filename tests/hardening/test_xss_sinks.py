@@ -1,7 +1,8 @@
 """Hostile strings through every string sink of the panel: no active HTML, no remote fetch.
 
 Each payload goes, at once, into the user's text, the model's text (markdown) and thinking,
-the agent's and the user's names, a tool's arguments and result, an unknown tool's name, an
+the agent's and the user's names, a tool's arguments and result, an unknown tool's name, image
+blocks (URL and base64 sources), an
 approval card and its denial reason, a model error, the memory summary, the inspector's
 previews and chart, and a session file loaded into a fresh panel. Every HTML value the front
 end would insert is then parsed the way a browser would: only the elements nb_hitl itself
@@ -18,7 +19,7 @@ import pytest
 from widget_helpers import all_html, until
 
 from nb_hitl.agent import CompressionConfig, ReActAgent
-from nb_hitl.message import Msg
+from nb_hitl.message import Base64Source, ImageBlock, Msg, URLSource
 from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
 from nb_hitl.tool import Toolkit
 from nb_hitl.widgets import AgentPanel
@@ -181,6 +182,13 @@ async def test_a_payload_in_every_sink_stays_inert(payload: str, tmp_path: Path)
     await until(lambda: chat.state == "error", what="error row")
     agent.memory.summary = payload
     agent.memory.add_sync(Msg(payload, payload, "assistant", metadata={"_is_interrupted": True}))
+    images = [
+        ImageBlock(source=URLSource(url=f"https://evil.example/i.png?d={payload}")),
+        ImageBlock(source=URLSource(url=payload)),
+        ImageBlock(source=Base64Source(media_type="text/html", data=payload)),
+        ImageBlock(source=Base64Source(media_type="image/svg+xml", data=payload)),
+    ]
+    agent.memory.add_sync(Msg(payload, images, "assistant"))  # multimodal blocks
     panel.inspector.refresh()
     assert panel.session is not None and panel.session.save(), panel.session.note.value
     html = page(panel)
