@@ -53,12 +53,17 @@ def _spans(text: str, secret: str) -> list[tuple[int, int]]:
     spans = []
     start = text.find(head)
     while start >= 0:
-        end = start + MIN_FRAGMENT
-        limit = min(len(text), start + len(secret))
-        while end < limit and text[end] == secret[end - start]:
-            end += 1
-        spans.append((start, end))
-        start = text.find(head, end)
+        # The longest prefix of the secret found here: a binary search over slice
+        # comparisons (done in C), since a text may hold many runs that start like a key.
+        lo, hi = MIN_FRAGMENT, min(len(secret), len(text) - start)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if text[start : start + mid] == secret[:mid]:
+                lo = mid
+            else:
+                hi = mid - 1
+        spans.append((start, start + lo))
+        start = text.find(head, start + lo)
     return spans
 
 
