@@ -114,6 +114,7 @@ CORPUS: list[tuple[str, Callable[[str], str], str]] = [
     ("no agent", edit("agent", None), "agent"),
     ("approvals 5", edit("transcript.approvals", 5), "transcript.approvals"),
     ("approvals of ints", edit("transcript.approvals", [1, 2]), "transcript.approvals[0]"),
+    ("approvals abc", edit("transcript.approvals", "abc"), "transcript.approvals"),
     ("approval entry typed wrong", edit("transcript.approvals.0.call_id", 7), "call_id"),
     ("transcript abc", edit("transcript", "abc"), "transcript"),
     ("transcript list", edit("transcript", [1, 2]), "transcript"),
