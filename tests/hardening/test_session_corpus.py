@@ -172,9 +172,10 @@ async def test_a_malformed_file_is_refused_naming_the_field_and_nothing_changes(
     assert where in str(info.value) and "unchanged" in str(info.value)
     assert fingerprint(live) == before
 
-    assert panel.session.load() is None  # the button's path: the error shows in the bar
-    assert "nb-hitl-approval-error" in panel.session.note.value
-    assert fingerprint(live) == before
+    for confirm in (False, True):  # Load, and Load confirmed over the conversation
+        assert panel.session.load(confirm=confirm) is None
+        assert "nb-hitl-approval-error" in panel.session.note.value
+        assert fingerprint(live) == before
     assert panel.chat is chat and all_html(panel.chat) == html_before
     panel.close()
 
