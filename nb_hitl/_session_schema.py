@@ -37,7 +37,14 @@ SCHEMA_VERSION = 2
 version 1 files (``messages`` / ``marks`` / ``summary``) still load.
 """
 
-__all__ = ["FORMAT", "SCHEMA_VERSION", "SessionDocument", "find_surrogate", "parse_session_text"]
+__all__ = [
+    "FORMAT",
+    "SCHEMA_VERSION",
+    "SessionDocument",
+    "check_agent_settings",
+    "find_surrogate",
+    "parse_session_text",
+]
 
 
 class _Part(BaseModel):
@@ -108,21 +115,26 @@ class ApprovalsState(_Part):
     """Open calls of the parked turn."""
 
 
-class AgentState(_Part):
-    """``agent.state_dict()``: the fields nb_hitl's agents save."""
+class AgentSettings(_Part):
+    """The plain settings in ``agent.state_dict()`` (checked by every ``load_state_dict``)."""
 
     name: StrictStr | None = None
     """The agent's name."""
     interrupt_text: StrictStr | None = None
     """What an interrupted reply says."""
-    memory: MemoryState | None = None
-    """The memory."""
     sys_prompt: StrictStr | None = None
     """The system prompt."""
     max_iters: StrictInt | None = Field(default=None, ge=1)
     """Reasoning-acting steps per reply (1 or more)."""
     parallel_tool_calls: StrictBool | None = None
     """Run a turn's tool calls concurrently."""
+
+
+class AgentState(AgentSettings):
+    """``agent.state_dict()``: the fields nb_hitl's agents save."""
+
+    memory: MemoryState | None = None
+    """The memory."""
     approvals: ApprovalsState | None = None
     """Approval state (agents with tool approval)."""
 
@@ -197,6 +209,21 @@ class SessionDocument(_Part):
     """Compression settings, if the agent had any."""
     transcript: TranscriptExtras = Field(default_factory=TranscriptExtras)
     """Widget extras."""
+
+
+def check_agent_settings(state: Any) -> None:
+    """Raise ``ValueError`` naming the field unless ``state``'s agent settings are well typed.
+
+    Used by ``AgentBase.load_state_dict`` so that every way of loading (``load_session``,
+    ``JSONSession``, a direct call) refuses ``interrupt_text: 42`` or ``max_iters: 0``.
+    """
+    if not isinstance(state, dict):
+        raise ValueError(f"agent state must be a JSON object, not {type(state).__name__}")
+    settings = {k: state[k] for k in AgentSettings.model_fields if k in state}
+    try:
+        AgentSettings.model_validate(settings)
+    except ValidationError as exc:
+        raise ValueError(f"agent state: {explain(exc)}") from None
 
 
 def _where(loc: tuple[Any, ...]) -> str:

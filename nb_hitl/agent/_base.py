@@ -368,9 +368,16 @@ class AgentBase:
         return state
 
     def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> None:
-        """Restore ``state_dict()`` output; refuses while a reply runs."""
+        """Restore ``state_dict()`` output; refuses while a reply runs.
+
+        The settings in ``state`` (``interrupt_text``, ``sys_prompt``, ``max_iters``...) are
+        type-checked first: a wrong one raises ``ValueError`` naming it, before anything changes.
+        """
         if self.is_replying:
             raise AgentBusyError(self.name)
+        from nb_hitl._session_schema import check_agent_settings
+
+        check_agent_settings(state)
         if self.memory is not None and "memory" in state:
             self.memory.load_state_dict(state["memory"], strict=strict)
         self.interrupt_text = state.get("interrupt_text", self.interrupt_text)

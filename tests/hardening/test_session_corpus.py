@@ -242,3 +242,25 @@ async def test_json_session_refuses_unreadable_json_cleanly(tmp_path: Path, text
     with pytest.raises(SessionError, match="corrupted"):
         await JSONSession(save_dir=str(tmp_path)).load_session_state("s1", agent=agent)
     assert fingerprint(agent) == before
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("interrupt_text", 42), ("sys_prompt", {"a": 1}), ("max_iters", 0), ("max_iters", "10")],
+)
+async def test_json_session_refuses_wrong_typed_agent_settings(
+    tmp_path: Path, field: str, value: Any
+) -> None:
+    from nb_hitl.session import JSONSession
+
+    agent = make_agent()
+    session = JSONSession(save_dir=str(tmp_path))
+    await session.save_session_state("s1", agent=agent)
+    path = tmp_path / "s1.json"
+    doc = json.loads(path.read_text("utf-8"))
+    doc["agent"][field] = value
+    path.write_text(json.dumps(doc), "utf-8")
+    before = fingerprint(agent)
+    with pytest.raises(SessionError, match=field):
+        await session.load_session_state("s1", agent=agent)
+    assert fingerprint(agent) == before
