@@ -14,7 +14,8 @@
     ├── ConfigError           invalid configuration (CompressionConfig, knobs), also a ValueError
     ├── ApprovalError         a tool-call decision for an unknown or closed call, or bad arguments
     ├── SessionError          a session file cannot be saved or loaded
-    └── TokenCountError       the tokenizer failed on a text (it never hangs the agent)
+    ├── TokenCountError       the tokenizer failed on a text (it never hangs the agent)
+    └── TranscriptError       a recorded conversation cannot be replayed (compression replay)
 
 Interruption is not an error: it is signalled by ``asyncio.CancelledError`` inside the reply
 task and surfaces to callers as a ``Msg`` whose ``metadata["_is_interrupted"]`` is True.
@@ -110,3 +111,8 @@ class SessionError(NbHitlError):
 
 class TokenCountError(NbHitlError):
     """Counting tokens failed (the tokenizer raised or panicked); nothing was changed."""
+
+
+class TranscriptError(NbHitlError, ValueError):
+    """A recorded conversation cannot be replayed (empty, no model call, an orphan tool result,
+    a repeated message id); the message names the message to fix."""

@@ -103,3 +103,24 @@ def test_notebook_extension_entry_points_stay_lazy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_compression_replay_names() -> None:
+    import nb_hitl.agent as agent
+
+    for name in (
+        "replay_compression",
+        "replay_compression_async",
+        "sweep_compression",
+        "CompressionReplay",
+        "CompressionSweep",
+        "ReplayCall",
+        "FixedSummary",
+        "RatioSummary",
+        "ScriptedSummary",
+        "ModelSummary",
+    ):
+        assert name in agent.__all__, name
+    from nb_hitl.exceptions import NbHitlError, TranscriptError
+
+    assert issubclass(TranscriptError, NbHitlError) and issubclass(TranscriptError, ValueError)

@@ -10,6 +10,22 @@ from ._compression import (
 )
 from ._compression_agent import CompressionResult
 from ._react import ReActAgent
+from ._replay import (
+    CompressionReplay,
+    ReplayCall,
+    ReplayProgress,
+    replay_compression,
+    replay_compression_async,
+)
+from ._replay_summary import (
+    FixedSummary,
+    ModelSummary,
+    RatioSummary,
+    ScriptedSummary,
+    SummaryOutcome,
+    SummaryRequest,
+)
+from ._sweep import CompressionSweep, sweep_compression
 from ._user import InputSource, QueueInput, ScriptedInput, TerminalInput, UserAgent
 
 __all__ = [
@@ -18,14 +34,27 @@ __all__ = [
     "AgentBase",
     "CompressionConfig",
     "CompressionPlan",
+    "CompressionReplay",
     "CompressionResult",
+    "CompressionSweep",
+    "FixedSummary",
     "InputSource",
+    "ModelSummary",
     "PendingApproval",
     "QueueInput",
+    "RatioSummary",
     "ReActAgent",
+    "ReplayCall",
+    "ReplayProgress",
     "ScriptedInput",
+    "ScriptedSummary",
+    "SummaryOutcome",
+    "SummaryRequest",
     "SummarySchema",
     "TerminalInput",
     "UserAgent",
     "plan_compression",
+    "replay_compression",
+    "replay_compression_async",
+    "sweep_compression",
 ]

@@ -27,6 +27,8 @@ from nb_hitl.message import Msg
 from nb_hitl.model import ChatModelBase
 from nb_hitl.token import TokenCounter
 
+from ._compression_select import select_kept
+
 DEFAULT_COMPRESSION_PROMPT = (
     "You compress the earlier part of a conversation between a user and an AI agent, so the "
     "agent can go on with its task in a shorter context. The summary replaces those messages: "
@@ -269,6 +271,11 @@ class CompressionPlan(BaseModel):
     """False when the counts are approximate (no exact vocabulary)."""
     boundary_index: int
     """Index in the uncompressed history where the kept tail starts."""
+    recent_ids: list[str] = Field(default_factory=list)
+    """The last ``keep_recent`` messages of the history (what keep_recent itself keeps)."""
+    kept_because: dict[str, str] = Field(default_factory=dict)
+    """Why a message before the recent tail is kept: ``pinned``, ``question``,
+    ``tool partner`` (of a kept message) or ``open call`` (no result yet)."""
 
 
 def plan_compression(
@@ -284,6 +291,7 @@ def plan_compression(
     protected_ids: Iterable[str] = (),
     formatter: Any = None,
     enabled: bool = True,
+    numbers: Sequence[int] | None = None,
 ) -> CompressionPlan:
     """Plan a compression of ``history`` (the uncompressed messages, in prompt order).
 
@@ -299,6 +307,8 @@ def plan_compression(
         protected_ids: the question the agent is answering (never compressed).
         formatter: the agent's formatter (default ``OpenAIChatFormatter(plain_content=True)``).
         enabled: recorded in the plan (automatic compression on or off).
+        numbers: the row number of each history message in reasons (default 1..n; the
+            agent passes memory positions, the numbering of the inspector's table).
 
     Raises:
         ConfigError: ``trigger_threshold <= 0`` or ``keep_recent < 0``.
@@ -340,80 +350,14 @@ def plan_compression(
         state = "over" if over else "under"
         reasons.append(f"{state.capitalize()} the threshold: {total} {sign} {trigger_threshold}.")
 
-    # Tool-call spans: a tool_use message and every message answering it stay together.
-    use_at: dict[str, int] = {}
-    for index, entry in enumerate(entries):
-        for call_id in entry.tool_use_ids:
-            use_at[call_id] = index
-    span_end = list(range(n))  # for each tool_use message: its last result message
-    answered: set[str] = set()
-    for index, entry in enumerate(entries):
-        for call_id in entry.tool_result_ids:
-            start = use_at.get(call_id)
-            if start is not None and start < index:
-                span_end[start] = max(span_end[start], index)
-                answered.add(call_id)
-    # Merge overlapping spans into groups: group_of[i] = (start, end).
-    group_start = list(range(n))
-    group_end = list(range(n))
-    start, end = 0, -1
-    for index in range(n):
-        if index > end:
-            start, end = index, span_end[index]
-        else:
-            end = max(end, span_end[index])
-        group_start[index] = start
-    for index in range(n - 1, -1, -1):
-        group_end[index] = (
-            group_end[index + 1]
-            if index + 1 < n and group_start[index + 1] == group_start[index]
-            else index
-        )
-
-    boundary = max(0, n - keep_recent)
-    if n <= keep_recent:
-        reasons.append(
-            f"The history has {n} message(s), not more than keep_recent={keep_recent}: "
-            "all are kept."
-        )
-    else:
-        reasons.append(f"The last {keep_recent} message(s) are kept (keep_recent={keep_recent}).")
-    if 0 < boundary < n and group_start[boundary] < boundary:
-        moved_to = group_start[boundary]
-        call = next(
-            (c for c, at in use_at.items() if at >= moved_to and at < boundary and c in answered),
-            "",
-        )
-        reasons.append(
-            f"The boundary moved back from message {boundary} to {moved_to} so that tool call "
-            f"{call} stays with its result (tool_use/tool_result pairs are never split)."
-        )
-        boundary = moved_to
-
-    keep = [False] * n
-    for index in range(boundary, n):
-        keep[index] = True
-
-    def keep_group(index: int, why: str) -> None:
-        lo, hi = group_start[index], group_end[index]
-        if all(keep[lo : hi + 1]):
-            return
-        for j in range(lo, hi + 1):
-            keep[j] = True
-        extra = f" with its tool-call partners ({hi - lo + 1} messages)" if hi > lo else ""
-        reasons.append(f"Message {index} ({ids[index]}) is {why}: kept{extra}.")
-
-    position = {msg_id: index for index, msg_id in enumerate(ids)}
-    protected = [i for i in dict.fromkeys(protected_ids) if i in position]
-    pinned = [i for i in dict.fromkeys(pinned_ids) if i in position]
-    for msg_id in protected:
-        keep_group(position[msg_id], "the question the agent is answering")
-    for msg_id in pinned:
-        keep_group(position[msg_id], "pinned")
-    for call_id, index in use_at.items():
-        if call_id not in answered and not keep[index]:
-            keep_group(index, f"tool call {call_id}, which has no result yet")
-
+    chosen = select_kept(entries, ids, keep_recent, pinned_ids, protected_ids, numbers=numbers)
+    reasons.extend(chosen.reasons)
+    keep, boundary, pinned, protected = (
+        chosen.keep,
+        chosen.boundary,
+        chosen.pinned,
+        chosen.protected,
+    )
     compress_ids = [ids[i] for i in range(n) if not keep[i]]
     keep_ids = [ids[i] for i in range(n) if keep[i]]
     compressed_tokens = sum(per_message[i] for i in compress_ids)
@@ -446,4 +390,6 @@ def plan_compression(
         reasons=reasons,
         exact=counter.exact,
         boundary_index=boundary,
+        recent_ids=[ids[i] for i in range(chosen.recent, n)],
+        kept_because={ids[i]: kind for i, kind in chosen.why.items()},
     )

@@ -166,6 +166,7 @@ class CompressionMixin:
         history = self.memory.select(exclude_mark=COMPRESSED)
         pinned = [m.id for m in self.memory.select(mark=PINNED)]
         question = self.current_question_id()
+        row = {m.id: number for number, m in enumerate(self.memory.messages, start=1)}
         return plan_compression(
             history,
             counter=counter,
@@ -178,6 +179,7 @@ class CompressionMixin:
             protected_ids=[question] if question else [],
             formatter=self.formatter,
             enabled=cfg.enable if cfg is not None else False,
+            numbers=[row[m.id] for m in history],
         )
 
     # -- pins ---------------------------------------------------------------------------------

@@ -84,6 +84,21 @@ def parse_structured(text: str, metadata: dict[str, Any], schema: type[BaseModel
         raise ValueError(f"the summary does not fit {schema.__name__}: {problems}") from None
 
 
+def summary_request(
+    msgs: list[Msg], previous: str, instructions: str, schema: type[BaseModel]
+) -> list[Msg]:
+    """The two messages a compression sends: instructions with the schema, then the transcript."""
+    schema_json = json.dumps(schema.model_json_schema(), ensure_ascii=False)
+    system = (
+        f"{instructions}\n\nAnswer with one JSON object, and nothing else, that matches "
+        f"this JSON schema:\n{schema_json}"
+    )
+    body = f"<conversation>\n{render_transcript(msgs)}\n</conversation>"
+    if previous:
+        body = f"<previous-summary>\n{previous}\n</previous-summary>\n\n{body}"
+    return [Msg("system", system, "system"), Msg("user", body, "user")]
+
+
 async def summarize(
     msgs: list[Msg],
     previous: str,
@@ -100,15 +115,7 @@ async def summarize(
         ValueError: the answer is empty, not JSON, or does not fit ``schema``.
         Exception: whatever the model call raised.
     """
-    schema_json = json.dumps(schema.model_json_schema(), ensure_ascii=False)
-    system = (
-        f"{instructions}\n\nAnswer with one JSON object, and nothing else, that matches "
-        f"this JSON schema:\n{schema_json}"
-    )
-    body = f"<conversation>\n{render_transcript(msgs)}\n</conversation>"
-    if previous:
-        body = f"<previous-summary>\n{previous}\n</previous-summary>\n\n{body}"
-    prompt = await formatter.format([Msg("system", system, "system"), Msg("user", body, "user")])
+    prompt = await formatter.format(summary_request(msgs, previous, instructions, schema))
     kwargs = (
         {"structured_model": schema} if getattr(model, "supports_structured_model", False) else {}
     )

@@ -68,7 +68,7 @@ def test_tool_use_and_its_results_are_never_split() -> None:
     assert plan.boundary_index == 1
     assert plan.compress_ids == [first.id]
     assert any(
-        "moved back from message 3 to 1" in r and "call_a" in r and "never split" in r
+        "moved back from message 4 to 2" in r and "call_a" in r and "never split" in r
         for r in plan.reasons
     )
     # keep_recent=2: the boundary falls after the whole span; everything before goes.
