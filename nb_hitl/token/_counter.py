@@ -107,7 +107,10 @@ class TokenCounter:
     """Counts tokens exactly and offline with tiktoken (see the module docstring for the rule).
 
     Args:
-        model: an OpenAI model name (``"gpt-4o"``, ``"gpt-4"``) to pick its encoding.
+        model: a model name to pick its vocabulary: an OpenAI name (``"gpt-4o"``,
+            ``"gpt-4"``) for tiktoken's encoding, or a Qwen name (``"qwen-max"``), which gives
+            a ``QwenTokenCounter`` (Qwen's own vocabulary from the dashscope SDK). Any other
+            name counts with ``o200k_base`` and ``exact`` is False.
         encoding: an encoding name instead (``"o200k_base"``, ``"cl100k_base"``). Default
             ``o200k_base``, the encoding of the gpt-4o, gpt-4.1, o-series and gpt-5 models.
         vocab_dir: folder with ``<encoding>.tiktoken.gz`` files (default: the vocabularies that
@@ -118,6 +121,14 @@ class TokenCounter:
     missing or failing its hash), the counter logs a warning and falls back to an approximate
     count: ``exact`` is then ``False`` and ``fallback_reason`` says why.
     """
+
+    def __new__(cls, model: str | None = None, *args: Any, **kwargs: Any) -> TokenCounter:
+        if cls is TokenCounter and model is not None:
+            from ._qwen import QwenTokenCounter, is_qwen_model
+
+            if is_qwen_model(model):  # Qwen's own vocabulary (the dashscope SDK ships it)
+                return super().__new__(QwenTokenCounter)
+        return super().__new__(cls)
 
     def __init__(
         self,
@@ -134,12 +145,22 @@ class TokenCounter:
         if cache_size < 1:
             raise ConfigError(f"cache_size must be at least 1 (got {cache_size}).")
         self.model = model
+        self.fallback_reason: str | None = None
+        self._foreign_vocab = False
         if encoding is None and model is not None:
             encoding = _encoding_for_model(model)
+            if encoding is None:
+                # Counted with a vocabulary that is not the model's: never "exact".
+                self._foreign_vocab = True
+                self.fallback_reason = (
+                    f"tiktoken does not know model {model!r}, so it is counted with "
+                    f"{DEFAULT_ENCODING}, not its own vocabulary. Pass encoding=... if you "
+                    "know it, or a Qwen model name (qwen-max...) with dashscope installed."
+                )
+                logger.warning("%s", self.fallback_reason)
         self._encoding_name = encoding or DEFAULT_ENCODING
         self.vocab_dir = vocab_dir
         self.cache_size = cache_size
-        self.fallback_reason: str | None = None
         self._len: Callable[[str], int] | None = None
         self._exact = False
         self._load_lock = threading.Lock()
@@ -176,9 +197,9 @@ class TokenCounter:
 
     @property
     def exact(self) -> bool:
-        """True when counts are exact tiktoken counts, False for the approximate fallback."""
+        """True when counts use the model's own vocabulary exactly (False for a fallback)."""
         self._encoder()
-        return self._exact
+        return self._exact and not self._foreign_vocab
 
     @property
     def encoding_name(self) -> str:
@@ -394,7 +415,7 @@ class TokenCounter:
             self._system.clear()
 
     def __repr__(self) -> str:
-        exact = "exact" if self._exact else ("approximate" if self._len else "not loaded")
+        exact = "exact" if self.exact else ("approximate" if self._len else "not loaded")
         return f"TokenCounter(encoding={self._encoding_name!r}, {exact})"
 
 
@@ -413,18 +434,13 @@ def _format_one(formatter: Any, msg: Msg) -> list[dict[str, Any]]:
     return result
 
 
-def _encoding_for_model(model: str) -> str:
+def _encoding_for_model(model: str) -> str | None:
+    """tiktoken's encoding for an OpenAI model name (None for a model it does not know)."""
     try:
         from tiktoken.model import encoding_name_for_model
     except ImportError:
-        logger.warning("tiktoken is not installed; counting %s with %s.", model, DEFAULT_ENCODING)
-        return DEFAULT_ENCODING
+        return None
     try:
         return encoding_name_for_model(model)
     except KeyError:
-        logger.warning(
-            "tiktoken does not know model %r; counting with %s. Pass encoding=... to choose.",
-            model,
-            DEFAULT_ENCODING,
-        )
-        return DEFAULT_ENCODING
+        return None

@@ -171,6 +171,9 @@ def test_model_names_pick_their_encoding(caplog: pytest.LogCaptureFixture) -> No
         unknown = TokenCounter(model="smollm2")
     assert unknown.encoding_name == "o200k_base"
     assert "does not know model 'smollm2'" in caplog.text
+    # Counted with a vocabulary that is not the model's own: never called exact.
+    assert unknown.exact is False and "not its own vocabulary" in str(unknown.fallback_reason)
+    assert TokenCounter(model="gpt-4o").exact is True
     with pytest.raises(ConfigError, match="model or an encoding, not both"):
         TokenCounter(model="gpt-4o", encoding="cl100k_base")
 
