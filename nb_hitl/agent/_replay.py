@@ -176,6 +176,7 @@ def _steps(
 ) -> Generator[SummaryRequest, SummaryOutcome, CompressionReplay]:
     """The replay, as a generator that yields each summary request and gets its outcome."""
     instructions, schema, template = prep.summary_settings(config)
+    summariser_formatter = getattr(config, "compression_formatter", None) or prep.formatter
     counter, tokens, entries, ids = prep.counter, prep.tokens, prep.entries, prep.ids
     live: list[int] = []
     history = 0
@@ -215,6 +216,7 @@ def _steps(
                     instructions=instructions,
                     schema=schema,
                     template=template,
+                    formatter=summariser_formatter,
                 )
                 if outcome.text is not None:
                     summary_text = outcome.text
@@ -328,7 +330,7 @@ def replay_compression(
         summary: the summary policy: ``FixedSummary(n)`` or an int, ``RatioSummary(r)`` or a
             float, ``"scripted"`` / ``ScriptedSummary()``. Default ``RatioSummary()``, the
             estimate compression plans state. Real models need ``replay_compression_async``.
-        formatter: the agent's formatter (default ``OpenAIChatFormatter()``).
+        formatter: the agent's formatter (default: the agent's, else ReActAgent's default).
         pinned_ids: messages pinned (added to the pins a memory or session carries).
         progress: called before each summary and once at the end with a ``ReplayProgress``.
 

@@ -79,6 +79,13 @@ class Prepared:
         return summary_settings(config)
 
 
+def default_formatter() -> Any:
+    """The formatter a ``ReActAgent`` uses when given none."""
+    from nb_hitl.formatter import OpenAIChatFormatter
+
+    return OpenAIChatFormatter(plain_content=True)
+
+
 def _from_source(source: Any) -> tuple[list[Msg], set[str], str | None, Any]:
     """(messages, pinned ids, system prompt or None, tool schemas or None) of ``source``."""
     if isinstance(source, (str, os.PathLike)):
@@ -164,9 +171,7 @@ def prepare(
     msgs, pinned, source_prompt, source_tools = _from_source(source)
     _check(msgs)
     if formatter is None:
-        from nb_hitl.formatter import OpenAIChatFormatter
-
-        formatter = OpenAIChatFormatter()
+        formatter = getattr(source, "formatter", None) or default_formatter()
     answers = [m for m in msgs if m.role == "assistant" and not m.is_interrupted]
     if not answers:
         raise TranscriptError(

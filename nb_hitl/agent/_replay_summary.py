@@ -57,6 +57,8 @@ class SummaryRequest:
     """The structured summary's schema."""
     template: str
     """How the structured summary is written into the system prompt."""
+    formatter: Any = None
+    """The compression formatter (``compression_formatter``, else the agent's formatter)."""
 
 
 @dataclass(frozen=True)
@@ -138,7 +140,7 @@ class ScriptedSummary:
     """The summary ``ScriptedModel`` writes (deterministic and offline), text and all.
 
     Args:
-        formatter: formats the summariser's prompt (default ``OpenAIChatFormatter()``), as
+        formatter: formats the summariser's prompt (default: ``ReActAgent``'s default), as
             ``CompressionConfig.compression_formatter`` or the agent's formatter would.
     """
 
@@ -152,7 +154,7 @@ class ScriptedSummary:
         """Build the compression prompt and answer it as ``ScriptedModel`` does."""
         from nb_hitl.model._scripted import structured_summary
 
-        formatter = self.formatter or _default_formatter()
+        formatter = self.formatter or request.formatter or _default_formatter()
         prompt = formatter.format_sync(_request_msgs(request))
         answer = json.dumps(structured_summary(prompt, request.schema), ensure_ascii=False)
         structured = parse_structured(answer, {}, request.schema)
@@ -170,7 +172,7 @@ class ModelSummary:
 
     Args:
         model: any ``ChatModelBase``.
-        formatter: formats the compression prompt (default ``OpenAIChatFormatter()``).
+        formatter: formats the compression prompt (default: ``ReActAgent``'s default).
     """
 
     name = "model"
@@ -186,7 +188,7 @@ class ModelSummary:
 
     async def asummarize(self, request: SummaryRequest, counter: TokenCounter) -> SummaryOutcome:
         """Call the model with the agent's own compression code."""
-        formatter = self.formatter or _default_formatter()
+        formatter = self.formatter or request.formatter or _default_formatter()
         _, text = await summarize(
             request.messages,
             request.previous,
@@ -243,7 +245,7 @@ def summary_settings(config: CompressionConfig | None) -> tuple[str, type[BaseMo
 def _default_formatter() -> Any:
     from nb_hitl.formatter import OpenAIChatFormatter
 
-    return OpenAIChatFormatter()
+    return OpenAIChatFormatter(plain_content=True)  # ReActAgent's default
 
 
 def _request_msgs(request: SummaryRequest) -> list[Msg]:
