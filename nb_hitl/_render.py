@@ -170,6 +170,8 @@ CSS = """
 .nb-hitl-badge-pinned { background: #6f42c1; }
 .nb-hitl-badge-compressed { background: #7b8794; }
 .nb-hitl-badge-recent { background: #27ae60; }
+.nb-hitl-badge-question { background: #2f80ed; }
+.nb-hitl-badge-partner { background: #16a085; }
 .nb-hitl-badge-compress { background: #e67e22; }
 .nb-hitl-badge-other { background: #52606d; }
 .nb-hitl-row-recent td:first-child { border-left: 3px solid #27ae60; }

@@ -10,6 +10,7 @@ instructions, and the answer is parsed leniently (code fences and surrounding pr
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
@@ -84,11 +85,16 @@ def parse_structured(text: str, metadata: dict[str, Any], schema: type[BaseModel
         raise ValueError(f"the summary does not fit {schema.__name__}: {problems}") from None
 
 
+@functools.lru_cache(maxsize=32)
+def _schema_json(schema: type[BaseModel]) -> str:
+    return json.dumps(schema.model_json_schema(), ensure_ascii=False)
+
+
 def summary_request(
     msgs: list[Msg], previous: str, instructions: str, schema: type[BaseModel]
 ) -> list[Msg]:
     """The two messages a compression sends: instructions with the schema, then the transcript."""
-    schema_json = json.dumps(schema.model_json_schema(), ensure_ascii=False)
+    schema_json = _schema_json(schema)
     system = (
         f"{instructions}\n\nAnswer with one JSON object, and nothing else, that matches "
         f"this JSON schema:\n{schema_json}"

@@ -218,10 +218,12 @@ def _steps(
                     template=template,
                     formatter=summariser_formatter,
                 )
+                output_tokens = outcome.output_tokens
                 if outcome.text is not None:
                     summary_text = outcome.text
                     summaries.append(outcome.text)
                     summary_tokens = prep.summary_tokens(outcome.text)
+                    output_tokens = output_tokens or summary_tokens
                 else:
                     summary_tokens = int(outcome.tokens or 0)
                 live = [j for j, keep in zip(live, chosen.keep, strict=True) if keep]
@@ -230,7 +232,7 @@ def _steps(
                 row.folded_ids = tuple(ids[j] for j in folded)
                 row.folded_tokens = folded_tokens
                 row.summariser_input_tokens = outcome.input_tokens
-                row.summariser_output_tokens = outcome.output_tokens
+                row.summariser_output_tokens = output_tokens
                 row.prompt_tokens = fixed + summary_tokens + history
         row.kept_tokens = history
         row.summary_tokens = summary_tokens

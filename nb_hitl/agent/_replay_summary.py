@@ -11,14 +11,14 @@ summary then adds to every later prompt is up to a policy:
   a replay matches an offline agent to the token;
 - ``ModelSummary(model)``: asks a real model, as the agent would (``replay_compression_async``).
 
-Token counts of the summariser itself (its prompt and answer) are exact for the last two; for
-the first two the summariser's prompt is estimated from the folded messages' prompt tokens (the
-transcript it reads differs by a few tokens per message).
+The summary's own tokens in later prompts are exact whenever a policy writes its text. The
+summariser's prompt and answer are counted exactly for ``ModelSummary``; the others estimate
+them (prompt: instructions plus the previous summary plus the folded messages' prompt tokens,
+as the transcript it reads differs by a few tokens per message; answer: the summary's size).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +29,7 @@ from nb_hitl.message import Msg
 from nb_hitl.token import TokenCounter
 
 from ._compression import DEFAULT_COMPRESSION_PROMPT, DEFAULT_SUMMARY_TEMPLATE, SummarySchema
-from ._compression_summary import parse_structured, render_summary, summarize, summary_request
+from ._compression_summary import render_summary, summarize, summary_request
 
 if TYPE_CHECKING:
     from ._compression import CompressionConfig
@@ -149,17 +149,29 @@ class ScriptedSummary:
 
     def __init__(self, formatter: Any = None) -> None:
         self.formatter = formatter
+        self._cache: dict[tuple[Any, ...], str] = {}
 
     def summarize(self, request: SummaryRequest, counter: TokenCounter) -> SummaryOutcome:
-        """Build the compression prompt and answer it as ``ScriptedModel`` does."""
+        """Build the compression prompt and answer it as ``ScriptedModel`` does.
+
+        The summary's text is exact (its tokens in later prompts are counted from it); the
+        summariser's own prompt and answer are estimated like the fast policies', which keeps
+        a slider move on this policy fast.
+        """
         from nb_hitl.model._scripted import structured_summary
 
-        formatter = self.formatter or request.formatter or _default_formatter()
-        prompt = formatter.format_sync(_request_msgs(request))
-        answer = json.dumps(structured_summary(prompt, request.schema), ensure_ascii=False)
-        structured = parse_structured(answer, {}, request.schema)
-        text = render_summary(request.template, structured)
-        return SummaryOutcome(None, text, counter.count_sync(prompt), counter.count_text(answer))
+        key = (tuple(m.id for m in request.messages), request.previous, request.template)
+        text = self._cache.get(key)
+        if text is None:
+            formatter = self.formatter or request.formatter or _default_formatter()
+            prompt = formatter.format_sync(_request_msgs(request))
+            # ScriptedModel answers with this JSON; the agent validates it into the schema.
+            structured = request.schema.model_validate(structured_summary(prompt, request.schema))
+            text = render_summary(request.template, structured)
+            if len(self._cache) > 4096:
+                self._cache.clear()
+            self._cache[key] = text
+        return SummaryOutcome(None, text, _estimated_input(request), 0)
 
     def __repr__(self) -> str:
         return "ScriptedSummary()"

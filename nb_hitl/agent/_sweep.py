@@ -17,8 +17,8 @@ from nb_hitl.token import TokenCounter
 
 from ._compression import CompressionConfig
 from ._replay import CompressionReplay, _counter_of, check_keep_recent, run_replay
-from ._replay_source import prepare
-from ._replay_summary import as_policy
+from ._replay_source import Prepared, prepare
+from ._replay_summary import SummaryPolicy, as_policy
 
 METRICS = {
     "total_tokens": "billed input + summariser tokens",
@@ -153,6 +153,20 @@ def sweep_compression(
         tools=tools,
         formatter=formatter,
     )
+    return sweep_prepared(prep, rows, cols, budget, policy, config)
+
+
+def sweep_prepared(
+    prep: Prepared,
+    thresholds: Sequence[int],
+    keep_recent: Sequence[int],
+    budget: int | None,
+    policy: SummaryPolicy,
+    config: CompressionConfig | None = None,
+) -> CompressionSweep:
+    """The sweep over an already prepared conversation (the explorer keeps one)."""
+    rows = _ints("thresholds", thresholds, 1)
+    cols = _ints("keep_recent", keep_recent, 0)
     check_keep_recent(prep, cols[-1])
     replays = {
         (t, k): run_replay(prep, config, policy, threshold=t, keep_recent=k)

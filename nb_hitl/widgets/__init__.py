@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ._approval import ApprovalBox, ApprovalCard, ApprovalCards
 from ._chat import ChatWidget
+from ._explorer import CompressionExplorer
 from ._input import WidgetInput
 from ._inspector import MemoryInspector
 from ._loop import LoopBridge
@@ -23,6 +24,7 @@ __all__ = [
     "ApprovalCard",
     "ApprovalCards",
     "ChatWidget",
+    "CompressionExplorer",
     "LoopBridge",
     "MemoryInspector",
     "SessionBar",

@@ -15,14 +15,16 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
+from nb_hitl.agent import ScriptedSummary
 from nb_hitl.events import Event, ReplyFinished
 
 from ._live import html
 from ._loop import LoopBridge, WidgetRegistry
 from ._memory_table import memory_table
+from ._plan_predict import scripted_after
 from ._plan_view import approx_html, bar_html, header_html, plan_html
 from ._render import CSS, esc
-from ._svg import tokens_chart
+from ._svg import steps_chart
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
@@ -33,6 +35,8 @@ REPLACED_NOTE = "This inspector no longer follows the agent: a newer one was cre
 _INSPECTORS = WidgetRegistry()
 """The newest MemoryInspector of each agent."""
 
+KEEP_SLIDER_STEPS = 100
+"""The keep_recent slider spans at most this many messages; its number box goes further."""
 MIN_DELAY = 0.05
 """Seconds an event-driven refresh waits at least (the chat's own updates go first)."""
 
@@ -66,10 +70,13 @@ class MemoryInspector(w.VBox):
         self._show_all = False
         self._refresh_handle: asyncio.TimerHandle | None = None
         self._last_refresh = 0.0
-        self._points: list[tuple[int, int]] = []
-        self._compressions: list[int] = []
-        self._points_due: list[int] = []
+        self._steps: list[tuple[str, int, str]] = []
+        """Chart points: (kind, prompt tokens, hover text); see ``steps_chart``."""
+        self._points_due: list[tuple[str, str]] = []
         self._turn = 0
+        self._scripted = ScriptedSummary()
+        self.explorer: Any | None = None
+        """The ``CompressionExplorer`` opened with *Explore settings* (None until then)."""
 
         first = self._compute_plan(None, None)
         threshold = int(first.trigger_threshold or 0) if first is not None else 0
@@ -105,6 +112,12 @@ class MemoryInspector(w.VBox):
         self.pin_button = w.Button(description="Pin", icon="thumb-tack")
         self.unpin_button = w.Button(description="Unpin")
         self.show_all_button = w.ToggleButton(description="Show all rows", value=False)
+        self.explore_button = w.Button(
+            description="Explore settings",
+            icon="line-chart",
+            tooltip="Replay this conversation under any threshold and keep_recent, and sweep",
+        )
+        self.explore_button.on_click(self._bridge.callback(lambda _b: self.open_explorer()))
         self.compress_button.on_click(self._bridge.callback(lambda _b: self.compress_now()))
         self.undo_button.on_click(self._bridge.callback(lambda _b: self.undo()))
         self.reset_button.on_click(self._bridge.callback(lambda _b: self.reset_what_if()))
@@ -120,7 +133,14 @@ class MemoryInspector(w.VBox):
             [
                 w.HBox([self.threshold_slider, self.threshold_box]),
                 w.HBox([self.keep_slider, self.keep_box]),
-                w.HBox([self.compress_button, self.undo_button, self.reset_button]),
+                w.HBox(
+                    [
+                        self.compress_button,
+                        self.undo_button,
+                        self.reset_button,
+                        self.explore_button,
+                    ]
+                ),
                 w.HBox([self.pin_ref, self.pin_button, self.unpin_button, self.show_all_button]),
             ]
         )
@@ -144,6 +164,7 @@ class MemoryInspector(w.VBox):
                 ctl.disabled = True
             self.keep_box.disabled = True
             self.compress_button.disabled = self.undo_button.disabled = True
+            self.explore_button.disabled = True
             self.pin_button.disabled = self.unpin_button.disabled = True
         self._sub = agent.subscribe(self._bridge.callback(self._on_event))
         _INSPECTORS.replace(agent, self, REPLACED_NOTE)
@@ -155,7 +176,8 @@ class MemoryInspector(w.VBox):
         )
         self.refresh()
         if self.plan is not None:
-            self._points.append((0, int(self.plan.total_tokens)))
+            self._steps = self._replayed_steps()
+            self._steps.append(("turn", int(self.plan.total_tokens), "now"))
             self._draw_chart()
 
     # -- public API --------------------------------------------------------------------------
@@ -214,6 +236,17 @@ class MemoryInspector(w.VBox):
         """Remove a pin (by row number or id)."""
         return self._pin(ref, "unpin")
 
+    def open_explorer(self) -> Any:
+        """Show a ``CompressionExplorer`` for this agent below the controls (built once)."""
+        if self.explorer is None:
+            from ._explorer import CompressionExplorer
+
+            self.explorer = CompressionExplorer(self.agent, css=False)
+            children: list[Any] = list(getattr(self, "children", ()))
+            children.insert(children.index(self._note), self.explorer)
+            self.children = tuple(children)
+        return self.explorer
+
     def schedule_refresh(self) -> None:
         """Refresh soon, at most once per ``refresh_interval``.
 
@@ -234,7 +267,9 @@ class MemoryInspector(w.VBox):
         self.plan = self._compute_plan(self.threshold or None, self.keep_recent)
         if self.plan is not None:
             total = int(self.plan.total_tokens)
-            self._points.extend((turn, total) for turn in self._points_due)
+            self._steps.extend(
+                (kind, total, f"{label}: {total:,} tokens") for kind, label in self._points_due
+            )
         self._points_due.clear()
         self._draw()
 
@@ -349,8 +384,18 @@ class MemoryInspector(w.VBox):
             self._turn += 1
             self._record_point()
         elif name == "CompressionFinished":
-            self._compressions.append(self._turn)
-            self._record_point()
+            ids = getattr(ev, "compressed_ids", ())
+            before, after = getattr(ev, "tokens_before", 0), getattr(ev, "tokens_after", 0)
+            self._steps.append(
+                (
+                    "compress",
+                    int(after),
+                    f"compressed {len(ids)} message(s): {before:,} → {after:,} tokens",
+                )
+            )
+            self._draw_chart()
+        elif name == "CompressionUndone":
+            self._record_point("undo", "compression undone")
         elif name == "CompressionFailed":
             self._say(f"Compression failed: {getattr(ev, 'reason', '')}", error=True)
         if name in ("MessageAdded", "ReplyFinished", "Interrupted") or name.startswith(
@@ -358,11 +403,30 @@ class MemoryInspector(w.VBox):
         ):
             self.schedule_refresh()
 
-    def _record_point(self) -> None:
+    def _record_point(self, kind: str = "turn", label: str = "") -> None:
         # Counted at the next (throttled) refresh, not now: right after a reply ends or is
         # interrupted, the chat's own updates must not wait behind a plan computation.
-        if self._turn not in self._points_due:
-            self._points_due.append(self._turn)
+        self._points_due.append((kind, label or f"after turn {self._turn}"))
+
+    def _replayed_steps(self) -> list[tuple[str, int, str]]:
+        """The prompt of every model call in memory, replayed with the agent's setting.
+
+        A transcript loaded into memory has no history of its own; the replay shows what this
+        agent would have sent for each of its calls (nothing is called).
+        """
+        from nb_hitl.agent import replay_compression
+
+        try:
+            replay = replay_compression(self.agent, getattr(self.agent, "compression_config", None))
+        except ValueError:  # nothing to replay yet (TranscriptError, ConfigError)
+            return []
+        steps: list[tuple[str, int, str]] = []
+        for row in replay.rows:
+            tip = f"call {row.call} (message {row.message}), replayed: {row.prompt_tokens:,} tokens"
+            if row.compressed:
+                tip += f" after compressing {len(row.folded_ids)} message(s) (estimate)"
+            steps.append(("compress" if row.compressed else "replayed", row.prompt_tokens, tip))
+        return steps
 
     # -- drawing -----------------------------------------------------------------------------
     def _draw(self) -> None:
@@ -381,11 +445,14 @@ class MemoryInspector(w.VBox):
         total = int(plan.total_tokens)
         if total > self.threshold_slider.max * 0.8:
             self.threshold_slider.max = int(total * 1.5)
-        if len(memory) > self.keep_slider.max:
-            self.keep_slider.max = len(memory)
+        # A slider of at most ~100 steps stays usable on any memory; the box goes further.
+        wanted = max(min(len(memory), KEEP_SLIDER_STEPS), self.keep_recent)
+        if self.keep_slider.max != wanted and len(memory) > 0:
+            self.keep_slider.max = wanted
+        after = scripted_after(self.agent, plan, self._scripted)
         self._header.value = header_html(plan, len(memory))
-        self._bar.value = bar_html(plan)
-        self._plan_html.value = plan_html(plan)
+        self._bar.value = bar_html(plan, after)
+        self._plan_html.value = plan_html(plan, after)
         approx = approx_html(plan)
         if self._approx.value != approx:
             self._approx.value = approx
@@ -430,7 +497,7 @@ class MemoryInspector(w.VBox):
 
     def _draw_chart(self) -> None:
         threshold = self.threshold if self.plan is not None else 0
-        self._chart.value = tokens_chart(self._points, threshold, self._compressions)
+        self._chart.value = steps_chart(self._steps, threshold)
 
 
 __all__ = ["MemoryInspector"]

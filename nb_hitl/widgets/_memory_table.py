@@ -28,23 +28,43 @@ def _msg_text(msg: Msg) -> str:
     return " | ".join(bits)
 
 
+KEPT_LABELS = {
+    "question": ("question", "current question"),
+    "tool partner": ("partner", "kept: tool partner"),
+    "open call": ("partner", "kept: call awaiting its result"),
+}
+"""Badges for messages kept before the recent tail, by the plan's ``kept_because``."""
+
+
 def marks_for(
     msg: Msg,
     memory_marks: frozenset[str],
     compress: set[str] | frozenset[str] = frozenset(),
     keep: set[str] | frozenset[str] = frozenset(),
     pinned: set[str] | frozenset[str] = frozenset(),
+    *,
+    question: set[str] | frozenset[str] = frozenset(),
+    because: Mapping[str, str] | None = None,
 ) -> list[tuple[str, str]]:
-    """``(css suffix, label)`` badges: compressed, recent, pinned, partial, interrupted..."""
+    """``(css suffix, label)`` badges: compressed, recent, pinned, question, partner...
+
+    ``keep`` is what keep_recent itself keeps (the plan's ``recent_ids``); messages kept for
+    another reason get their own badge (``because``: the plan's ``kept_because``).
+    """
     out: list[tuple[str, str]] = []
     if "compressed" in memory_marks:
         out.append(("compressed", "compressed"))
     if "pinned" in memory_marks or msg.id in pinned:
         out.append(("pinned", "pinned"))
+    if msg.id in question:
+        out.append(KEPT_LABELS["question"])
     if msg.id in compress:
         out.append(("compress", "would compress"))
     if msg.id in keep:
         out.append(("recent", "kept as recent"))
+    reason = (because or {}).get(msg.id)
+    if reason in ("tool partner", "open call"):
+        out.append(KEPT_LABELS[reason])
     if msg.metadata.get("_partial"):
         out.append(("interrupted" if msg_flags(msg)[0] else "other", "partial"))
     if msg.is_interrupted:
@@ -71,8 +91,11 @@ def memory_table(
     reported next to nb_hitl's own count), shown under the token count.
     """
     compress = set(plan.compress_ids) if plan is not None else set()
-    keep = set(plan.keep_ids) if plan is not None else set()
+    recent = getattr(plan, "recent_ids", None) if plan is not None else None
+    keep = set(recent if recent is not None else plan.keep_ids) if plan is not None else set()
     pinned = set(getattr(plan, "pinned_ids", ()) or ()) if plan is not None else set()
+    question = set(getattr(plan, "protected_ids", ()) or ()) if plan is not None else set()
+    because = dict(getattr(plan, "kept_because", {}) or {}) if plan is not None else {}
     rows: list[str] = []
     summary_done = not summary
     for i, msg in enumerate(messages, start=first_index + 1):
@@ -91,7 +114,9 @@ def memory_table(
             classes.append("nb-hitl-interrupted")
         badges = "".join(
             BADGE.format(cls=esc(c), text=esc(t))
-            for c, t in marks_for(msg, mset, compress, keep, pinned)
+            for c, t in marks_for(
+                msg, mset, compress, keep, pinned, question=question, because=because
+            )
         )
         count = tokens.get(msg.id)
         label = (provider or {}).get(msg.id)

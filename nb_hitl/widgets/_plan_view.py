@@ -34,26 +34,71 @@ def header_html(plan: Any, n_messages: int) -> str:
     )
 
 
-def bar_html(plan: Any) -> str:
-    """The token bar with the threshold line and the ``keep_recent`` boundary."""
+BAR_LEGEND = (
+    ("#9aa5b1", "system, summary, tools"),
+    ("#cbd2d9", "older kept (pinned, question, partners)"),
+    ("#e67e22", "would be compressed"),
+    ("#27ae60", "kept as recent"),
+)
+
+
+def bar_legend() -> str:
+    """The token bar's legend (colour boxes, the threshold line, the after-compression tick)."""
+    box = (
+        '<span style="display:inline-block;width:12px;height:12px;background:{c};'
+        'vertical-align:middle;margin:0 4px 0 10px"></span>{t}'
+    )
+    items = "".join(box.format(c=c, t=esc(t)) for c, t in BAR_LEGEND)
+    items += (
+        '<span style="display:inline-block;width:3px;height:12px;background:#d0021b;'
+        'vertical-align:middle;margin:0 4px 0 10px"></span>trigger_threshold'
+        '<span style="color:#27ae60;margin:0 4px 0 10px">&#9650;</span>after compressing'
+    )
+    return f'<div class="nb-hitl-bar-legend" style="font-size:12px">{items}</div>'
+
+
+def bar_html(plan: Any, after: int | None = None) -> str:
+    """The token bar with the threshold line and the ``keep_recent`` boundary, and a legend."""
     fixed = sum(int(v) for k, v in plan.breakdown.items() if k != "history")
-    return token_bar(
-        int(plan.total_tokens),
-        int(plan.trigger_threshold or 0),
-        _tokens_of(plan, plan.compress_ids),
-        _tokens_of(plan, plan.keep_ids),
-        int(plan.tokens_after_estimate),
-        fixed_tokens=fixed,
+    recent = getattr(plan, "recent_ids", None)
+    recent_ids = recent if recent is not None else plan.keep_ids
+    return (
+        token_bar(
+            int(plan.total_tokens),
+            int(plan.trigger_threshold or 0),
+            _tokens_of(plan, plan.compress_ids),
+            _tokens_of(plan, recent_ids),
+            int(plan.tokens_after_estimate if after is None else after),
+            fixed_tokens=fixed,
+        )
+        + bar_legend()
     )
 
 
-def plan_html(plan: Any) -> str:
-    """What compressing would do now, whether it happens by itself, and why."""
+def plan_html(plan: Any, after: int | None = None) -> str:
+    """What compressing would do now, whether it happens by itself, and why.
+
+    Args:
+        plan: the ``CompressionPlan``.
+        after: the exact prompt size after compressing, when it can be known without a model
+            call (the agent summarises with ``ScriptedModel``); otherwise the plan's estimate
+            is shown with the assumption it makes.
+    """
     n = len(plan.compress_ids)
+    recent = getattr(plan, "recent_ids", None)
+    n_recent = len(recent) if recent is not None else len(plan.keep_ids)
+    others = len(plan.keep_ids) - n_recent
+    if after is not None:
+        outcome = f"exactly <b>{after:,}</b> tokens (ScriptedModel's summary)"
+    else:
+        outcome = (
+            f"about <b>{int(plan.tokens_after_estimate):,}</b> tokens (if the summary is 1/4 "
+            "of what it replaces, at least 50)"
+        )
     fold = (
         f"fold <b>{n}</b> message(s) ({_tokens_of(plan, plan.compress_ids):,} tokens) into the "
-        f"summary, keep {len(plan.keep_ids)} recent and {len(plan.pinned_ids)} pinned · "
-        f"{int(plan.tokens_before):,} → about <b>{int(plan.tokens_after_estimate):,}</b> tokens"
+        f"summary, keep {n_recent} recent and {others} other(s) (pinned, the question, tool "
+        f"partners) · {int(plan.tokens_before):,} → {outcome}"
     )
     over = bool(getattr(plan, "over_threshold", plan.would_trigger))
     if over and plan.would_trigger and getattr(plan, "enabled", True):
@@ -70,6 +115,7 @@ def plan_html(plan: Any) -> str:
         why = f"<details><summary>why</summary><ul><small>{items}</small></ul></details>"
     return (
         f'<div class="nb-hitl-plan" data-compress="{n}" '
+        f'data-after="{int(plan.tokens_after_estimate if after is None else after)}" '
         f'data-trigger="{int(plan.would_trigger)}">{verdict}{fold}{why}</div>'
     )
 
@@ -79,4 +125,4 @@ def approx_html(plan: Any) -> str:
     return "" if plan.exact else APPROX_NOTE
 
 
-__all__ = ["approx_html", "bar_html", "header_html", "plan_html"]
+__all__ = ["approx_html", "bar_html", "bar_legend", "header_html", "plan_html"]

@@ -106,10 +106,10 @@ def tokens_chart(
             f'y2="{4 + h:.1f}" stroke="#6f42c1"><title>compressed at turn {t}</title></line>'
         )
     parts.append(
-        f'<text x="0" y="{py(top / 1.15) + 8:.1f}" font-size="9">{int(top / 1.15):,}</text>'
-        f'<text x="0" y="{4 + h:.1f}" font-size="9">0</text>'
-        f'<text x="30" y="{height - 2}" font-size="9">turn 0</text>'
-        f'<text x="{W - 40:.0f}" y="{height - 2}" font-size="9">turn {last_turn}</text>'
+        f'<text x="0" y="{py(top / 1.15) + 8:.1f}" font-size="12">{int(top / 1.15):,}</text>'
+        f'<text x="0" y="{4 + h:.1f}" font-size="12">0</text>'
+        f'<text x="30" y="{height - 2}" font-size="12">turn 0</text>'
+        f'<text x="{W - 40:.0f}" y="{height - 2}" font-size="12">turn {last_turn}</text>'
     )
     return (
         f'<svg class="nb-hitl-chart" viewBox="0 0 {W:.0f} {height}" width="100%" '
@@ -117,4 +117,85 @@ def tokens_chart(
     )
 
 
-__all__ = ["token_bar", "tokens_chart"]
+STEP_STYLE = {
+    "replayed": ("#9aa5b1", "model call (replayed from memory)"),
+    "turn": ("#2f80ed", "after a turn (now)"),
+    "compress": ("#6f42c1", "compressed"),
+    "undo": ("#27ae60", "compression undone"),
+}
+"""Marker colour and legend text per kind of point on the inspector's chart."""
+
+
+def _marker(kind: str, x: float, y: float, tip: str) -> str:
+    colour = STEP_STYLE.get(kind, STEP_STYLE["turn"])[0]
+    title = f"<title>{esc(tip)}</title>"
+    if kind == "compress":
+        return (
+            f'<path class="nb-hitl-compression-mark" d="M{x - 5:.1f},{y - 4:.1f} h10 l-5,8 z" '
+            f'fill="{colour}">{title}</path>'
+        )
+    if kind == "undo":
+        return (
+            f'<path class="nb-hitl-undo-mark" d="M{x - 5:.1f},{y + 4:.1f} h10 l-5,-8 z" '
+            f'fill="{colour}">{title}</path>'
+        )
+    r = 2 if kind == "replayed" else 3.5
+    return (
+        f'<circle class="nb-hitl-point-{kind}" cx="{x:.1f}" cy="{y:.1f}" r="{r}" '
+        f'fill="{colour}">{title}</circle>'
+    )
+
+
+def steps_chart(steps: list[tuple[str, int, str]], threshold: int, height: int = 150) -> str:
+    """Prompt tokens step by step: replayed model calls, then turns, compressions and undos.
+
+    Args:
+        steps: ``(kind, tokens, hover text)`` in order; kind is ``replayed``, ``turn``,
+            ``compress`` or ``undo`` (each its own marker, so a compression and its undo in
+            one turn are two points).
+        threshold: the trigger threshold (red dashed line; 0 for none).
+        height: pixel height.
+    """
+    if not steps:
+        return '<svg class="nb-hitl-chart" width="100%" height="20"></svg>'
+    left, top_pad, bottom_pad = 48.0, 22.0, 18.0
+    n = len(steps)
+    top = max(max(v for _, v, _ in steps), threshold, 1) * 1.1
+    h = height - top_pad - bottom_pad
+    px = lambda i: left + (W - left - 6) * i / max(n - 1, 1)  # noqa: E731
+    py = lambda v: top_pad + h * (1 - v / top)  # noqa: E731
+    line = " ".join(f"{px(i):.1f},{py(v):.1f}" for i, (_, v, _) in enumerate(steps))
+    parts = [f'<polyline fill="none" stroke="#2f80ed" stroke-width="1.2" points="{line}"/>']
+    if threshold > 0:
+        parts.append(
+            f'<line x1="{left}" y1="{py(threshold):.1f}" x2="{W - 4:.0f}" y2="{py(threshold):.1f}" '
+            f'stroke="#d0021b" stroke-dasharray="4,3"><title>trigger_threshold: {threshold:,}'
+            "</title></line>"
+        )
+    parts.extend(_marker(k, px(i), py(v), tip) for i, (k, v, tip) in enumerate(steps))
+    peak = int(top / 1.1)
+    parts.append(
+        f'<text x="{left - 4}" y="{py(peak) + 4:.1f}" font-size="12" '
+        f'text-anchor="end">{peak:,}</text>'
+        f'<text x="{left - 4}" y="{top_pad + h:.1f}" font-size="12" text-anchor="end">0</text>'
+        f'<text x="{left}" y="{height - 3}" font-size="12">prompt tokens, step by step '
+        "(hover a point)</text>"
+    )
+    kinds = [k for k in STEP_STYLE if any(s[0] == k for s in steps)]
+    x = left
+    legend = []
+    for kind in kinds + (["threshold"] if threshold > 0 else []):
+        colour, text = STEP_STYLE.get(kind, ("#d0021b", "trigger_threshold"))
+        legend.append(
+            f'<rect x="{x:.0f}" y="4" width="10" height="10" fill="{colour}"/>'
+            f'<text x="{x + 13:.0f}" y="13" font-size="12">{esc(text)}</text>'
+        )
+        x += 22 + 6.2 * len(text)
+    parts.append(f'<g class="nb-hitl-legend">{"".join(legend)}</g>')
+    return (
+        f'<svg class="nb-hitl-chart" viewBox="0 0 {W:.0f} {height}" width="100%" '
+        f'height="{height}" data-steps="{n}">{"".join(parts)}</svg>'
+    )
+
+
+__all__ = ["STEP_STYLE", "steps_chart", "token_bar", "tokens_chart"]

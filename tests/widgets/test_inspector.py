@@ -161,8 +161,14 @@ async def test_event_driven_refreshes_are_throttled() -> None:
     assert ins.refreshes == start
     assert ins._refresh_handle is not None
     ins.refresh()  # what the pending refresh will do: count the turns, draw the chart
-    assert [t for t, _ in ins._points] == [0, 1, 2, 3]
-    assert ins._chart.value.count("<circle") == 4
+    turns = [label for kind, _, label in ins._steps if kind == "turn"]
+    assert [t.split(":")[0] for t in turns] == [
+        "now",
+        "after turn 1",
+        "after turn 2",
+        "after turn 3",
+    ]
+    assert ins._chart.value.count('class="nb-hitl-point-turn"') == 4
 
 
 async def test_agent_without_compression_is_shown_read_only() -> None:

@@ -1,0 +1,384 @@
+"""CompressionExplorer: replay a conversation under any threshold, compare settings, apply one.
+
+The explorer answers *for my conversation, which trigger_threshold and keep_recent keep every
+prompt within my budget at the lowest total cost, and what does the prompt look like over
+time?* It prepares the conversation once (``replay_compression``'s per-message counts), then
+each slider move is one replay (a few ms) and one redraw: the curve of prompt tokens per model
+call against no compression, the threshold and budget lines, a marker where compression fires
+(hover for folded / kept / summary tokens) and the totals. **Run sweep** replays a grid of
+settings into a heat map with the budget's feasible region outlined and the cheapest cell
+starred; **Use cheapest** moves the sliders there; **Apply** writes the setting into the live
+agent's ``compression_config``. Nothing here calls a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import ipywidgets as w
+
+from nb_hitl._render import CSS, esc
+from nb_hitl.agent import (
+    CompressionConfig,
+    CompressionReplay,
+    CompressionSweep,
+    FixedSummary,
+    RatioSummary,
+    ScriptedSummary,
+)
+from nb_hitl.agent._replay import check_keep_recent, run_replay
+from nb_hitl.agent._replay_source import prepare
+from nb_hitl.agent._replay_summary import as_policy
+from nb_hitl.agent._sweep import METRICS, sweep_prepared
+
+from ._explorer_svg import prompt_curve, sweep_heatmap
+from ._live import html
+from ._loop import LoopBridge
+
+POLICIES: dict[str, Any] = {
+    "summary = 1/4 of what it replaces (the plan's estimate)": RatioSummary(),
+    "summary = ScriptedModel's real summary (offline agent)": ScriptedSummary(),
+    "summary = 200 tokens": FixedSummary(200),
+    "summary = 400 tokens": FixedSummary(400),
+    "summary = 800 tokens": FixedSummary(800),
+    "summary = 1/10 of what it replaces": RatioSummary(0.1),
+}
+"""The summary policies offered in the dropdown (label -> policy)."""
+KEEP_SLIDER_MAX = 100
+"""The keep_recent slider spans at most this many steps; the number box goes further."""
+
+
+def _spread(low: int, high: int, n: int) -> list[int]:
+    """``n`` round numbers from ``low`` to ``high``."""
+    if high <= low:
+        return [max(1, low)]
+    step = (high - low) / max(n - 1, 1)
+    unit = 10 ** max(0, len(str(int(step))) - 2)
+    return sorted({max(1, int(round((low + i * step) / unit) * unit)) for i in range(n)})
+
+
+class CompressionExplorer(w.VBox):
+    """What-if compression settings for one conversation, replayed call by call.
+
+    Args:
+        source: an agent (Apply then writes into its ``compression_config``), a memory, a list
+            of ``Msg`` or a session file's path.
+        config: the starting setting (default: the agent's ``compression_config``).
+        budget: the most tokens any prompt may have (default: 2/3 of the uncompressed peak).
+        summary: the starting summary policy (see ``replay_compression``; default 1/4 ratio).
+        sys_prompt: system prompt (default: the agent's or session's).
+        tools: tool schemas (default: the agent's).
+        counter: token counter (default: the config's).
+        thresholds: the sweep's thresholds (default: 10 from 1/4 of the peak to the peak).
+        keep_values: the sweep's keep_recent values (default: 10 from 0 up to 36).
+        css: include the stylesheet.
+    """
+
+    def __init__(
+        self,
+        source: Any,
+        *,
+        config: CompressionConfig | None = None,
+        budget: int | None = None,
+        summary: Any = None,
+        sys_prompt: str | None = None,
+        tools: Sequence[dict[str, Any]] | None = None,
+        counter: Any = None,
+        thresholds: Sequence[int] | None = None,
+        keep_values: Sequence[int] | None = None,
+        css: bool = True,
+    ) -> None:
+        self.agent = source if hasattr(source, "compression_config") else None
+        if config is None and self.agent is not None:
+            config = self.agent.compression_config
+        self.config = config
+        if counter is None and config is not None:
+            counter = config.agent_token_counter
+        if counter is None:
+            from nb_hitl.agent._compression_agent import default_counter
+
+            counter = default_counter()
+        self._prep = prepare(source, counter=counter, sys_prompt=sys_prompt, tools=tools)
+        self.redraws = 0
+        self.sweep: CompressionSweep | None = None
+        """The last sweep (``Run sweep``), or None."""
+        self._bridge = LoopBridge()
+        self._bridge.on_error = lambda exc: self._say(f"{type(exc).__name__}: {exc}", error=True)
+        n = len(self._prep.msgs)
+        policy = as_policy(summary)
+        labels = list(POLICIES)
+        label = next((k for k, v in POLICIES.items() if repr(v) == repr(policy)), None)
+        if label is None:
+            label = f"summary = {policy!r}"
+            POLICIES.setdefault(label, policy)
+            labels.insert(0, label)
+        self._policy = policy
+        self.baseline: CompressionReplay = run_replay(self._prep, None, policy)
+        peak = self.baseline.peak_prompt_tokens
+        threshold = config.trigger_threshold if config is not None else max(1, peak // 2)
+        keep = min(config.keep_recent if config is not None else 3, n - 1)
+        self._thresholds = list(thresholds) if thresholds else _spread(peak // 4, peak, 10)
+        self._keep_values = (
+            list(keep_values) if keep_values else sorted({min(k, n - 1) for k in range(0, 40, 4)})
+        )
+        top = max(peak * 2, threshold * 2, 1000)
+        self.threshold_slider = w.IntSlider(
+            value=threshold,
+            min=1,
+            max=top,
+            step=50,
+            description="threshold",
+            continuous_update=True,
+            layout={"width": "420px"},
+        )
+        self.threshold_box = w.BoundedIntText(
+            value=threshold, min=1, max=10**9, layout={"width": "110px"}
+        )
+        self.keep_slider = w.IntSlider(
+            value=keep,
+            min=0,
+            max=min(n - 1, KEEP_SLIDER_MAX),
+            description="keep_recent",
+            continuous_update=True,
+            layout={"width": "420px"},
+        )
+        self.keep_box = w.BoundedIntText(value=keep, min=0, max=n - 1, layout={"width": "110px"})
+        self.budget_box = w.BoundedIntText(
+            value=budget if budget is not None else max(1, peak * 2 // 3),
+            min=1,
+            max=10**9,
+            description="budget",
+            layout={"width": "240px"},
+        )
+        self.policy_dropdown = w.Dropdown(
+            options=labels, value=label, description="summary", layout={"width": "520px"}
+        )
+        self.metric_dropdown = w.Dropdown(
+            options=[(text, key) for key, text in METRICS.items()],
+            value="total_tokens",
+            description="colour by",
+            layout={"width": "340px"},
+        )
+        self.sweep_button = w.Button(description="Run sweep", icon="th")
+        self.cheapest_button = w.Button(description="Use cheapest", icon="star", disabled=True)
+        self.apply_button = w.Button(
+            description="Apply to agent",
+            icon="check",
+            disabled=self.agent is None,
+            tooltip="Set the agent's compression_config to these settings",
+        )
+        for slider, box in (
+            (self.threshold_slider, self.threshold_box),
+            (self.keep_slider, self.keep_box),
+        ):
+            slider.observe(self._bridge.callback(self._mirror(box)), "value")
+            box.observe(self._bridge.callback(self._mirror(slider)), "value")
+        for ctl in (self.threshold_slider, self.keep_slider):
+            ctl.observe(self._bridge.callback(lambda _ch: self.update()), "value")
+        self.budget_box.observe(self._bridge.callback(self._budget_changed), "value")
+        self.policy_dropdown.observe(self._bridge.callback(self._policy_changed), "value")
+        self.metric_dropdown.observe(self._bridge.callback(lambda _ch: self._draw_sweep()), "value")
+        self.sweep_button.on_click(self._bridge.callback(lambda _b: self.run_sweep()))
+        self.cheapest_button.on_click(self._bridge.callback(lambda _b: self.use_cheapest()))
+        self.apply_button.on_click(self._bridge.callback(lambda _b: self.apply()))
+        self._curve = html()
+        self._totals = html()
+        self._sweep_html = html()
+        self._note = html()
+        top_css: list[w.Widget] = [html(CSS)] if css else []
+        super().__init__(
+            children=[
+                *top_css,
+                html(
+                    f"<b>Compression explorer</b> · {n:,} messages, "
+                    f"{len(self._prep.calls)} model calls · counts "
+                    f"{'exact' if counter.exact else 'APPROXIMATE'} ({esc(counter.encoding_name)})"
+                ),
+                w.HBox([self.threshold_slider, self.threshold_box]),
+                w.HBox([self.keep_slider, self.keep_box]),
+                w.HBox([self.budget_box, self.policy_dropdown]),
+                self._curve,
+                self._totals,
+                w.HBox(
+                    [
+                        self.sweep_button,
+                        self.metric_dropdown,
+                        self.cheapest_button,
+                        self.apply_button,
+                    ]
+                ),
+                self._sweep_html,
+                self._note,
+            ]
+        )
+        self.add_class("nb-hitl-explorer")
+        self.replay: CompressionReplay = self.baseline
+        """The replay of the current settings."""
+        self.update()
+
+    # -- public API --------------------------------------------------------------------------
+    @property
+    def threshold(self) -> int:
+        """The what-if ``trigger_threshold``."""
+        return int(self.threshold_slider.value)
+
+    @threshold.setter
+    def threshold(self, value: int) -> None:
+        if value > self.threshold_slider.max:
+            self.threshold_slider.max = int(value * 1.5)
+        self.threshold_slider.value = int(value)
+
+    @property
+    def keep_recent(self) -> int:
+        """The what-if ``keep_recent``."""
+        return int(self.keep_slider.value)
+
+    @keep_recent.setter
+    def keep_recent(self, value: int) -> None:
+        check_keep_recent(self._prep, value)
+        if value > self.keep_slider.max:
+            self.keep_slider.max = int(value)
+        self.keep_slider.value = int(value)
+
+    @property
+    def budget(self) -> int:
+        """The prompt budget."""
+        return int(self.budget_box.value)
+
+    @budget.setter
+    def budget(self, value: int) -> None:
+        self.budget_box.value = int(value)
+
+    @property
+    def policy(self) -> Any:
+        """The summary policy replayed."""
+        return self._policy
+
+    def update(self) -> CompressionReplay:
+        """Replay the current settings and redraw the curve and the totals."""
+        self.replay = run_replay(
+            self._prep,
+            self.config,
+            self._policy,
+            threshold=self.threshold,
+            keep_recent=self.keep_recent,
+        )
+        self.redraws += 1
+        self._curve.value = prompt_curve(self.replay, self.baseline, self.threshold, self.budget)
+        self._totals.value = self._totals_html()
+        return self.replay
+
+    def run_sweep(self) -> CompressionSweep:
+        """Replay every (threshold, keep_recent) of the grid and draw the heat map."""
+        self.sweep = sweep_prepared(
+            self._prep, self._thresholds, self._keep_values, self.budget, self._policy, self.config
+        )
+        self.cheapest_button.disabled = self.sweep.cheapest is None
+        self._draw_sweep()
+        return self.sweep
+
+    def use_cheapest(self) -> tuple[int, int] | None:
+        """Move the sliders to the sweep's cheapest setting within the budget."""
+        best = self.sweep.cheapest if self.sweep is not None else None
+        if best is None:
+            self._say("Run the sweep first (or raise the budget: no setting fits it).")
+            return None
+        self.threshold, self.keep_recent = best
+        self._say(f"Cheapest within {self.budget:,}: threshold {best[0]:,}, keep_recent {best[1]}.")
+        return best
+
+    def apply(self) -> CompressionConfig | None:
+        """Write the current threshold and keep_recent into the agent's ``compression_config``."""
+        if self.agent is None:
+            self._say("No agent to apply to: build the explorer from an agent.", error=True)
+            return None
+        cfg = self.agent.compression_config
+        if cfg is None:
+            cfg = CompressionConfig(
+                agent_token_counter=self._prep.counter,
+                trigger_threshold=self.threshold,
+                keep_recent=self.keep_recent,
+            )
+            self.agent.compression_config = cfg
+        else:
+            cfg.trigger_threshold = self.threshold
+            cfg.keep_recent = self.keep_recent
+            cfg.enable = True
+        self.config = cfg
+        self._say(
+            f"Applied: {self.agent.name}.compression_config has trigger_threshold "
+            f"{cfg.trigger_threshold:,}, keep_recent {cfg.keep_recent}."
+        )
+        return cfg
+
+    # -- internals ---------------------------------------------------------------------------
+    @staticmethod
+    def _mirror(target: w.Widget) -> Any:
+        def copy(change: dict[str, Any]) -> None:
+            value = change["new"]
+            if isinstance(target, w.IntSlider) and value > target.max:
+                target.max = value
+            if target.value != value:
+                target.value = value
+
+        return copy
+
+    def _policy_changed(self, change: dict[str, Any]) -> None:
+        self._policy = POLICIES[change["new"]]
+        self.baseline = run_replay(self._prep, None, self._policy)
+        self.update()
+        if self.sweep is not None:
+            self.run_sweep()
+
+    def _budget_changed(self, change: dict[str, Any]) -> None:
+        self.update()
+        if self.sweep is not None:
+            self.sweep.budget = self.budget
+            self.cheapest_button.disabled = self.sweep.cheapest is None
+            self._draw_sweep()
+
+    def _say(self, text: str, error: bool = False) -> None:
+        cls = "nb-hitl-status-error" if error else "nb-hitl-note"
+        self._note.value = f'<span class="{cls}">{esc(text)}</span>' if text else ""
+
+    def _totals_html(self) -> str:
+        r, b = self.replay, self.baseline
+        saved = r.savings(b)
+        share = f" ({saved / b.total_tokens:.0%})" if b.total_tokens else ""
+        fits = r.fits(self.budget)
+        verdict = (
+            '<b style="color:#27ae60">every prompt within the budget</b> '
+            f"({r.peak_prompt_tokens:,} ≤ {self.budget:,})"
+            if fits
+            else f'<b style="color:#d0021b">over the budget</b>: peak {r.peak_prompt_tokens:,} '
+            f"> {self.budget:,}"
+        )
+        return (
+            f'<div class="nb-hitl-explorer-totals" data-billed="{r.billed_input_tokens}" '
+            f'data-fits="{int(fits)}" style="font-size:13px">'
+            f"billed input <b>{r.billed_input_tokens:,}</b> (no compression "
+            f"{b.billed_input_tokens:,}) · peak prompt <b>{r.peak_prompt_tokens:,}</b> (no "
+            f"compression {b.peak_prompt_tokens:,}) · <b>{r.compressions}</b> compressions · "
+            f"summariser {r.summariser_tokens:,} tokens · total <b>{r.total_tokens:,}</b>, "
+            f"saves <b>{saved:,}</b>{share}<br>{verdict} · {esc(r.policy)}</div>"
+        )
+
+    def _draw_sweep(self) -> None:
+        if self.sweep is None:
+            return
+        metric = str(self.metric_dropdown.value)
+        best = self.sweep.cheapest
+        pick = (
+            f"cheapest within {self.budget:,}: <b>threshold {best[0]:,}, keep_recent "
+            f"{best[1]}</b> ({self.sweep.replay(*best).total_tokens:,} tokens)"
+            if best
+            else f"no setting keeps every prompt within {self.budget:,}"
+        )
+        self._sweep_html.value = (
+            sweep_heatmap(self.sweep, metric, METRICS[metric])
+            + f'<div class="nb-hitl-explorer-pick" style="font-size:13px">{pick}</div>'
+        )
+
+
+__all__ = ["CompressionExplorer"]
