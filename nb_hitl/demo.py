@@ -11,6 +11,7 @@ interrupt it picks up where it left off.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from nb_hitl.message import Msg
 from nb_hitl.model._demo_responder import demo_responder
@@ -77,10 +78,86 @@ def long_task_transcript() -> list[Msg]:
     return MsgListAdapter.validate_json(raw)
 
 
+def rerun_transcript(msgs: list[Msg]) -> tuple[Any, Toolkit, list[Msg]]:
+    """A scripted model, tools and questions that make an agent live ``msgs`` again.
+
+    The model answers with the recorded assistant turns (text and tool calls, same call ids)
+    and the tools return the recorded results in order, so ``await agent(q)`` for each
+    question rebuilds the conversation message for message, now under the agent's own
+    compression setting. Walkthrough 03 uses it to check a replay's prediction live.
+
+    Returns:
+        ``(model, toolkit, questions)``: name the agent like the transcript's assistant.
+    """
+    from collections import deque
+
+    from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
+
+    turns = [
+        ScriptedTurn(
+            text=m.get_text_content() or "",
+            tool_calls=[
+                ScriptedToolCall(b.name, dict(b.input), id=b.id)
+                for b in m.get_content_blocks("tool_use")
+            ],
+        )
+        for m in msgs
+        if m.role == "assistant"
+    ]
+    results: dict[str, deque[str]] = {}
+    for m in msgs:
+        for b in m.get_content_blocks("tool_result"):
+            results.setdefault(b.name, deque()).append(b.output_text())
+
+    def recorded(name: str) -> str:
+        queue = results.get(name)
+        return queue.popleft() if queue else f"(no recorded result left for {name})"
+
+    def sql_query(sql: str) -> str:
+        """Run a read-only SQL query on the analytics warehouse.
+
+        Args:
+            sql: the query.
+        """
+        return recorded("sql_query")
+
+    def search_logs(query: str, hours: int = 24) -> str:
+        """Search the application logs.
+
+        Args:
+            query: words or a pattern to look for.
+            hours: how far back to search.
+        """
+        return recorded("search_logs")
+
+    def read_file(path: str) -> str:
+        """Read a file from the analysis workspace.
+
+        Args:
+            path: the file's path.
+        """
+        return recorded("read_file")
+
+    def run_python(code: str) -> str:
+        """Run Python code in the analysis sandbox and return its output.
+
+        Args:
+            code: the code to run.
+        """
+        return recorded("run_python")
+
+    toolkit = Toolkit()
+    for tool in (sql_query, search_logs, read_file, run_python):
+        toolkit.register_tool_function(tool)
+    questions = [m for m in msgs if m.role == "user"]
+    return ScriptedModel(turns, tokens_per_second=1e6), toolkit, questions
+
+
 __all__ = [
     "calculate",
     "demo_responder",
     "demo_toolkit",
     "long_task_transcript",
+    "rerun_transcript",
     "search_notes",
 ]

@@ -127,7 +127,7 @@ class CompressionExplorer(w.VBox):
             value=threshold,
             min=1,
             max=top,
-            step=50,
+            step=1,
             description="threshold",
             continuous_update=True,
             layout={"width": "420px"},

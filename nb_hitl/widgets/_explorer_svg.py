@@ -216,7 +216,7 @@ def sweep_heatmap(sweep: Any, metric: str, label: str, height: int = 300) -> str
     parts.append(
         _legend(
             [
-                ("#2d5eaf", "box", f"{label} (darker = more)"),
+                ("#2d5eaf", "box", "darker = more"),
                 ("#c3c9d0", "box", "over the budget"),
                 (ORANGE, "line", "within the budget"),
                 ("#1f2933", "line", "★ cheapest"),
