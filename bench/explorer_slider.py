@@ -40,9 +40,8 @@ async def main() -> None:
     counter.exact  # noqa: B018 - load the vocabulary outside the timings
     start = time.perf_counter()
     explorer = CompressionExplorer(agent, budget=9000)
-    print(
-        f"build (counts 109 messages, baseline replay): {(time.perf_counter() - start) * 1e3:.0f} ms"
-    )
+    build_ms = (time.perf_counter() - start) * 1e3
+    print(f"build (counts 109 messages, baseline replay): {build_ms:.0f} ms")
     rng = random.Random(0)
     for label in list(POLICIES)[:3]:
         explorer.policy_dropdown.value = label

@@ -93,7 +93,7 @@ def rerun_transcript(msgs: list[Msg]) -> tuple[Any, Toolkit, list[Msg]]:
 
     from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
 
-    turns = [
+    turns: list[Any] = [
         ScriptedTurn(
             text=m.get_text_content() or "",
             tool_calls=[
