@@ -91,11 +91,13 @@ def _from_source(source: Any) -> tuple[list[Msg], set[str], str | None, Any]:
     if isinstance(source, (str, os.PathLike)):
         from nb_hitl.session import read_session
 
+        from nb_hitl.memory import InMemoryMemory
+
         state = read_session(source)["agent"]["state"]
-        memory = state.get("memory") or {}
-        msgs = [Msg.from_dict(d) for d in memory.get("messages", [])]
-        marks = memory.get("marks", {})
-        pinned = {i for i, m in marks.items() if PINNED in m}
+        loaded = InMemoryMemory()
+        if state.get("memory"):
+            loaded.load_state_dict(state["memory"])  # the memory's own reader: one format
+        msgs, pinned, _, _ = _from_source(loaded)
         return msgs, pinned, state.get("sys_prompt"), None
     memory = getattr(source, "memory", None)
     if memory is not None and hasattr(memory, "messages"):  # an agent
