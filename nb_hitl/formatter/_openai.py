@@ -37,7 +37,8 @@ class OpenAIChatFormatter(FormatterBase):
     tool-call-only reply, and ``name`` only on user and assistant messages (none on tool
     messages). llama.cpp's server needs it: it rejects ``content: null`` next to tool calls.
     ``ReActAgent`` uses ``OpenAIChatFormatter(plain_content=True)`` when given no formatter;
-    pass ``formatter=OpenAIChatFormatter(plain_content=True)`` with such a server.
+    pass ``formatter=OpenAIChatFormatter(plain_content=True)`` with such a server. (nb_hitl's
+    ``OpenAIChatModel`` also sends ``""`` for this formatter's ``None`` on the wire.)
 
     Differences kept on purpose (each is also said where it happens): names are made valid
     for the API (``"Ann Lee"`` -> ``"Ann_Lee"``); a call whose arguments were not valid JSON

@@ -73,6 +73,20 @@ def display_url(url: str) -> str:
     return url
 
 
+def _no_null_content(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` as sent: ``content: None`` next to ``tool_calls`` becomes ``""``.
+
+    AgentScope's formatter output (``OpenAIChatFormatter()``) has ``None`` there, which OpenAI
+    allows but llama.cpp's server rejects; every server takes ``""``. Nothing else changes.
+    """
+    if not any(m.get("content") is None and m.get("tool_calls") for m in messages):
+        return messages
+    return [
+        {**m, "content": ""} if m.get("content") is None and m.get("tool_calls") else m
+        for m in messages
+    ]
+
+
 class OpenAIChatModel(ChatModelBase):
     """A chat model served over the OpenAI chat-completions protocol.
 
@@ -284,7 +298,9 @@ class OpenAIChatModel(ChatModelBase):
         kwargs: dict[str, Any],
     ) -> dict[str, Any]:
         fields: dict[str, Any] = {**self.generate_kwargs, **kwargs}
-        fields.update(model=self.model_name, messages=messages, stream=self.stream)
+        fields.update(
+            model=self.model_name, messages=_no_null_content(messages), stream=self.stream
+        )
         if self.stream and self.stream_usage:
             fields.setdefault("stream_options", {"include_usage": True})
         if self.reasoning_effort is not None:

@@ -216,3 +216,35 @@ async def test_provider_usage_lands_in_metadata_next_to_our_own_count(
     assert check.reported == 31 and check.difference == check.counted - 31
     assert check.label().startswith(f"provider 31 · nb_hitl {check.counted} (")
     assert check_prompt_tokens(agent, agent.memory.messages[0], counter) is None  # no usage
+
+
+async def test_agentscope_formatter_output_reaches_strict_servers(
+    fake_server: FakeOpenAIServer, make_model: MakeModel
+) -> None:
+    """AgentScope's format (content parts, ``content: None`` next to tool calls) is sent with
+    ``""`` instead of ``None``, which llama.cpp's server needs; the rest goes as formatted."""
+    from nb_hitl.formatter import OpenAIChatFormatter
+
+    name = fake_server.add(
+        Scenario(
+            [
+                Sse(tool_call_chunks([("c1", "get_weather", ['{"city": "Rome"}'])])),
+                Sse(text_chunks(["Sunny in Rome."])),
+            ]
+        )
+    )
+    agent = ReActAgent(
+        "Friday", "", make_model(name), toolkit=weather_toolkit(), formatter=OpenAIChatFormatter()
+    )
+    reply = await agent(Msg("User", "Weather in Rome?", "user"))
+    assert reply.get_text_content() == "Sunny in Rome."
+    second = fake_server.requests_for(name)[1].body["messages"]
+    assert second[-3] == {
+        "role": "user",
+        "name": "User",
+        "content": [{"type": "text", "text": "Weather in Rome?"}],
+    }
+    assert second[-2]["content"] == "" and second[-2]["tool_calls"][0]["id"] == "c1"
+    assert second[-1]["name"] == "get_weather"
+    formatted = await agent.formatter.format(agent.memory.messages[:-1])
+    assert formatted[-2]["content"] is None  # the formatter itself keeps AgentScope's None
