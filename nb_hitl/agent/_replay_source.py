@@ -89,9 +89,8 @@ def default_formatter() -> Any:
 def _from_source(source: Any) -> tuple[list[Msg], set[str], str | None, Any]:
     """(messages, pinned ids, system prompt or None, tool schemas or None) of ``source``."""
     if isinstance(source, (str, os.PathLike)):
-        from nb_hitl.session import read_session
-
         from nb_hitl.memory import InMemoryMemory
+        from nb_hitl.session import read_session
 
         state = read_session(source)["agent"]["state"]
         loaded = InMemoryMemory()
