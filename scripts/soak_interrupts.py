@@ -17,6 +17,7 @@ import random
 import sys
 import time
 import traceback
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "agent"))
@@ -29,13 +30,22 @@ from interrupt_harness import (
 )
 
 
+def tally(counter: Counter[str]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in counter.most_common())
+
+
 async def soak(episodes: int, seed: int, session: int, verbose: bool) -> tuple[int, int, int]:
     rng = random.Random(seed)
     done = interrupts = violations = 0
+    where: Counter[str] = Counter()
+    by: Counter[str] = Counter()
     started = time.perf_counter()
     harness: Harness | None = None
     while done < episodes:
         if harness is None or harness.stats.episodes % session == 0:
+            if harness is not None:
+                where.update(harness.stats.where)
+                by.update(harness.stats.by)
             harness = Harness(random_agent_plan(rng))
         plan = random_plan(rng)
         before = harness.stats.interrupts
@@ -50,6 +60,8 @@ async def soak(episodes: int, seed: int, session: int, verbose: bool) -> tuple[i
             if verbose or not isinstance(exc, Violation):
                 traceback.print_exc()
             interrupts += harness.stats.interrupts - before
+            where.update(harness.stats.where)
+            by.update(harness.stats.by)
             harness = None  # a fresh agent: one bad memory must not count twice
             await asyncio.sleep(0.05)
             done += 1
@@ -59,6 +71,11 @@ async def soak(episodes: int, seed: int, session: int, verbose: bool) -> tuple[i
         if verbose and done % 500 == 0:
             rate = done / (time.perf_counter() - started)
             print(f"... {done} episodes, {interrupts} interrupts ({rate:.0f}/s)", flush=True)
+    if harness is not None:
+        where.update(harness.stats.where)
+        by.update(harness.stats.by)
+    print(f"interrupted at: {tally(where)}")
+    print(f"interrupted by: {tally(by)}")
     return done, interrupts, violations
 
 

@@ -17,6 +17,7 @@ import asyncio
 import json
 import random
 import time
+from collections import Counter
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any
@@ -100,6 +101,10 @@ class Stats:
     """Episodes in which an interrupt (or cancel) was delivered to a running reply."""
     interrupted: int = 0
     """Replies that ended interrupted."""
+    where: Counter[str] = field(default_factory=Counter)
+    """Where the interrupted replies stopped (``interrupted_at``, tool arguments left out)."""
+    by: Counter[str] = field(default_factory=Counter)
+    """What stopped them (``interrupted_by``)."""
 
 
 def random_plan(rng: random.Random) -> EpisodePlan:
@@ -449,6 +454,8 @@ class Harness:
             self.stats.interrupted += 1
             marker = next(m for m in after if m.is_interrupted)
             by = marker.metadata.get("interrupted_by")
+            self.stats.where[str(marker.metadata.get("interrupted_at")).split(":")[0]] += 1
+            self.stats.by[str(by)] += 1
             if causes and by not in causes and by != "interrupt":
                 raise Violation(f"interrupted_by={by!r}, but the causes were {sorted(causes)}")
             tail = after[after.index(marker) + 1 :]
