@@ -199,6 +199,8 @@ class AgentBase:
                 ctx.state = "finished"
                 raise
             except BaseException as exc:  # Exception, and BaseExceptions such as a Rust panic
+                if cancel_requested(me):  # code inside the reply turned a cancel into an error
+                    self._accept(ctx, "cancelled")
                 if ctx.state != "interrupting":
                     ctx.stopped = True  # from here on interrupt() returns False
                     await self._on_error(exc)

@@ -85,3 +85,38 @@ async def test_wait_for_event_helper_times_out_cleanly() -> None:
     agent = ReActAgent("Friday", "", ScriptedModel([]))
     with pytest.raises(TimeoutError):
         await wait_for_event(agent, lambda e: True, timeout=0.01)
+
+
+class CancelToErrorModel(ChatModelBase):
+    """A transport that reports its cancellation as its own error (as some HTTP clients do)."""
+
+    model_name = "converts"
+
+    def __init__(self) -> None:
+        self.streaming = asyncio.Event()
+
+    def __call__(
+        self, messages: list[dict[str, Any]], tools: Any = None, tool_choice: Any = None, **kw: Any
+    ) -> AsyncGenerator[ChatResponse, None]:
+        return self._gen()
+
+    async def _gen(self) -> AsyncGenerator[ChatResponse, None]:
+        yield ChatResponse(content=[TextBlock(text="partial")])
+        self.streaming.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            raise ConnectionError("stream closed") from None
+        yield ChatResponse(content=[TextBlock(text="partial and more")], is_last=True)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="Task.cancelling() is 3.11+")
+async def test_a_cancel_turned_into_an_error_inside_the_reply_still_ends_it_interrupted() -> None:
+    model = CancelToErrorModel()
+    agent = ReActAgent("Friday", "", model)
+    task = asyncio.create_task(agent(user_msg("go")))
+    await asyncio.wait_for(model.streaming.wait(), 10)
+    agent._reply_task.cancel()  # type: ignore[union-attr]
+    result = await task  # not an error: the cancel was the cause
+    assert result.is_interrupted and result.metadata["interrupted_by"] == "cancelled"
+    assert_history_valid(agent.memory.messages)
