@@ -578,3 +578,25 @@ async def test_a_tool_returning_an_image_keeps_it_in_the_tool_result() -> None:
     assert isinstance(result.output, list)
     assert [b.type for b in result.output] == ["text", "image"]
     assert result.output_text() == "Here it is."
+
+
+async def test_memory_and_toolkit_round_trip_through_json_session(tmp_path: Any) -> None:
+    from nb_hitl.memory import InMemoryMemory
+    from nb_hitl.session import JSONSession
+
+    memory = InMemoryMemory()
+    await memory.add(Msg("user", "remember me", "user"), marks="important")
+    await memory.update_compressed_summary("earlier: greetings")
+    toolkit = Toolkit()
+    toolkit.create_tool_group("browser", "Browse the web.", active=True)
+    toolkit.register_tool_function(tool_function_1, group_name="browser")
+    session = JSONSession(save_dir=str(tmp_path))
+    await session.save_session_state("s1", memory=memory, toolkit=toolkit)
+
+    memory2, toolkit2 = InMemoryMemory(), Toolkit()
+    toolkit2.create_tool_group("browser", "Browse the web.")
+    toolkit2.register_tool_function(tool_function_1, group_name="browser")
+    await session.load_session_state("s1", memory=memory2, toolkit=toolkit2)
+    assert memory2.state_dict() == memory.state_dict()
+    assert [m.content for m in await memory2.get_memory(mark="important")][-1] == "remember me"
+    assert toolkit2.state_dict() == {"active_groups": ["browser"]}
