@@ -102,7 +102,11 @@ class ApprovalCard(w.VBox):
         self.edit_ok = w.Button(description="Approve edited", button_style="success")
         self.edit_cancel = w.Button(description="Cancel")
         self.reason = w.Text(placeholder="Why not? (the model sees this)", layout={"flex": "1"})
-        self.deny_ok = w.Button(description="Deny with reason", button_style="danger")
+        self.deny_ok = w.Button(
+            description="Deny with reason", button_style="danger", tooltip="Deny (Enter)"
+        )
+        self.reason.add_class("nb-hitl-deny-reason")  # Enter in it presses deny_ok (_keys.py)
+        self.deny_ok.add_class("nb-hitl-deny-ok")
         self.deny_cancel = w.Button(description="Cancel")
         self.error = w.HTML()
         self.error.add_class("nb-hitl-approval-error")

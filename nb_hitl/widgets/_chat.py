@@ -30,6 +30,7 @@ from nb_hitl.message import Msg
 from ._approval import ApprovalCards
 from ._input import WidgetInput
 from ._invisible import is_blank
+from ._keys import KeyBindings
 from ._live import html
 from ._loop import LoopBridge, WidgetRegistry
 from ._render import CSS, RemoteImages, check_remote_images, esc, msg_flags
@@ -103,6 +104,7 @@ class ChatWidget(w.VBox):
         self.stop_button = w.Button(description="Stop", button_style="danger", icon="stop")
         self.stop_button.disabled = True
         self.continue_button = w.Button(description="Continue", icon="play", disabled=True)
+        self._keyboard()
         self.send_button.on_click(self._bridge.callback(lambda _b: self._send_from_input()))
         self.stop_button.on_click(self._bridge.callback(lambda _b: self.stop()))
         self.continue_button.on_click(self._bridge.callback(lambda _b: self.resume()))
@@ -120,6 +122,7 @@ class ChatWidget(w.VBox):
                 self.status,
                 self._note,
                 bar,
+                self.shortcuts,
             ]
         )
         self.add_class("nb-hitl-chat")
@@ -142,6 +145,8 @@ class ChatWidget(w.VBox):
         self.detached = False
         """True once a newer ChatWidget for the same agent took over (re-running the cell)."""
         _CHATS.replace(agent, self, REPLACED_NOTE)
+        if agent.is_replying:  # created mid-reply (cell re-run): follow and stop that reply
+            self._follow_running_reply()
         self.approvals: ApprovalCards | None = None
         """Approval cards of tool calls waiting for a decision (agents with approvals)."""
         if isinstance(agent, ToolApprovalMixin):
@@ -283,6 +288,37 @@ class ChatWidget(w.VBox):
     def rows(self) -> list[w.Widget]:
         """The row widgets currently drawn (oldest first, newest last)."""
         return self.transcript.rows
+
+    # -- keyboard ----------------------------------------------------------------------------
+    def _keyboard(self) -> None:
+        """Ctrl/Cmd+Enter sends, Escape stops, Enter in a deny-reason box denies."""
+        self.input.add_class("nb-hitl-input")
+        self.send_button.tooltip = "Send (Ctrl+Enter, ⌘+Enter on a Mac)"
+        self.stop_button.tooltip = "Stop the reply (Esc while in the chat)"
+        self.continue_button.tooltip = f"Send “{self.continue_text}”"
+        self.shortcuts = KeyBindings(
+            "nb-hitl-chat",
+            [
+                {"key": "Enter", "mod": True, "within": ".nb-hitl-input", "action": "send",
+                 "clear": True},
+                {"key": "Escape", "action": "stop"},
+                {"key": "Enter", "within": ".nb-hitl-deny-reason", "near": ".nb-hitl-approval",
+                 "click": ".nb-hitl-deny-ok"},
+            ],
+            self._bridge,
+        )  # fmt: skip
+        self.shortcuts.on_action("send", self._send_text)
+        self.shortcuts.on_action("stop", lambda _text: self.stop())
+
+    def _send_text(self, text: str) -> None:
+        if self.send(text) is not None and self.input.value.strip() == text.strip():
+            self.input.value = ""
+
+    def _follow_running_reply(self) -> None:
+        self.stop_button.disabled = False
+        self.continue_button.disabled = True
+        self.status.start_reply()
+        self.status.set_detail("following the running reply")
 
     # -- transcript ---------------------------------------------------------------------------
     def _show_error_row(self, agent_name: str, text: str) -> None:

@@ -18,6 +18,7 @@ import ipywidgets as w
 from nb_hitl.agent import ScriptedSummary
 from nb_hitl.events import Event, ReplyFinished
 
+from ._keys import KeyBindings
 from ._live import html
 from ._loop import LoopBridge, WidgetRegistry
 from ._memory_table import memory_table
@@ -109,7 +110,9 @@ class MemoryInspector(w.VBox):
         self.undo_button = w.Button(description="Undo", icon="undo")
         self.reset_button = w.Button(description="Reset what-if", icon="refresh")
         self.pin_ref = w.Text(placeholder="row # or message id", layout={"width": "160px"})
-        self.pin_button = w.Button(description="Pin", icon="thumb-tack")
+        self.pin_button = w.Button(description="Pin", icon="thumb-tack", tooltip="Pin (Enter)")
+        self.pin_ref.add_class("nb-hitl-pin-ref")  # Enter in it presses Pin (see _keys.py)
+        self.pin_button.add_class("nb-hitl-pin")
         self.unpin_button = w.Button(description="Unpin")
         self.show_all_button = w.ToggleButton(description="Show all rows", value=False)
         self.explore_button = w.Button(
@@ -142,6 +145,12 @@ class MemoryInspector(w.VBox):
                     ]
                 ),
                 w.HBox([self.pin_ref, self.pin_button, self.unpin_button, self.show_all_button]),
+                KeyBindings(
+                    "nb-hitl-inspector",
+                    [{"key": "Enter", "within": ".nb-hitl-pin-ref", "click": ".nb-hitl-pin"}],
+                    self._bridge,
+                    inactive_scope="",
+                ),
             ]
         )
         top: list[w.Widget] = [html(CSS)] if css else []

@@ -1,0 +1,184 @@
+"""KeyBindings: keyboard shortcuts for a widget's part of the page, and its liveness banner.
+
+Stock ipywidgets never see key events, so this small ``anywidget`` (an ES module given as a
+Python string: no build step; JupyterLab 4, Notebook 7, VS Code, Colab) listens in the front
+end. It sits, invisible, inside the widget it serves (``scope``: the CSS class of that widget,
+e.g. ``nb-hitl-chat``) and handles keys only while focus is inside that widget:
+
+- a binding with ``click`` presses that button in the page (the same comm message as a mouse
+  click, so there is one code path);
+- a binding with ``action`` sends ``{"action": ..., "text": <value of the focused box>}`` to
+  the kernel, where ``on_action`` callbacks run on the widget's loop (``LoopBridge``).
+
+The listener is on ``window`` in the capture phase, so the widget sees its keys before
+JupyterLab's own shortcut handling (Escape leaving edit mode, Ctrl+Enter running the cell);
+it stops only the keys it handles, and only inside its scope. Everything else reaches
+JupyterLab untouched.
+
+It also tells when the panel can no longer reach its kernel: when the widget manager drops
+the comms (kernel restart) or the kernel goes away (shutdown), it shows ``INACTIVE_TEXT``
+and disables every button and text box in ``inactive_scope``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import anywidget
+import traitlets
+
+from ._loop import LoopBridge
+
+INACTIVE_TEXT = "kernel restarted: this panel is inactive"
+
+_ESM = r"""
+const INACTIVE = "nb-hitl-inactive";
+
+function matches(ev, b) {
+  if (ev.key !== b.key) return false;
+  const mod = ev.ctrlKey || ev.metaKey;
+  if (!!b.mod !== mod) return false;
+  if (!b.mod && (ev.shiftKey || ev.altKey)) return false;
+  return true;
+}
+
+function render({ model, el }) {
+  el.classList.add("nb-hitl-keys");
+  el.style.display = "none";
+  const root = () => el.closest("." + model.get("scope"));
+
+  function onKey(ev) {
+    const scope = root();
+    if (!scope || !(ev.target instanceof Node) || !scope.contains(ev.target)) return;
+    if (scope.classList.contains(INACTIVE) || ev.isComposing) return;
+    for (const b of model.get("bindings")) {
+      if (!matches(ev, b)) continue;
+      const field = b.within ? ev.target.closest(b.within) : ev.target;
+      if (!field) continue;
+      const near = b.near ? ev.target.closest(b.near) || scope : scope;
+      ev.preventDefault();
+      ev.stopPropagation();
+      ev.stopImmediatePropagation();
+      if (b.click) {
+        const button = near.querySelector(b.click);
+        if (button && !button.disabled) button.click();
+      }
+      if (b.action) {
+        const sel = "textarea, input";
+        const box = field.matches(sel) ? field : field.querySelector(sel);
+        const text = box ? box.value : "";
+        model.send({ action: b.action, text });
+        if (b.clear && box && text.trim()) {
+          box.value = "";
+          box.dispatchEvent(new Event("input", { bubbles: true }));
+        }
+      }
+      return;
+    }
+  }
+  window.addEventListener("keydown", onKey, true);
+
+  let inactive = false;
+  function goInactive() {
+    if (inactive) return;
+    const scope = el.closest("." + model.get("inactive_scope")) || root();
+    if (!scope) return;
+    inactive = true;
+    scope.classList.add(INACTIVE);
+    for (const node of scope.querySelectorAll("button, textarea, input, select")) {
+      node.disabled = true;
+    }
+    for (const status of scope.querySelectorAll(".nb-hitl-status")) {
+      status.dataset.state = "inactive";
+      status.className = "nb-hitl-status nb-hitl-status-inactive";
+      status.textContent = "\u25CF inactive: no kernel behind this panel";
+    }
+    const note = document.createElement("div");
+    note.className = "nb-hitl-inactive-note";
+    note.textContent = model.get("inactive_text");
+    scope.insertBefore(note, scope.firstChild);
+  }
+  if (model.get("inactive_scope")) model.on("comm_live_update", goInactive);
+
+  // A shutdown (or a new kernel) does not touch the comms: watch the kernel itself.
+  const wm = model.widget_manager;
+  const kernelOf = () => {
+    try { return wm && wm.kernel; } catch (e) { return undefined; }
+  };
+  const first = kernelOf();
+  const firstId = first && first.id;
+  const timer = firstId && model.get("inactive_scope") ? setInterval(() => {
+    const k = kernelOf();
+    if (!k || k.isDisposed || k.id !== firstId || k.status === "dead") goInactive();
+  }, 1000) : null;
+
+  return () => {
+    window.removeEventListener("keydown", onKey, true);
+    if (timer) clearInterval(timer);
+  };
+}
+export default { render };
+"""
+
+
+class KeyBindings(anywidget.AnyWidget):
+    """Keyboard shortcuts inside one widget, plus its "kernel restarted" banner.
+
+    Args:
+        scope: CSS class of the widget whose keys this handles (it must be an ancestor).
+        bindings: dicts with ``key`` (``"Enter"``, ``"Escape"``), ``mod`` (Ctrl or Cmd held),
+            ``within`` (CSS selector the focused element must be inside), ``near`` (ancestor
+            in which ``click`` is looked up), and ``click`` (a button's CSS selector) and/or
+            ``action`` (a name sent to the kernel; ``clear`` empties the box after sending).
+        bridge: the owning widget's loop bridge (actions run on its loop).
+        inactive_scope: CSS class of the widget that goes inactive with the kernel (the
+            scope itself when there is no such ancestor; ``""``: never).
+    """
+
+    _esm = _ESM
+    _css = """
+    .nb-hitl-inactive-note { margin: 4px 0; padding: 4px 8px; border-left: 3px solid #8a6d3b;
+      background: #fcf8e3; color: #8a6d3b; font-size: 12px; }
+    .nb-hitl-inactive button, .nb-hitl-inactive textarea { cursor: not-allowed; }
+    .nb-hitl-status-inactive { color: #8a6d3b; }
+    /* Our note says it once; JupyterLab's broken-link icon on every widget is noise here. */
+    .nb-hitl-inactive.jupyter-widgets-disconnected::before,
+    .nb-hitl-inactive .jupyter-widgets-disconnected::before { content: none !important;
+      display: none !important; }
+    """
+    scope = traitlets.Unicode("").tag(sync=True)
+    inactive_scope = traitlets.Unicode("").tag(sync=True)
+    inactive_text = traitlets.Unicode(INACTIVE_TEXT).tag(sync=True)
+    bindings = traitlets.List(traitlets.Dict()).tag(sync=True)
+
+    def __init__(
+        self,
+        scope: str,
+        bindings: list[dict[str, Any]],
+        bridge: LoopBridge,
+        *,
+        inactive_scope: str = "nb-hitl-panel",
+    ) -> None:
+        super().__init__(scope=scope, bindings=bindings, inactive_scope=inactive_scope)
+        self._bridge = bridge
+        self._actions: dict[str, Callable[[str], Any]] = {}
+        self.on_msg(self._on_front_end_msg)
+
+    def on_action(self, name: str, callback: Callable[[str], Any]) -> None:
+        """Run ``callback(text)`` (on the loop) when the front end sends action ``name``."""
+        self._actions[name] = callback
+
+    def press(self, name: str, text: str = "") -> None:
+        """Do what the front end's action ``name`` does (headless tests, scripts)."""
+        callback = self._actions.get(name)
+        if callback is not None:
+            self._bridge.call(callback, text)
+
+    def _on_front_end_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        if isinstance(content, dict) and isinstance(content.get("action"), str):
+            text = content.get("text")
+            self.press(content["action"], text if isinstance(text, str) else "")
+
+
+__all__ = ["INACTIVE_TEXT", "KeyBindings"]

@@ -1,0 +1,162 @@
+"""The notebook extension and the keyboard in real JupyterLab and Chromium.
+
+- the notebook's own ■ (Kernel ▸ Interrupt) stops a streaming panel reply (``%load_ext nb_hitl``);
+- Ctrl+Enter in the chat sends, Escape in the chat stops;
+- re-running the panel's cell while a reply streams gives a panel whose Stop works;
+- after a kernel restart (and a shutdown) the old panel says it is inactive, buttons disabled.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lab_server import LabServer
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(400)]
+
+SETUP = """\
+%load_ext nb_hitl
+import nb_hitl
+from nb_hitl import ReActAgent, ScriptedModel
+LONG = " ".join(f"word{i}" for i in range(4000))
+agent = ReActAgent("Friday", "You are a test agent.",
+                   ScriptedModel([LONG] * 6, tokens_per_second=40))"""
+PANEL = "panel = nb_hitl.show(agent, session=None)\npanel"
+
+CHAT = ".nb-hitl-chat"
+INPUT = ".nb-hitl-chat textarea"
+STOP = ".nb-hitl-chat button:has-text('Stop')"
+SEND = ".nb-hitl-chat button:has-text('Send')"
+
+
+def wait_status(page: Any, state: str, timeout: float = 60.0) -> None:
+    page.wait_for_selector(f".nb-hitl-status[data-state='{state}']", timeout=timeout * 1000)
+
+
+def interrupted_rows(page: Any) -> int:
+    return int(page.locator(f"{CHAT} .nb-hitl-msg.nb-hitl-interrupted").count())
+
+
+def open_and_run_all(page: Any, lab: LabServer, name: str) -> None:
+    page.goto(lab.write_notebook(name, [SETUP, PANEL]))
+    page.wait_for_selector("text=/\\| Idle/", timeout=90_000)
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+    page.wait_for_selector(INPUT, timeout=90_000)
+    # The keyboard widget is an anywidget: wait until its front end has rendered.
+    page.wait_for_selector(f"{CHAT} .nb-hitl-keys", state="attached", timeout=60_000)
+
+
+def wait_streaming(page: Any) -> None:
+    wait_status(page, "running")
+    page.wait_for_selector(".nb-hitl-live >> text=/word30 /", timeout=60_000)
+
+
+def test_interrupt_button_keyboard_and_rerun(browser: Any, lab: LabServer, artifacts: Path) -> None:
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        open_and_run_all(page, lab, "keyboard.ipynb")
+        box = page.locator(INPUT)
+        assert "Ctrl+Enter" in (page.locator(SEND).get_attribute("title") or "")
+        assert "Esc" in (page.locator(STOP).get_attribute("title") or "")
+
+        # Ctrl+Enter sends (and does not run the cell: the panel stays, no new execution).
+        prompt_before = page.locator(".jp-CodeCell .jp-InputPrompt").last.inner_text()
+        box.fill("first question")
+        box.press("Control+Enter")
+        wait_streaming(page)
+        assert box.input_value() == ""
+        assert page.locator(".jp-CodeCell .jp-InputPrompt").last.inner_text() == prompt_before
+
+        # Escape in the chat stops it.
+        box.press("Escape")
+        page.wait_for_selector(f"{CHAT} .nb-hitl-msg.nb-hitl-interrupted", timeout=30_000)
+        wait_status(page, "idle")
+        assert page.locator(f"{CHAT} .nb-hitl-msg", has_text="first question").count() == 1
+
+        # The notebook's own ■ stops a streaming reply (no cell runs meanwhile).
+        before = interrupted_rows(page)
+        box.fill("second question")
+        page.locator(SEND).click()
+        wait_streaming(page)
+        page.locator("jp-button[data-command='notebook:interrupt-kernel']").first.click()
+        page.wait_for_function(
+            f"n => document.querySelectorAll('{CHAT} .nb-hitl-msg.nb-hitl-interrupted').length > n",
+            arg=before,
+            timeout=30_000,
+        )
+        wait_status(page, "idle")
+        page.screenshot(path=str(artifacts / "kernel-interrupt-stopped-panel.png"))
+
+        # Re-run the panel's cell while a reply streams: the new panel's Stop works.
+        box.fill("third question")
+        box.press("Control+Enter")
+        wait_streaming(page)
+        page.locator(".jp-CodeCell").last.locator(".jp-InputPrompt").click()
+        page.locator("jp-button[data-command='notebook:run-cell-and-select-next']").first.click()
+        page.wait_for_selector(f"{CHAT} .nb-hitl-note >> text=/not follow|no longer/",
+                               state="detached", timeout=30_000)  # fmt: skip
+        wait_status(page, "running")
+        page.wait_for_selector(f"{STOP}:enabled", timeout=30_000)
+        before = interrupted_rows(page)
+        page.locator(STOP).click()
+        page.wait_for_function(
+            f"n => document.querySelectorAll('{CHAT} .nb-hitl-msg.nb-hitl-interrupted').length > n",
+            arg=before,
+            timeout=30_000,
+        )
+        wait_status(page, "idle")
+
+        # Enter in the inspector's pin box pins (row 1: the first question).
+        page.locator(".nb-hitl-pin-ref input").fill("1")
+        page.locator(".nb-hitl-pin-ref input").press("Enter")
+        page.wait_for_selector(".nb-hitl-table .nb-hitl-badge-pinned", timeout=30_000)
+        assert not [e for e in errors if "nb-hitl" in e or "anywidget" in e.lower()], errors
+    finally:
+        page.close()
+        lab.shutdown_kernels()
+        time.sleep(0.5)
+
+
+def test_restart_and_shutdown_leave_the_old_panel_inactive(
+    browser: Any, lab: LabServer, artifacts: Path
+) -> None:
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        open_and_run_all(page, lab, "restart.ipynb")
+        page.locator(INPUT).fill("a long answer please")
+        page.locator(INPUT).press("Control+Enter")
+        wait_streaming(page)
+        page.locator(".lm-MenuBar-itemLabel", has_text="Kernel").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text=re.compile("^Restart Kernel")).first.click()
+        page.locator(".jp-Dialog-button.jp-mod-accept").click()
+        page.wait_for_selector("text=kernel restarted: this panel is inactive", timeout=30_000)
+        for selector in (SEND, STOP, INPUT):
+            assert page.locator(selector).first.is_disabled(), selector
+        # It does not pretend to run: the status says inactive, not "running".
+        assert page.locator(".nb-hitl-status").first.get_attribute("data-state") == "inactive"
+        page.screenshot(path=str(artifacts / "panel-inactive-after-restart.png"))
+
+        # A fresh panel in the new kernel works; then a shutdown makes it inactive too.
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        page.wait_for_selector(f"{SEND}:enabled", timeout=90_000)
+        page.wait_for_selector(f"{CHAT} .nb-hitl-keys", state="attached", timeout=60_000)
+        assert page.locator(".nb-hitl-inactive-note").count() == 0
+        page.locator(".lm-MenuBar-itemLabel", has_text="Kernel").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text=re.compile("^Shut Down Kernel")).first.click()
+        dialog = page.locator(".jp-Dialog-button.jp-mod-accept")
+        if dialog.count():
+            dialog.click()
+        page.wait_for_selector("text=kernel restarted: this panel is inactive", timeout=30_000)
+        assert page.locator(SEND).first.is_disabled()
+    finally:
+        page.close()
+        lab.shutdown_kernels()
+        time.sleep(0.5)

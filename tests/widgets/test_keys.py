@@ -1,0 +1,94 @@
+"""Keyboard shortcuts (the ``KeyBindings`` anywidget) and a chat made while a reply runs.
+
+Headless: a key press reaches the kernel as the anywidget's custom comm message, fed here to
+the widget's own message handler exactly as ipywidgets does. The real keys are pressed in
+Chromium in ``tests/browser/test_keyboard_in_jupyterlab.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from widget_helpers import until
+
+from nb_hitl.agent import ReActAgent
+from nb_hitl.model import ScriptedModel
+from nb_hitl.widgets import AgentPanel, ChatWidget
+from nb_hitl.widgets._keys import INACTIVE_TEXT, KeyBindings
+
+LONG = " ".join(f"word{i}" for i in range(400))
+
+
+def slow_agent(script: list, tps: float = 60.0) -> ReActAgent:
+    return ReActAgent(
+        "Friday", "You are a test agent.", ScriptedModel(script, tokens_per_second=tps)
+    )
+
+
+def key_message(keys: KeyBindings, action: str, text: str = "") -> None:
+    """What the front end sends when a bound key is pressed."""
+    keys._handle_custom_msg({"action": action, "text": text}, [])
+
+
+async def test_ctrl_enter_sends_the_typed_text_and_escape_stops() -> None:
+    agent = slow_agent([LONG, "ok"])
+    chat = ChatWidget(agent)
+    chat.input.value = "tell me a story"
+    key_message(chat.shortcuts, "send", "tell me a story")
+    assert chat.input.value == ""
+    await until(lambda: chat.state == "running" and agent.is_replying)
+    await until(lambda: agent._where == "streaming")
+    key_message(chat.shortcuts, "stop")
+    await until(lambda: chat.state == "idle" and not agent.is_replying)
+    last = agent.memory.messages[-1]
+    assert last.is_interrupted and last.metadata["interrupted_by"] == "interrupt"
+    assert agent.memory.messages[0].get_text_content() == "tell me a story"
+
+
+async def test_key_messages_that_mean_nothing_change_nothing() -> None:
+    agent = slow_agent(["ok"])
+    chat = ChatWidget(agent)
+    key_message(chat.shortcuts, "send", "   ")  # empty: nothing sent, the note says why
+    assert chat.state == "idle" and "Nothing sent" in chat._note.value
+    key_message(chat.shortcuts, "stop")  # nothing running
+    chat.shortcuts._handle_custom_msg({"action": 3}, [])  # malformed
+    chat.shortcuts._handle_custom_msg({"action": "unknown"}, [])
+    assert chat.state == "idle" and agent.memory.messages == []
+
+
+def test_tooltips_name_the_shortcuts_and_bindings_are_declared() -> None:
+    panel = AgentPanel(slow_agent(["ok"]), session=None)
+    chat = panel.chat
+    assert "Ctrl+Enter" in chat.send_button.tooltip
+    assert "Esc" in chat.stop_button.tooltip
+    assert "Enter" in (panel.inspector.pin_button.tooltip or "")
+    keys = {(b["key"], bool(b.get("mod"))): b for b in chat.shortcuts.bindings}
+    assert keys[("Enter", True)]["action"] == "send"
+    assert keys[("Escape", False)]["action"] == "stop"
+    assert "nb-hitl-input" in chat.input._dom_classes
+    assert chat.shortcuts.inactive_text == INACTIVE_TEXT
+    assert chat.shortcuts in chat.children
+
+
+async def test_a_chat_made_while_a_reply_runs_follows_and_stops_it() -> None:
+    agent = slow_agent([LONG, "ok"])
+    first = ChatWidget(agent)
+    first.send("tell me a story")
+    await until(lambda: agent._where == "streaming")
+    second = ChatWidget(agent)  # the cell re-run mid-reply
+    assert first.detached and first.stop_button.disabled
+    assert second.state == "running" and not second.stop_button.disabled
+    assert second.continue_button.disabled
+    # Its live row appears with the next streamed piece.
+    await until(lambda: "word" in "".join(getattr(r, "value", "") for r in _html(second)))
+    assert second.stop()
+    await until(lambda: not agent.is_replying and second.state == "idle")
+    assert agent.memory.messages[-1].is_interrupted
+    assert not second.continue_button.disabled and second.stop_button.disabled
+    await asyncio.sleep(0)
+
+
+def _html(chat: ChatWidget) -> list:
+    from widget_helpers import walk
+
+    return [x for x in walk(chat) if hasattr(x, "value") and isinstance(x.value, str)]
