@@ -1,0 +1,88 @@
+"""The same panel in Notebook 7 (served by the test JupyterLab server at ``/notebooks/``):
+Ctrl+Enter sends, Escape stops, the notebook's ■ stops a streaming reply, and a kernel restart
+leaves the old panel inactive."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import time
+import urllib.error
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lab_server import LabServer
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(400)]
+
+SETUP = """\
+%load_ext nb_hitl
+import nb_hitl
+from nb_hitl import ReActAgent, ScriptedModel
+LONG = " ".join(f"word{i}" for i in range(4000))
+agent = ReActAgent("Friday", "You are a test agent.",
+                   ScriptedModel([LONG] * 6, tokens_per_second=40))"""
+PANEL = "panel = nb_hitl.show(agent, session=None)\npanel"
+CHAT = ".nb-hitl-chat"
+INPUT = ".nb-hitl-chat textarea"
+INTERRUPTED = f"{CHAT} .nb-hitl-msg.nb-hitl-interrupted"
+
+
+def wait_more_interrupted(page: Any, before: int) -> None:
+    page.wait_for_function(
+        f"n => document.querySelectorAll('{INTERRUPTED}').length > n", arg=before, timeout=30_000
+    )
+
+
+def wait_streaming(page: Any) -> None:
+    page.wait_for_selector(".nb-hitl-status[data-state='running']", timeout=60_000)
+    page.wait_for_selector(".nb-hitl-live >> text=/word30 /", timeout=60_000)
+
+
+def test_keyboard_interrupt_and_restart_in_notebook7(
+    browser: Any, lab: LabServer, artifacts: Path
+) -> None:
+    if importlib.util.find_spec("notebook") is None:
+        pytest.skip("NOTEBOOK 7 TEST SKIPPED: `pip install notebook>=7` (the test extra has it)")
+    lab.write_notebook("nb7.ipynb", [SETUP, PANEL])
+    page = browser.new_page(viewport={"width": 1300, "height": 1000})
+    try:
+        page.goto(f"{lab.url}/notebooks/nb7.ipynb?token={lab.token}")
+        # Notebook 7 shows "No Kernel" until its kernel is connected; Run All before that is lost.
+        deadline = time.monotonic() + 120
+        while page.locator("text=No Kernel").count() or page.locator(".jp-CodeCell").count() < 2:
+            assert time.monotonic() < deadline, "Notebook 7 never connected a kernel"
+            page.wait_for_timeout(500)
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        page.wait_for_selector(f"{CHAT} .nb-hitl-keys", state="attached", timeout=90_000)
+        box = page.locator(INPUT)
+
+        box.fill("first question")
+        box.press("Control+Enter")
+        wait_streaming(page)
+        box.press("Escape")
+        wait_more_interrupted(page, 0)
+
+        before = page.locator(INTERRUPTED).count()
+        box.fill("second question")
+        box.press("Control+Enter")
+        wait_streaming(page)
+        page.locator("jp-button[data-command='notebook:interrupt-kernel']").first.click()
+        wait_more_interrupted(page, before)
+        page.screenshot(path=str(artifacts / "notebook7-kernel-interrupt.png"))
+
+        page.locator(".lm-MenuBar-itemLabel", has_text="Kernel").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text=re.compile("^Restart Kernel")).first.click()
+        page.locator(".jp-Dialog-button.jp-mod-accept").click()
+        page.wait_for_selector("text=kernel restarted: this panel is inactive", timeout=30_000)
+        assert page.locator(f"{CHAT} button:has-text('Send')").first.is_disabled()
+    finally:
+        page.close()
+        for _ in range(30):  # a kernel still restarting answers 500 for a moment
+            try:
+                lab.shutdown_kernels()
+                break
+            except urllib.error.HTTPError:
+                time.sleep(1)
