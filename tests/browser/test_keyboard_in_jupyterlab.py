@@ -117,6 +117,12 @@ def test_interrupt_button_keyboard_and_rerun(browser: Any, lab: LabServer, artif
         page.locator(".nb-hitl-pin-ref input").fill("1")
         page.locator(".nb-hitl-pin-ref input").press("Enter")
         page.wait_for_selector(".nb-hitl-table .nb-hitl-badge-pinned", timeout=30_000)
+
+        # Outside the chat JupyterLab's own keys still work: Escape leaves a cell's editor.
+        page.locator(".jp-CodeCell .cm-content").first.click()
+        page.wait_for_selector(".jp-Notebook.jp-mod-editMode", timeout=10_000)
+        page.keyboard.press("Escape")
+        page.wait_for_selector(".jp-Notebook.jp-mod-commandMode", timeout=10_000)
         assert not [e for e in errors if "nb-hitl" in e or "anywidget" in e.lower()], errors
     finally:
         page.close()
