@@ -36,6 +36,8 @@ REPLACED_NOTE = "This inspector no longer follows the agent: a newer one was cre
 _INSPECTORS = WidgetRegistry()
 """The newest MemoryInspector of each agent."""
 
+CHART_STEPS = 300
+"""The chart shows the latest this many points (a long memory's SVG stays small)."""
 KEEP_SLIDER_STEPS = 100
 """The keep_recent slider spans at most this many messages; its number box goes further."""
 MIN_DELAY = 0.05
@@ -506,7 +508,7 @@ class MemoryInspector(w.VBox):
 
     def _draw_chart(self) -> None:
         threshold = self.threshold if self.plan is not None else 0
-        self._chart.value = steps_chart(self._steps, threshold)
+        self._chart.value = steps_chart(self._steps[-CHART_STEPS:], threshold)
 
 
 __all__ = ["MemoryInspector"]

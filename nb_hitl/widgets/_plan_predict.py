@@ -13,6 +13,10 @@ from typing import Any
 from nb_hitl.agent import ScriptedSummary, SummaryRequest
 from nb_hitl.agent._replay_summary import summary_settings
 
+MAX_FOLDED = 400
+"""Above this many folded messages the exact size is not worked out on every refresh (writing
+the scripted summary of thousands of messages takes seconds); the plan's estimate is shown."""
+
 
 def scripted_after(agent: Any, plan: Any, policy: ScriptedSummary) -> int | None:
     """Prompt tokens after compressing as ``plan`` says, or None when it cannot be known.
@@ -28,7 +32,7 @@ def scripted_after(agent: Any, plan: Any, policy: ScriptedSummary) -> int | None
     model = (cfg.compression_model if cfg is not None else None) or getattr(agent, "model", None)
     if not isinstance(model, ScriptedModel) or model.structured_responder is not None:
         return None
-    if not plan.compress_ids or cfg is None:
+    if not plan.compress_ids or cfg is None or len(plan.compress_ids) > MAX_FOLDED:
         return None
     formatter = cfg.compression_formatter or agent.formatter
     wanted = set(plan.compress_ids)
