@@ -129,7 +129,7 @@ class CompressionExplorer(w.VBox):
             max=top,
             step=1,
             description="threshold",
-            continuous_update=True,
+            continuous_update=not policy.writes_text,
             layout={"width": "420px"},
         )
         self.threshold_box = w.BoundedIntText(
@@ -140,7 +140,7 @@ class CompressionExplorer(w.VBox):
             min=0,
             max=min(n - 1, KEEP_SLIDER_MAX),
             description="keep_recent",
-            continuous_update=True,
+            continuous_update=not policy.writes_text,
             layout={"width": "420px"},
         )
         self.keep_box = w.BoundedIntText(value=keep, min=0, max=n - 1, layout={"width": "110px"})
@@ -326,6 +326,9 @@ class CompressionExplorer(w.VBox):
 
     def _policy_changed(self, change: dict[str, Any]) -> None:
         self._policy = POLICIES[change["new"]]
+        # Writing real summaries costs more per move: redraw when the handle is let go.
+        for slider in (self.threshold_slider, self.keep_slider):
+            slider.continuous_update = not self._policy.writes_text
         self.baseline = run_replay(self._prep, None, self._policy)
         self.update()
         if self.sweep is not None:
