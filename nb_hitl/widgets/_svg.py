@@ -118,10 +118,10 @@ def tokens_chart(
 
 
 STEP_STYLE = {
-    "replayed": ("#9aa5b1", "model call (replayed from memory)"),
-    "turn": ("#2f80ed", "after a turn (now)"),
+    "replayed": ("#9aa5b1", "replayed call"),
+    "turn": ("#2f80ed", "turn / now"),
     "compress": ("#6f42c1", "compressed"),
-    "undo": ("#27ae60", "compression undone"),
+    "undo": ("#27ae60", "undone"),
 }
 """Marker colour and legend text per kind of point on the inspector's chart."""
 
@@ -185,7 +185,7 @@ def steps_chart(steps: list[tuple[str, int, str]], threshold: int, height: int =
     x = left
     legend = []
     for kind in kinds + (["threshold"] if threshold > 0 else []):
-        colour, text = STEP_STYLE.get(kind, ("#d0021b", "trigger_threshold"))
+        colour, text = STEP_STYLE.get(kind, ("#d0021b", "threshold"))
         legend.append(
             f'<rect x="{x:.0f}" y="4" width="10" height="10" fill="{colour}"/>'
             f'<text x="{x + 13:.0f}" y="13" font-size="12">{esc(text)}</text>'
