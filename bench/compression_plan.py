@@ -21,10 +21,14 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import os
 import random
 import statistics
 import time
 from collections.abc import Callable
+
+# Agents print their replies to the console in scripts (as AgentScope's do); not here.
+os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
 
 from nb_hitl import CompressionConfig, Msg, ReActAgent, ScriptedModel
 from nb_hitl.demo import demo_toolkit

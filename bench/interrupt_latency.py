@@ -13,9 +13,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import statistics
 import time
+
+# Agents print their replies to the console in scripts (as AgentScope's do); not here.
+os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
 
 from _stats import median_p99, pct
 

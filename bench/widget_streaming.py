@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import queue
 import random
 import statistics
@@ -26,6 +27,9 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+# Agents print their replies to the console in scripts (as AgentScope's do); not here.
+os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "kernel"))
 from kernel_harness import KernelHarness, chat_interrupted, chat_text, state_text

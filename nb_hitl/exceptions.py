@@ -15,7 +15,8 @@
     ├── ApprovalError         a tool-call decision for an unknown or closed call, or bad arguments
     ├── SessionError          a session file cannot be saved or loaded
     ├── TokenCountError       the tokenizer failed on a text (it never hangs the agent)
-    └── TranscriptError       a recorded conversation cannot be replayed (compression replay)
+    ├── TranscriptError       a recorded conversation cannot be replayed (compression replay)
+    └── HookError             a hook registered on an agent raised
 
 Interruption is not an error: it is signalled by ``asyncio.CancelledError`` inside the reply
 task and surfaces to callers as a ``Msg`` whose ``metadata["_is_interrupted"]`` is True.
@@ -116,3 +117,26 @@ class TokenCountError(NbHitlError):
 class TranscriptError(NbHitlError, ValueError):
     """A recorded conversation cannot be replayed (empty, no model call, an orphan tool result,
     a repeated message id); the message names the message to fix."""
+
+
+class HookError(NbHitlError):
+    """A hook registered on an agent raised (its error is the ``__cause__``).
+
+    The agent's memory stays a valid history: a failing ``pre_*`` hook stops the call before
+    it starts; a failing ``post_*`` hook leaves what the call already recorded.
+    """
+
+    def __init__(self, hook_type: str, hook_name: str, error: BaseException) -> None:
+        stage = (
+            "before the call ran; nothing was recorded"
+            if hook_type.startswith("pre_")
+            else "after the call finished; what it recorded stays in memory"
+        )
+        super().__init__(
+            f"The {hook_type} hook {hook_name!r} raised {type(error).__name__}: {error} "
+            f"({stage}). Fix or remove it with remove_instance_hook/remove_class_hook"
+            f"({hook_type!r}, {hook_name!r})."
+        )
+        self.hook_type = hook_type
+        self.hook_name = hook_name
+        self.error = error

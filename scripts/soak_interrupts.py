@@ -13,12 +13,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import sys
 import time
 import traceback
 from collections import Counter
 from pathlib import Path
+
+# Agents print their replies to the console in scripts (as AgentScope's do); not here.
+os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "agent"))
 

@@ -52,8 +52,11 @@ from nb_hitl.events import (
 )
 from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.message import Msg
+from nb_hitl.module import StateModule
 
 from . import _registry
+from ._console import ConsoleMixin
+from ._hooks import bind_arguments, call_with_arguments, message_argument
 from ._lifecycle import (
     ACTIVE_STATES,
     ReplyRecord,
@@ -71,21 +74,33 @@ _DIRECT_AWAIT = sys.version_info >= (3, 11)
 DEFAULT_INTERRUPT_TEXT = "[Interrupted] The agent was interrupted by the user."
 
 
-class AgentBase:
-    """Base class of agents: the reply task, interruption, events and state.
+class AgentBase(StateModule, ConsoleMixin):
+    """Base class of agents: the reply task, interruption, events, hooks and state.
 
     Subclasses implement ``reply(msg)`` and may override ``handle_interrupt()``; they update
-    ``self._where`` as they go so the interrupted message can say where it landed.
+    ``self._where`` as they go so the interrupted message can say where it landed. As in
+    AgentScope, a subclass may call ``super().__init__()`` without a name and set
+    ``self.name`` afterwards (until then the name is the class name), register state with
+    ``self.register_state(...)``, and use hooks (``_hooks.py``) and ``print`` (``_console.py``).
+    ``reply`` hooks run around ``reply()`` in the lifecycle: pre hooks before the question is
+    recorded, post hooks after the reply finished *or was interrupted*.
     """
 
     memory: Any = None
 
-    def __init__(self, name: str, *, interrupt_text: str = DEFAULT_INTERRUPT_TEXT) -> None:
+    def __init__(
+        self, name: str | None = None, *, interrupt_text: str = DEFAULT_INTERRUPT_TEXT
+    ) -> None:
+        super().__init__()
+        if name is None:
+            name = type(self).__name__
         if not isinstance(name, str) or not name.strip():
             raise ValueError(
                 "An agent needs a non-empty name, e.g. ReActAgent(name='Friday', ...)."
             )
         self.name = name
+        self.id = uuid.uuid4().hex
+        """A unique id of this agent object (AgentScope's ``agent.id``)."""
         self.interrupt_text = interrupt_text
         self._bus = EventBus()
         self._reply_task: asyncio.Task[Msg] | None = None
@@ -144,13 +159,14 @@ class AgentBase:
         self._reply = ctx
         self._where = "before start"
         self._emit(ReplyStarted(self.name, ctx.id, msg))
-        try:
-            self._record_incoming(msg)  # synchronous: no cancel can come in between
-        except BaseException as exc:
-            ctx.state = "finished"
-            self._emit(ErrorOccurred(self.name, ctx.id, type(exc).__name__, str(exc), None))
-            raise
-        ctx.recorded = True
+        if not self.has_hooks("reply"):  # else the reply task records it after the pre hooks
+            try:
+                self._record_incoming(msg)  # synchronous: no cancel can come in between
+            except BaseException as exc:
+                ctx.state = "finished"
+                self._emit(ErrorOccurred(self.name, ctx.id, type(exc).__name__, str(exc), None))
+                raise
+            ctx.recorded = True
         guarded = StartGuard(self._run(ctx, kwargs), lambda: self._accept(ctx, "cancelled"))
         task: asyncio.Task[Msg] = loop.create_task(guarded, name=f"reply:{self.name}")
         ctx.task = task
@@ -190,7 +206,16 @@ class AgentBase:
             try:
                 if ctx.state == "interrupting":  # accepted before our first step
                     raise asyncio.CancelledError
-                result = await self.reply(ctx.msg, **kwargs)
+                if not ctx.recorded:  # reply hooks: pre hooks first, in this (interruptible) task
+                    arguments = bind_arguments(self.reply, (ctx.msg,), kwargs)
+                    ctx.arguments = await self._run_pre_hooks("reply", arguments)
+                    ctx.msg = message_argument(self.reply, ctx.arguments, ctx.msg)
+                    self._record_incoming(ctx.msg)
+                    ctx.recorded = True
+                if ctx.arguments is not None:
+                    result = await call_with_arguments(self.reply, ctx.arguments)
+                else:
+                    result = await self.reply(ctx.msg, **kwargs)
                 if cancel_requested(me):  # a cancel that code inside the reply swallowed
                     self._accept(ctx, "cancelled")
             except asyncio.CancelledError:
@@ -210,7 +235,11 @@ class AgentBase:
                 logger.info(
                     "reply of %s raised %r after an interrupt; ends interrupted", self.name, exc
                 )
-            return await self._settle(ctx, result)
+            result = await self._settle(ctx, result)
+            if self.has_hooks("reply"):  # interrupted replies go through post hooks too
+                arguments = ctx.arguments or bind_arguments(self.reply, (ctx.msg,), kwargs)
+                result = await self._run_post_hooks("reply", arguments, result)
+            return result
         finally:
             if ctx.state != "finished":  # an error in handle_interrupt: nothing may stay active
                 ctx.state = "finished"
@@ -225,6 +254,9 @@ class AgentBase:
             return result  # type: ignore[return-value]
         ctx.stopped = True
         uncancel(asyncio.current_task())
+        if not ctx.recorded:  # interrupted during the pre_reply hooks: the question is kept
+            self._record_incoming(ctx.msg)
+            ctx.recorded = True
         interrupted = await self._run_handle_interrupt(ctx)
         self._emit(Interrupted(self.name, ctx.id, interrupted, self._where))
         self._emit(ReplyFinished(self.name, ctx.id, interrupted, interrupted=True))
@@ -361,27 +393,49 @@ class AgentBase:
     def _emit(self, event: Event) -> None:
         self._bus.emit(event)
 
+    # -- observing ------------------------------------------------------------------------------
+    async def observe(self, msg: Msg | list[Msg] | None) -> None:
+        """Record ``msg`` (one message, several, or none) in memory without replying."""
+        if self.is_replying:
+            raise AgentBusyError(self.name)
+        if self.memory is None:
+            return
+        for m in [msg] if isinstance(msg, Msg) else list(msg or []):
+            await self.memory.add(m)
+            self._emit(MessageAdded(self.name, None, m))
+
     # -- state ------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
-        """JSON-able state (memory and settings; never model clients or keys)."""
-        state: dict[str, Any] = {"name": self.name, "interrupt_text": self.interrupt_text}
+        """JSON-able state: memory and settings (never model clients or keys), plus nested
+        state modules and attributes registered with ``register_state``."""
+        state = super().state_dict()
+        state.update(name=self.name, interrupt_text=self.interrupt_text)
         if self.memory is not None and hasattr(self.memory, "state_dict"):
             state["memory"] = self.memory.state_dict()
         return state
 
+    def _optional_state_keys(self) -> set[str]:
+        # Nested modules found on the agent (memory, a toolkit...) may be absent from states
+        # saved before they existed; registered attributes stay required under ``strict``.
+        return {key for key, _ in self._nested_modules()}
+
     def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> None:
-        """Restore ``state_dict()`` output; refuses while a reply runs.
+        """Restore ``state_dict()`` output (all or nothing); refuses while a reply runs.
 
         The settings in ``state`` (``interrupt_text``, ``sys_prompt``, ``max_iters``...) are
         type-checked first: a wrong one raises ``ValueError`` naming it, before anything changes.
+        Nested state modules (memory...) and attributes registered with ``register_state`` are
+        loaded as ``StateModule`` does; the saved name is restored (AgentScope's behaviour).
         """
         if self.is_replying:
             raise AgentBusyError(self.name)
         from nb_hitl._session_schema import check_agent_settings
 
         check_agent_settings(state)
-        if self.memory is not None and "memory" in state:
-            self.memory.load_state_dict(state["memory"], strict=strict)
+        super().load_state_dict(state, strict=strict)
+        name = state.get("name")
+        if isinstance(name, str) and name.strip():
+            self.name = name
         self.interrupt_text = state.get("interrupt_text", self.interrupt_text)
 
     def __repr__(self) -> str:

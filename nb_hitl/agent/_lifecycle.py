@@ -34,6 +34,8 @@ class ReplyRecord:
     recorded: bool = False
     """The incoming message was recorded in memory."""
     task: asyncio.Task[Msg] | None = None
+    arguments: dict[str, Any] | None = None
+    """``reply()``'s arguments by name, when reply hooks are set (pre hooks may change them)."""
 
 
 def uncancel(task: asyncio.Task[Any] | None) -> None:

@@ -5,6 +5,12 @@ After an interrupt, memory holds, in order: the user's message; the partial assi
 streaming are dropped); exactly one ``tool_result`` for every ``tool_use`` (real results for
 finished calls, an interrupted result for the running call and every call not yet started);
 the interrupted message. So the next prompt is valid for OpenAI-style APIs.
+
+AgentScope's extension points work as there: ``_reasoning(tool_choice)`` and
+``_acting(tool_call)`` (one call) can be overridden and are wrapped by the ``pre_/post_reasoning``
+and ``pre_/post_acting`` hooks; ``await agent(msg, structured_model=Model)`` fills
+``reply.metadata`` through the ``generate_response`` tool (``_structured.py``); messages go
+through ``print`` as they stream (``_console.py``).
 """
 
 from __future__ import annotations
@@ -23,6 +29,13 @@ from nb_hitl.tool import Toolkit, ToolResponse
 from ._approval import ToolApprovalMixin
 from ._base import DEFAULT_INTERRUPT_TEXT
 from ._compression_agent import CompressionMixin
+from ._hooks import REACT_HOOK_TYPES
+from ._structured import (
+    FINISH_FUNCTION_NAME,
+    StructuredTurn,
+    check_structured_model,
+    validate_structured,
+)
 
 SUMMARIZE_PROMPT = (
     "You have failed to finish within the maximum number of reasoning steps. Now reply "
@@ -48,6 +61,10 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
         parallel_tool_calls: run the tool calls of one step concurrently.
         interrupt_text: text of the message ``handle_interrupt()`` returns.
     """
+
+    supported_hook_types = REACT_HOOK_TYPES
+    finish_function_name: str = FINISH_FUNCTION_NAME
+    """The tool through which the model returns structured output (AgentScope's name)."""
 
     def __init__(
         self,
@@ -84,6 +101,7 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
         self._tool_partial: dict[str, str] = {}
         self._started_calls: set[str] = set()
         self._resume_calls: list[ToolUseBlock] = []
+        self._structured = StructuredTurn()
 
     # -- prompt ------------------------------------------------------------------------------
     def system_msg(self) -> Msg:
@@ -168,39 +186,71 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
             await self._commit(m)
 
     # -- the loop ------------------------------------------------------------------------------
-    async def reply(self, msg: Msg | list[Msg] | None = None, **kwargs: Any) -> Msg:
-        """Answer ``msg`` (or what memory holds), calling tools as the model asks."""
+    async def reply(
+        self,
+        msg: Msg | list[Msg] | None = None,
+        structured_model: Any = None,
+        **kwargs: Any,
+    ) -> Msg:
+        """Answer ``msg`` (or what memory holds), calling tools as the model asks.
+
+        Args:
+            msg: the new message(s), recorded in memory first.
+            structured_model: a pydantic model whose validated fields the reply's ``metadata``
+                must carry; the model fills them by calling ``generate_response``.
+        """
         ctx = self._reply
         if ctx is None or not ctx.recorded or ctx.task is not asyncio.current_task():
             self._record_incoming(msg)  # called directly, not through agent()
+        wanted = None if structured_model is None else check_structured_model(structured_model)
+        turn = self._structured = StructuredTurn(wanted, self.finish_function_name)
+        tool_choice = turn.first_tool_choice
         parked, self._resume_calls = self._resume_calls, []
         if parked:  # calls parked in a loaded session, resumed
-            await self._acting(parked)
+            await self._act(parked)
         for _ in range(self.max_iters):
             self._step_boundary()
             await self._compress_if_needed()
-            response = await self._reasoning()
-            calls = response.get_content_blocks("tool_use")
-            if not calls:
-                return response
-            self._where = "between reasoning and acting"
-            await asyncio.sleep(0)  # an interrupt requested while reasoning lands here
-            await self._acting(calls)
+            response = await self._call_hooked(
+                "reasoning", self._reasoning, tool_choice=tool_choice
+            )
+            calls = [c for c in response.get_content_blocks("tool_use") if c.id in self._open_calls]
+            outputs: list[dict[str, Any] | None] = []
+            if calls:
+                self._where = "between reasoning and acting"
+                await asyncio.sleep(0)  # an interrupt requested while reasoning lands here
+                outputs = await self._act(calls)
+            if turn.model is not None:
+                tool_choice, done = turn.after_step(self.name, response, outputs, tool_choice)
+                if done is not None:
+                    return done
+            elif not calls:
+                return turn.finish(response)
         self._step_boundary()
-        return await self._summarizing()
+        return turn.finish(await self._summarizing())
 
     def _step_boundary(self) -> None:
         """Between two steps of the loop: the one place where the reply stops for an accepted
         interrupt that a tool swallowed (and where input arriving mid-reply would be taken in)."""
         self._checkpoint()
 
+    def _printing(self) -> bool:
+        return self.console_output_enabled or self.has_hooks("print")
+
     async def _stream_model(
-        self, prompt: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+        self,
+        prompt: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        tool_choice: str | None = None,
     ) -> Msg:
         live = Msg(self.name, [], "assistant")
         self._live = live
         self._where = "streaming"
-        stream = self.model(prompt, tools=tools)
+        choice: dict[str, Any] = (
+            {} if tool_choice is None or not tools else {"tool_choice": tool_choice}
+        )
+        stream = self.model(prompt, tools=tools, **choice)
+        printing = self._printing()
         last: ChatResponse | None = None
         text_len = 0
         pieces = 0
@@ -214,6 +264,8 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
                 if any(b.type == "tool_use" and b.raw_input is not None for b in chunk.content):
                     self._where = "streaming tool-call arguments"
                 self._emit(MessageUpdated(self.name, self._reply_id, live, delta, pieces))
+                if printing:
+                    await self.print(live, False)
         finally:
             await stream.aclose()  # closes HTTP streams at once on interrupt or error
         if last is not None and last.usage is not None:
@@ -221,14 +273,26 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
         self._live = None
         return live
 
-    async def _reasoning(self) -> Msg:
-        prompt = await self.format_prompt()
-        tools = self.toolkit.get_json_schemas() or None
-        msg = await self._stream_model(prompt, tools)
+    async def _reasoning(self, tool_choice: str | None = None) -> Msg:
+        """One model call: stream it, record the message, open its tool calls.
+
+        Args:
+            tool_choice: ``"auto"``, ``"none"``, ``"required"`` or ``None`` (the model's
+                default), passed to the model when tools are offered.
+        """
+        hint = self._structured.take_hint()
+        if hint:  # for this prompt only (AgentScope adds it and deletes it right after)
+            prompt = await self.formatter.format([*self.prompt_msgs(), Msg("user", hint, "user")])
+        else:
+            prompt = await self.format_prompt()
+        tools = [*self.toolkit.get_json_schemas(), *self._structured.tool_schemas()] or None
+        msg = await self._stream_model(prompt, tools, tool_choice)
         self._ingest_calls(msg)
         for call in msg.get_content_blocks("tool_use"):
             self._open_calls[call.id] = call
         await self._commit(msg)
+        if self._printing():
+            await self.print(msg, True)
         return msg
 
     async def _summarizing(self) -> Msg:
@@ -238,18 +302,52 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
         msg.content = [b for b in msg.get_content_blocks() if b.type != "tool_use"]
         msg.metadata["max_iters_reached"] = True
         await self._commit(msg)
+        if self._printing():
+            await self.print(msg, True)
         return msg
 
-    async def _acting(self, calls: list[ToolUseBlock]) -> None:
+    async def _act(self, calls: list[ToolUseBlock]) -> list[dict[str, Any] | None]:
+        """Run the tool calls of one step (after approval); what each ``_acting`` returned."""
         calls = await self._await_approvals(calls)  # parks while calls wait for a person
         if self.parallel_tool_calls and len(calls) > 1:
             self._where = "running tools in parallel: " + ", ".join(c.name for c in calls)
-            await asyncio.gather(*(self._run_tool(c) for c in calls))
-        else:
-            for call in calls:
-                self._checkpoint()  # a tool that swallowed an interrupt: later calls never start
-                self._where = f"tool {call.name}"
-                await self._run_tool(call)
+            done = await asyncio.gather(
+                *(self._call_hooked("acting", self._acting, tool_call=c) for c in calls),
+                return_exceptions=True,  # every call ends before an error (a hook's) is raised
+            )
+            outputs: list[dict[str, Any] | None] = []
+            for item in done:
+                if isinstance(item, BaseException):
+                    raise item
+                outputs.append(item)
+            return outputs
+        outputs = []
+        for call in calls:
+            self._checkpoint()  # a tool that swallowed an interrupt: later calls never start
+            self._where = f"tool {call.name}"
+            outputs.append(await self._call_hooked("acting", self._acting, tool_call=call))
+        return outputs
+
+    async def _acting(self, tool_call: ToolUseBlock) -> dict[str, Any] | None:
+        """Run one tool call and record its result (AgentScope's ``_acting``).
+
+        Returns:
+            The validated structured output when this was a correct ``generate_response``
+            call of a reply asked for ``structured_model``, else ``None``.
+        """
+        if self._structured.handles(tool_call):
+            return await self._finish_call(tool_call)
+        await self._run_tool(tool_call)
+        return None
+
+    async def _finish_call(self, call: ToolUseBlock) -> dict[str, Any] | None:
+        assert self._structured.offered is not None
+        self._started_calls.add(call.id)
+        self._emit(ToolCallStarted(self.name, self._reply_id, call))
+        fields, text = validate_structured(self._structured.offered, call.input)
+        block = ToolResultBlock(id=call.id, name=call.name, output=text, is_error=fields is None)
+        await self._commit_result(call, block)
+        return fields
 
     async def _run_tool(self, call: ToolUseBlock) -> None:
         self._started_calls.add(call.id)
@@ -281,8 +379,11 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
         if self._open_calls.pop(call.id, None) is None:
             return  # already answered: never two results for one call
         self._tool_partial.pop(call.id, None)
-        await self._commit(Msg("system", [block], "system"))
+        result = Msg("system", [block], "system")
+        await self._commit(result)
         self._emit(ToolResultReady(self.name, self._reply_id, block))
+        if self._printing():
+            await self.print(result, True)
 
     # -- interruption ------------------------------------------------------------------------
     async def handle_interrupt(self, msg: Msg | None = None, **kwargs: Any) -> Msg:
@@ -322,6 +423,8 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
             extra["partial_msg_id"] = live.id
         result = self._interrupted_msg(**extra)
         await self._commit(result)
+        if self._printing():
+            await self.print(result, True)
         return result
 
     async def _on_error(self, exc: BaseException) -> None:

@@ -21,7 +21,7 @@ _ORDER = itertools.count()
 
 def register(agent: AgentBase) -> None:
     """Track ``agent`` while it lives (called by ``AgentBase.__init__``)."""
-    agent._registry_order = next(_ORDER)  # type: ignore[attr-defined]
+    agent._registry_order = next(_ORDER)
     _AGENTS.add(agent)
 
 

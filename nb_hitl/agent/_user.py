@@ -7,19 +7,31 @@
         msg = await agent(msg)
 
 Interrupting a UserAgent that waits returns an interrupted ``Msg`` like any agent.
+
+``await user(msg, structured_model=Form)`` (AgentScope's structured user input) then asks for
+each field of the pydantic model in turn, through the same input source, re-asking after an
+invalid value, and puts the validated fields in the reply's ``metadata``. A ``Msg`` input whose
+metadata already holds valid fields (a form in a front end) is taken as it is.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from collections.abc import Iterable
-from typing import Any, Protocol, runtime_checkable
+from typing import Annotated, Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from nb_hitl.exceptions import NbHitlError
 from nb_hitl.message import Msg
 
 from ._base import AgentBase
+from ._structured import check_structured_model
+
+FIELD_KEY = "structured_field"
+"""``metadata`` key of the prompt a UserAgent sends to ask for one field of a structured model."""
 
 
 @runtime_checkable
@@ -100,8 +112,12 @@ class TerminalInput:
         self.prompt = prompt
 
     async def __call__(self, prompt: Msg | None) -> str | Msg:
+        asking = self.prompt
+        if prompt is not None and FIELD_KEY in prompt.metadata:  # a field of a form
+            asking = f"\t{prompt.get_text_content()}"
+
         def read() -> str:
-            sys.stdout.write(self.prompt)
+            sys.stdout.write(asking)
             sys.stdout.flush()
             line = sys.stdin.readline()
             if not line:
@@ -118,14 +134,70 @@ class UserAgent(AgentBase):
         super().__init__(name, interrupt_text="[Interrupted] Stopped waiting for user input.")
         self.input_source: InputSource = input_source or TerminalInput()
 
-    async def reply(self, msg: Msg | None = None, **kwargs: Any) -> Msg:
-        """Wait for the person's next input and return it as a user message."""
+    async def reply(
+        self, msg: Msg | None = None, structured_model: Any = None, **kwargs: Any
+    ) -> Msg:
+        """Wait for the person's next input and return it as a user message.
+
+        Args:
+            msg: what the person answers (shown by input sources that show it).
+            structured_model: a pydantic model whose fields the person fills in next; the
+                validated values go into the reply's ``metadata``.
+        """
         self._where = "waiting for input"
         item = await self.input_source(msg)
-        if isinstance(item, Msg):
-            return item
-        return Msg(self.name, str(item), "user")
+        reply = item if isinstance(item, Msg) else Msg(self.name, str(item), "user")
+        if structured_model is not None:
+            model = check_structured_model(structured_model)
+            reply.metadata.update(await self._fill_in(model, reply.metadata))
+        if self.console_output_enabled or self.has_hooks("print"):
+            await self.print(reply)
+        return reply
+
+    async def _fill_in(self, model: type[BaseModel], given: dict[str, Any]) -> dict[str, Any]:
+        try:  # a front end sent the form already filled in
+            return model.model_validate(given).model_dump(mode="json")
+        except ValidationError:
+            pass
+        values: dict[str, Any] = {}
+        properties = model.model_json_schema().get("properties", {})
+        for key, info in model.model_fields.items():
+            schema = {k: v for k, v in properties.get(key, {}).items() if k != "title"}
+            field_type: Any = Annotated[info.annotation, info]
+            adapter: TypeAdapter[Any] = TypeAdapter(field_type)
+            problem = ""
+            while True:
+                self._where = f"waiting for the field {key}"
+                label = f"{key} ({json.dumps(schema, ensure_ascii=False)}){problem}: "
+                prompt = Msg(self.name, label, "assistant", metadata={FIELD_KEY: key})
+                answer = await self.input_source(prompt)
+                text = answer.get_text_content() or "" if isinstance(answer, Msg) else str(answer)
+                if not text.strip():
+                    if info.is_required():
+                        problem = " [required]"
+                        continue
+                    break  # the model's default applies
+                try:
+                    values[key] = _validate(adapter, text)
+                    break
+                except ValidationError as exc:
+                    problem = f" [invalid: {exc.errors()[0]['msg']}]"
+        return model.model_validate(values).model_dump(mode="json")
 
     async def handle_interrupt(self, msg: Msg | None = None, **kwargs: Any) -> Msg:
         """The interrupted message of a person's turn (role ``user``)."""
         return self._interrupted_msg(role="user")
+
+
+def _validate(adapter: TypeAdapter[Any], text: str) -> Any:
+    # "42", "true", "[1, 2]" are read as JSON first; a text field takes the text as typed.
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return adapter.validate_python(text)
+    try:
+        return adapter.validate_python(parsed)
+    except ValidationError:
+        if isinstance(parsed, str):
+            raise
+        return adapter.validate_python(text)

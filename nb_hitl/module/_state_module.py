@@ -133,6 +133,10 @@ class StateModule:
                 found.append((key, value))
         return found
 
+    def _optional_state_keys(self) -> set[str]:
+        """Keys ``load_state_dict(strict=True)`` accepts as missing (none by default)."""
+        return set()
+
     # -- saving and loading ---------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
         """The nested modules' states, then the registered attributes (JSON-able values)."""
@@ -163,7 +167,8 @@ class StateModule:
             )
         modules = self._nested_modules()
         wanted = [key for key, _ in modules] + list(self._attribute_dict)
-        missing = [key for key in wanted if key not in state_dict]
+        optional = self._optional_state_keys()
+        missing = [key for key in wanted if key not in state_dict and key not in optional]
         if strict and missing:
             raise KeyError(
                 f"Key {missing[0]!r} not found in the state_dict for {type(self).__name__} "

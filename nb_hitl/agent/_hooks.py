@@ -1,0 +1,309 @@
+"""Hooks: AgentScope 1.x's pre-/post- functions around an agent's reply, print and observe.
+
+    def shout(self, kwargs):                 # a pre hook: (agent, kwargs) -> kwargs or None
+        kwargs["msg"].content = kwargs["msg"].get_text_content().upper()
+        return kwargs
+
+    agent.register_instance_hook("pre_reply", "shout", shout)
+    ReActAgent.register_class_hook("post_reasoning", "log", lambda self, kwargs, out: None)
+
+The semantics are AgentScope's:
+
+- A pre hook gets ``(agent, kwargs)``: the call's arguments bound to the method's signature
+  (defaults filled in), as a deep copy. Returning a dict replaces the arguments for the next
+  hook and the call; returning ``None`` keeps them (edits to the copy are then dropped).
+- A post hook gets ``(agent, kwargs, output)`` (deep copies); returning something other than
+  ``None`` replaces the output for the next hook and the caller.
+- Hooks may be sync or async. Instance hooks run first, then class hooks from the most
+  general class (``AgentBase``) to the agent's own; each set in the order it was registered.
+  Registering a name again replaces that hook in place.
+- When a subclass's method calls ``super()``'s, the hooks still run once.
+
+Hook types: ``pre_reply``, ``post_reply``, ``pre_print``, ``post_print``, ``pre_observe``,
+``post_observe``; ``ReActAgent`` adds ``pre_reasoning``, ``post_reasoning``, ``pre_acting``
+and ``post_acting`` (acting hooks run once per tool call, with ``kwargs["tool_call"]``).
+
+Differences kept on purpose (AgentScope 1.0.21 behaves otherwise):
+
+- A class hook belongs to the class it was registered on and applies to its subclasses
+  (``AgentBase.register_class_hook`` reaches every agent). AgentScope keeps one dictionary
+  shared by ``AgentBase`` and all its subclasses, so a hook registered on one agent class
+  fires for every other class too, and ``clear_class_hooks`` on one clears them all.
+- An interrupted reply still goes through the ``post_reply`` hooks, with the interrupted
+  message as the output (AgentScope skips them, so a hook that records every reply misses
+  exactly the interrupted ones).
+- A hook that raises stops the call with ``HookError`` naming the hook (the original error
+  is its ``__cause__``); memory stays a valid history. An unknown hook type is a
+  ``ValueError`` listing the known ones instead of an ``AttributeError``/``AssertionError``.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import copy
+import functools
+import inspect
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from nb_hitl.exceptions import HookError
+
+Hook = Callable[..., Any]
+
+AGENT_HOOK_TYPES = (
+    "pre_reply",
+    "post_reply",
+    "pre_print",
+    "post_print",
+    "pre_observe",
+    "post_observe",
+)
+REACT_HOOK_TYPES = (
+    *AGENT_HOOK_TYPES,
+    "pre_reasoning",
+    "post_reasoning",
+    "pre_acting",
+    "post_acting",
+)
+
+_WRAPPED = ("observe", "print")
+"""Public methods whose hooks run wherever they are called from (``reply`` hooks run in the
+reply task itself, so interruption can reach them; see ``AgentBase``)."""
+
+_running: contextvars.ContextVar[frozenset[tuple[int, str]]] = contextvars.ContextVar(
+    "nb_hitl_running_hooks", default=frozenset()
+)
+
+
+def _copy(value: Any) -> Any:
+    try:
+        return copy.deepcopy(value)
+    except Exception:  # an argument that cannot be copied (a lock, a client): pass it as is
+        return copy.copy(value) if isinstance(value, dict) else value
+
+
+def bind_arguments(
+    func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> dict[str, Any]:
+    """``args``/``kwargs`` of a call to bound method ``func`` as one dict by parameter name."""
+    try:
+        bound = inspect.signature(func).bind(*args, **kwargs)
+    except TypeError as exc:
+        name = getattr(func, "__qualname__", repr(func))
+        raise TypeError(f"Cannot call {name} with these arguments: {exc}.") from None
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+def message_argument(func: Callable[..., Any], arguments: dict[str, Any], default: Any) -> Any:
+    """The value of ``func``'s first parameter (the message) in ``arguments``."""
+    for name, param in inspect.signature(func).parameters.items():
+        if param.kind is param.VAR_POSITIONAL:
+            values = arguments.get(name, ())
+            return values[0] if values else default
+        if param.kind is param.VAR_KEYWORD:
+            break
+        return arguments.get(name, default)
+    return default
+
+
+async def call_with_arguments(func: Callable[..., Any], arguments: dict[str, Any]) -> Any:
+    """Call ``func`` with a dict from ``bind_arguments`` (possibly changed by hooks)."""
+    positional: list[Any] = []
+    keywords: dict[str, Any] = {}
+    params = inspect.signature(func).parameters
+    for name, param in params.items():
+        if name not in arguments:
+            continue
+        value = arguments[name]
+        if param.kind is param.POSITIONAL_ONLY:
+            positional.append(value)
+        elif param.kind is param.VAR_POSITIONAL:
+            positional.extend(value)
+        elif param.kind is param.VAR_KEYWORD:
+            keywords.update(value)
+        else:
+            keywords[name] = value
+    if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        extra = set(arguments) - set(params)
+        if extra:  # a pre hook added an argument the method does not take
+            raise TypeError(
+                f"{getattr(func, '__qualname__', func)} got unexpected argument(s) "
+                f"{sorted(extra)} from a pre hook."
+            )
+    result = func(*positional, **keywords)
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+async def _call_hook(hook: Hook, *args: Any) -> Any:
+    result = hook(*args)
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+def _check_type(cls: type, hook_type: str) -> None:
+    supported = cls.supported_hook_types  # type: ignore[attr-defined]
+    if hook_type not in supported:
+        raise ValueError(
+            f"Unknown hook type {hook_type!r} for {cls.__name__}; use one of "
+            f"{', '.join(supported)}."
+        )
+
+
+def _wrap(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    async def hooked(self: HookMixin, *args: Any, **kwargs: Any) -> Any:
+        return await self._call_hooked(name, functools.partial(method, self), *args, **kwargs)
+
+    hooked.__nb_hitl_hooked__ = True  # type: ignore[attr-defined]
+    return hooked
+
+
+class HookMixin:
+    """Registers and runs hooks; mixed into ``AgentBase``."""
+
+    supported_hook_types: ClassVar[tuple[str, ...]] = AGENT_HOOK_TYPES
+    """The hook types this class runs."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for hook_type in REACT_HOOK_TYPES:  # each class has its own class-level hooks
+            setattr(cls, f"_class_{hook_type}_hooks", OrderedDict())
+        for name in _WRAPPED:  # a subclass's own observe/print runs the hooks too
+            method = cls.__dict__.get(name)
+            if inspect.iscoroutinefunction(method) and not hasattr(method, "__nb_hitl_hooked__"):
+                setattr(cls, name, _wrap(name, method))
+
+    # -- registering --------------------------------------------------------------------------
+    def _instance_hooks(self, hook_type: str) -> OrderedDict[str, Hook]:
+        attr = f"_instance_{hook_type}_hooks"
+        hooks = self.__dict__.get(attr)
+        if hooks is None:  # created lazily: subclasses need not call super().__init__() first
+            hooks = OrderedDict()
+            object.__setattr__(self, attr, hooks)
+        return hooks
+
+    def register_instance_hook(self, hook_type: str, hook_name: str, hook: Hook) -> None:
+        """Run ``hook`` at ``hook_type`` for this agent only; a used name is replaced.
+
+        Args:
+            hook_type: e.g. ``"pre_reply"`` (see ``supported_hook_types``).
+            hook_name: the name to remove it by later.
+            hook: ``(agent, kwargs)`` for pre hooks, ``(agent, kwargs, output)`` for post
+                hooks; sync or async.
+        """
+        _check_type(type(self), hook_type)
+        if not callable(hook):
+            raise TypeError(f"The {hook_type} hook {hook_name!r} must be callable, got {hook!r}.")
+        self._instance_hooks(hook_type)[hook_name] = hook
+
+    def remove_instance_hook(self, hook_type: str, hook_name: str) -> None:
+        """Remove this agent's hook ``hook_name``; ``ValueError`` if there is none."""
+        _check_type(type(self), hook_type)
+        hooks = self._instance_hooks(hook_type)
+        if hook_name not in hooks:
+            raise ValueError(
+                f"No {hook_type} hook named {hook_name!r} on this {type(self).__name__}; "
+                f"registered: {list(hooks) or 'none'}."
+            )
+        del hooks[hook_name]
+
+    def clear_instance_hooks(self, hook_type: str | None = None) -> None:
+        """Remove this agent's hooks of ``hook_type``, or all of them."""
+        types = type(self).supported_hook_types if hook_type is None else (hook_type,)
+        for typ in types:
+            _check_type(type(self), typ)
+            self._instance_hooks(typ).clear()
+
+    @classmethod
+    def register_class_hook(cls, hook_type: str, hook_name: str, hook: Hook) -> None:
+        """Run ``hook`` at ``hook_type`` for every agent of this class and its subclasses."""
+        _check_type(cls, hook_type)
+        if not callable(hook):
+            raise TypeError(f"The {hook_type} hook {hook_name!r} must be callable, got {hook!r}.")
+        getattr(cls, f"_class_{hook_type}_hooks")[hook_name] = hook
+
+    @classmethod
+    def remove_class_hook(cls, hook_type: str, hook_name: str) -> None:
+        """Remove this class's hook ``hook_name``; ``ValueError`` if there is none."""
+        _check_type(cls, hook_type)
+        hooks = getattr(cls, f"_class_{hook_type}_hooks")
+        if hook_name not in hooks:
+            raise ValueError(
+                f"No {hook_type} hook named {hook_name!r} registered on class {cls.__name__}; "
+                f"registered: {list(hooks) or 'none'}."
+            )
+        del hooks[hook_name]
+
+    @classmethod
+    def clear_class_hooks(cls, hook_type: str | None = None) -> None:
+        """Remove this class's hooks of ``hook_type``, or all of them."""
+        types = cls.supported_hook_types if hook_type is None else (hook_type,)
+        for typ in types:
+            _check_type(cls, typ)
+            getattr(cls, f"_class_{typ}_hooks").clear()
+
+    def _hooks(self, hook_type: str) -> list[tuple[str, Hook]]:
+        found = list(self.__dict__.get(f"_instance_{hook_type}_hooks", {}).items())
+        for klass in reversed(type(self).__mro__):  # the most general class first
+            hooks = klass.__dict__.get(f"_class_{hook_type}_hooks")
+            if hooks:
+                found.extend(hooks.items())
+        return found
+
+    def has_hooks(self, name: str) -> bool:
+        """True if any pre or post hook of ``name`` (``"reply"``, ``"print"``...) is set."""
+        return bool(self._hooks(f"pre_{name}") or self._hooks(f"post_{name}"))
+
+    # -- running ------------------------------------------------------------------------------
+    async def _run_pre_hooks(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        hook_type = f"pre_{name}"
+        for hook_name, hook in self._hooks(hook_type):
+            try:
+                changed = await _call_hook(hook, self, _copy(arguments))
+            except Exception as exc:
+                raise HookError(hook_type, hook_name, exc) from exc
+            if changed is not None:
+                if not isinstance(changed, dict):
+                    raise HookError(
+                        hook_type,
+                        hook_name,
+                        TypeError(
+                            f"a pre hook returns the keyword-argument dict or None, got "
+                            f"{type(changed).__name__}"
+                        ),
+                    )
+                arguments = changed
+        return arguments
+
+    async def _run_post_hooks(self, name: str, arguments: dict[str, Any], output: Any) -> Any:
+        hook_type = f"post_{name}"
+        for hook_name, hook in self._hooks(hook_type):
+            try:
+                changed = await _call_hook(hook, self, _copy(arguments), _copy(output))
+            except Exception as exc:
+                raise HookError(hook_type, hook_name, exc) from exc
+            if changed is not None:
+                output = changed
+        return output
+
+    async def _call_hooked(
+        self, name: str, func: Callable[..., Any], *args: Any, **kwargs: Any
+    ) -> Any:
+        """``await func(*args, **kwargs)`` with the ``pre_<name>`` / ``post_<name>`` hooks."""
+        key = (id(self), name)
+        running = _running.get()
+        if key in running or not self.has_hooks(name):  # a super() call, or nothing to run
+            result = func(*args, **kwargs)
+            return await result if inspect.isawaitable(result) else result
+        token = _running.set(running | {key})
+        try:
+            arguments = await self._run_pre_hooks(name, bind_arguments(func, args, kwargs))
+            output = await call_with_arguments(func, arguments)
+        finally:
+            _running.reset(token)
+        return await self._run_post_hooks(name, arguments, output)
