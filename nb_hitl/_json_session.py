@@ -99,6 +99,7 @@ _SECRET_ATTR = re.compile(r"(api_?key|secret|password|passwd|credential|access_?
 
 
 def _refuse_secrets(modules: dict[str, Any], text: str) -> None:
+    from nb_hitl.model._secrets import find_secret
     from nb_hitl.session import _check_no_secret
 
     for module in modules.values():
@@ -115,7 +116,7 @@ def _refuse_secrets(modules: dict[str, Any], text: str) -> None:
                     isinstance(value, str)
                     and len(value) >= 8
                     and _SECRET_ATTR.search(attr.lower())
-                    and value in text
+                    and find_secret(text, value)  # the value or its first 8+ characters
                 ):
                     raise SessionError(
                         f"Refusing to save: the session would contain the value of "

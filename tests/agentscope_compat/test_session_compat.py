@@ -279,6 +279,12 @@ async def test_no_secret_goes_into_a_session_file(
     with pytest.raises(SessionError, match="EXAMPLE_API_KEY"):
         await session.save_session_state("s", notebook=book)
 
+    leaky = Notebook()
+    leaky.api_key = "sk-frag-abcdefghijkl"  # not registered, so not saved itself...
+    leaky.pages = ["pasted: sk-frag-abcd"]  # ...but its first characters would be
+    with pytest.raises(SessionError, match=r"Notebook\.api_key"):
+        await session.save_session_state("s", notebook=leaky)
+
     assert (tmp_path / "s.json").read_bytes() == before
 
 
