@@ -325,7 +325,9 @@ def load_session(agent: Any, path: str | os.PathLike[str]) -> SessionInfo:
     approvals = [entry.model_dump(by_alias=True) for entry in typed.transcript.approvals]
     snap = _snapshot(agent)
     try:
-        agent.load_state_dict(state)
+        # The conversation comes in; the live agent keeps its own name (JSONSession, like
+        # AgentScope, restores the saved name with the rest of the state).
+        agent.load_state_dict({k: v for k, v in state.items() if k != "name"})
         if isinstance(new_compression, SettingsUpdate):
             for k, v in new_compression.update.items():
                 setattr(new_compression.config, k, v)

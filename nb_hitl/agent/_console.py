@@ -52,20 +52,6 @@ def _as_json(block: Any) -> str:
     return json.dumps(data, indent=4, ensure_ascii=False, default=str)
 
 
-def render_text(msg: Msg, last: bool) -> str:
-    """What the console shows for ``msg`` so far."""
-    parts: list[str] = []
-    for block in msg.get_content_blocks():
-        kind = _field(block, "type")
-        if kind == "text":
-            parts.append(f"{msg.name}: {_field(block, 'text') or ''}")
-        elif kind == "thinking":
-            parts.append(f"{msg.name}(thinking): {_field(block, 'thinking') or ''}")
-        elif last and kind in ("tool_use", "tool_result"):
-            parts.append(f"{msg.name}: {_as_json(block)}")
-    return "\n".join(parts)
-
-
 class ConsoleMixin(HookMixin):
     """``print`` / ``set_console_output_enabled`` (with print hooks); mixed into ``AgentBase``."""
 
@@ -95,25 +81,37 @@ class ConsoleMixin(HookMixin):
                 no audio).
         """
         state = self._console_state()
-        if not state["enabled"]:
-            return
-        printed: dict[str, str] = state["printed"]
-        if in_kernel() and not last:
+        if not state["enabled"] or (not last and in_kernel()):
             return  # in a notebook: once per message, when complete
-        text = render_text(msg, last)
-        before = printed.get(msg.id, "")
-        if text.startswith(before):
-            new = text[len(before) :]
-        else:  # the message changed in a way that is not an extension: start a new line
-            new = ("\n" if before else "") + text
-        if new:
-            sys.stdout.write(new)
+        streams: dict[str, dict[int, int]] = state["printed"]
+        done = streams.pop(msg.id, None)
+        if done is None:
+            done = {}
+            if len(streams) >= 16:  # streams cut off by an interrupt never send last=True
+                del streams[next(iter(streams))]
+        out: list[str] = []
+        for i, block in enumerate(msg.get_content_blocks()):
+            kind = _field(block, "type")
+            if kind in ("text", "thinking"):
+                body = _field(block, kind) or ""
+                if i not in done:  # a new block: its heading, on a line of its own
+                    label = msg.name if kind == "text" else f"{msg.name}(thinking)"
+                    out.append(("\n" if done else "") + f"{label}: ")
+                    done[i] = 0
+                # Streaming only extends a block, so only the new part is written: printing
+                # stays proportional to the new text, not to the whole message.
+                out.append(body[done[i] :])
+                done[i] = len(body)
+            elif last and kind in ("tool_use", "tool_result") and i not in done:
+                out.append(("\n" if done else "") + f"{msg.name}: {_as_json(block)}")
+                done[i] = -1
         if last:
-            printed.pop(msg.id, None)
-            if text or before:
-                sys.stdout.write("\n")
-            sys.stdout.flush()
+            if done:
+                out.append("\n")
         else:
-            if msg.id not in printed and len(printed) >= 16:  # streams cut off by an interrupt
-                del printed[next(iter(printed))]
-            printed[msg.id] = text
+            streams[msg.id] = done
+        text = "".join(out)
+        if text:
+            sys.stdout.write(text)
+            if last:
+                sys.stdout.flush()
