@@ -28,6 +28,8 @@ from urllib.parse import urlsplit
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
+TOOL_GLYPH = '<i class="fa fa-wrench" aria-hidden="true"></i>'
+"""The tool mark: the icon font the widget buttons already use (no emoji font needed)."""
 PLAIN_LIMIT = 50_000
 """Text longer than this is shown escaped, without markdown (fast for 1 MB pastes)."""
 PREVIEW_CHARS = 4_000
@@ -192,6 +194,19 @@ CSS = """
 .nb-hitl-image { max-width: 100%; }
 .nb-hitl-media { max-width: 100%; }
 .nb-hitl-image-link { font-size: 12px; }
+.nb-hitl-msg, .nb-hitl-approval, .nb-hitl-plan, .nb-hitl-note, .nb-hitl-table td {
+  overflow-wrap: anywhere; }
+.nb-hitl-msg pre { white-space: pre-wrap; }
+.nb-hitl-transcript { overflow-x: hidden; }
+.nb-hitl-chat .widget-button, .nb-hitl-inspector .widget-button,
+.nb-hitl-session-bar .widget-button, .nb-hitl-approval .widget-button,
+.nb-hitl-inspector .widget-toggle-button {
+  width: auto; min-width: 0; max-width: 100%; flex-shrink: 0; }
+.nb-hitl-chat-buttons .widget-button { width: auto; align-self: stretch; }
+.nb-hitl-inspector .widget-hbox, .nb-hitl-approval .widget-hbox { flex-wrap: wrap; }
+.nb-hitl-inspector .widget-hslider { width: auto; min-width: 0; flex: 1 1 160px; }
+.nb-hitl-approval .widget-textarea, .nb-hitl-session-bar .widget-text {
+  max-width: calc(100% - 2 * var(--jp-widgets-margin, 2px)); min-width: 0; }
 </style>
 """
 
@@ -302,7 +317,7 @@ def block_html(block: Any, images: RemoteImages = "link") -> str:
         args = block.raw_input if block.raw_input is not None else _json(block.input)
         state = " (arguments streaming…)" if block.raw_input is not None else ""
         return (
-            f'<details class="nb-hitl-tool"><summary>&#128295; <code>{esc(block.name)}</code>'
+            f'<details class="nb-hitl-tool"><summary>{TOOL_GLYPH} <code>{esc(block.name)}</code>'
             f"({esc(preview(args, 60))}){state}</summary>{plain(args)}</details>"
         )
     if kind == "tool_result":
@@ -361,6 +376,7 @@ def msg_html(msg: RenderableMsg, images: RemoteImages = "link") -> str:
 __all__ = [
     "CSS",
     "REMOTE_IMAGES",
+    "TOOL_GLYPH",
     "RemoteImages",
     "RenderableMsg",
     "block_html",

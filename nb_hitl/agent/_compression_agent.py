@@ -301,6 +301,11 @@ class CompressionMixin:
             memory.restore(*snapshot)
             raise
 
+    @property
+    def can_undo_compression(self) -> bool:
+        """Whether ``undo_compression()`` has a compression to undo."""
+        return bool(self._compression_state()[1])
+
     async def undo_compression(self) -> bool:
         """Undo the last compression: its messages return and the previous summary is back.
 

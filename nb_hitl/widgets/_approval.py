@@ -30,7 +30,7 @@ from nb_hitl.message import ToolUseBlock
 
 from ._invisible import show_invisible
 from ._loop import LoopBridge
-from ._render import esc
+from ._render import TOOL_GLYPH, esc
 
 if TYPE_CHECKING:
     from nb_hitl.agent._approval import ToolApprovalMixin
@@ -84,7 +84,7 @@ class ApprovalCard(w.VBox):
         """``""`` while waiting, then the decision kind (``approved``, ``denied``...)."""
         self._bridge = bridge or LoopBridge()
         self.header = w.HTML(
-            f"<b>&#128295; Approval needed:</b> <code>{esc(show_invisible(call.name))}</code> "
+            f"<b>{TOOL_GLYPH} Approval needed:</b> <code>{esc(show_invisible(call.name))}</code> "
             '<span class="nb-hitl-status nb-hitl-status-waiting">waiting for you</span>'
         )
         self.arguments_view = w.HTML(f"<pre>{esc(pretty_arguments(call.input))}</pre>")
@@ -182,7 +182,7 @@ class ApprovalCard(w.VBox):
             text += f"<pre>{esc(pretty_arguments(arguments))}</pre>"
         self.result.value = text
         name = esc(show_invisible(self.tool_name))
-        self.header.value = f"<b>&#128295; Tool call:</b> <code>{name}</code>"
+        self.header.value = f"<b>{TOOL_GLYPH} Tool call:</b> <code>{name}</code>"
         for box in (self.actions, self.edit_box, self.deny_box):
             box.layout.display = "none"
         self.error.value = ""

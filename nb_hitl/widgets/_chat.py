@@ -112,6 +112,7 @@ class ChatWidget(w.VBox):
             [self.send_button, self.stop_button, self.continue_button],
             layout={"width": "130px", "flex": "0 0 auto"},
         )
+        buttons.add_class("nb-hitl-chat-buttons")  # buttons as wide as the column (CSS)
         bar = w.HBox([self.input, buttons], layout={"width": "100%"})
         top: list[w.Widget] = [html(CSS)] if css else []
         super().__init__(
@@ -360,6 +361,8 @@ class ChatWidget(w.VBox):
             self.input.value = text
 
     def _begin_stopping(self) -> None:
+        # The interrupted style goes out first: after Stop it is what the person waits for.
+        self.live.mark_interrupted()
         self.status.set_state("stopping", "Stopping…")
         self.stop_button.disabled = True
         self.stop_button.description = "Stopping…"

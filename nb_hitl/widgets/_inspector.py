@@ -461,6 +461,9 @@ class MemoryInspector(w.VBox):
         if self.keep_slider.max != wanted and len(memory) > 0:
             self.keep_slider.max = wanted
         after = scripted_after(self.agent, plan, self._scripted)
+        if not getattr(self, "detached", False):
+            can_undo = bool(getattr(self.agent, "can_undo_compression", False))
+            self.undo_button.disabled = not can_undo
         self._header.value = header_html(plan, len(memory))
         self._bar.value = bar_html(plan, after)
         self._plan_html.value = plan_html(plan, after)

@@ -16,7 +16,16 @@ from typing import TYPE_CHECKING
 import ipywidgets as w
 from ipywidgets.widgets.widget_string import HTMLStyle
 
-from ._render import RemoteImages, block_html, esc, header_html, markdown, msg_classes, plain
+from ._render import (
+    TOOL_GLYPH,
+    RemoteImages,
+    block_html,
+    esc,
+    header_html,
+    markdown,
+    msg_classes,
+    plain,
+)
 
 if TYPE_CHECKING:
     from nb_hitl.message import Msg
@@ -142,9 +151,18 @@ class LiveMessageView(w.VBox):
             elif b.type == "tool_use":
                 state = "arguments streaming…" if b.raw_input is not None else "ready"
                 name = esc(b.name)
-                tool = f"&#128295; <code>{name}</code> ({state})"
+                tool = f"{TOOL_GLYPH} <code>{name}</code> ({state})"
                 parts.append(f'<div class="nb-hitl-tool">{tool}</div>')
         return "".join(parts)
+
+    def mark_interrupted(self) -> None:
+        """Draw the row in the interrupted style now, before the kernel has the final message.
+
+        Stop calls this first, so the style is the first thing sent after the click; ``finish``
+        then sets the classes the final message really has.
+        """
+        if "nb-hitl-interrupted" not in self._dom_classes:
+            self.add_class("nb-hitl-interrupted")
 
     def finish(self, msg: Msg) -> None:
         """Freeze: final text as markdown, blocks in full, interrupted or error style."""

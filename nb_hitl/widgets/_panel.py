@@ -50,7 +50,10 @@ class AgentPanel(w.VBox):
             self.inspector = MemoryInspector(agent, css=False, **opts)
             self.inspector.layout = w.Layout(flex="2 1 0%", min_width="280px")
             halves.append(self.inspector)
-        row = w.HBox(halves, layout=w.Layout(width="100%", align_items="flex-start"))
+        # Side by side when there is room; the inspector goes below the chat when there is not.
+        row = w.HBox(
+            halves, layout=w.Layout(width="100%", align_items="flex-start", flex_flow="row wrap")
+        )
         self._row = row
         self.session: SessionBar | None = None
         if session is not None and isinstance(agent, ToolApprovalMixin):

@@ -199,6 +199,11 @@ class LiveRows:
             self._handle.cancel()
             self._handle = None
 
+    def mark_interrupted(self) -> None:
+        """Show every streaming row in the interrupted style at once (Stop was pressed)."""
+        for view in self.views.values():
+            view.mark_interrupted()
+
     def commit(self, msg: Msg) -> bool:
         """Freeze the live row of ``msg`` with its final content; False if it has none."""
         self.pending.pop(msg.id, None)

@@ -57,6 +57,8 @@ async def test_stop_mid_stream_interrupts_and_styles_what_was_kept() -> None:
     view = live_views(chat)[0]
     flushes_at_stop = chat.flushes
     chat.stop_button.click()
+    # The interrupted style is drawn at once, before the reply has even seen the interrupt.
+    assert "nb-hitl-interrupted" in view._dom_classes and agent.is_replying
     assert chat.state == "stopping"
     assert chat.stop_button.disabled and chat.stop_button.description == "Stopping…"
     await until(lambda: chat.state == "idle", what="interrupted message")

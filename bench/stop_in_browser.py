@@ -1,0 +1,154 @@
+"""Stop latency as a person sees it: real JupyterLab, real Chromium, a long partial answer.
+
+    python bench/stop_in_browser.py [--words 2000] [--rate 500] [--trials 30] [--comms disabled]
+
+A panel streams a long answer; once ``--words`` words are on screen the bench clicks Stop (a
+DOM click on the button) and measures, in the page, the time until the partial answer's row
+carries the interrupted style and a frame was painted with it (``requestAnimationFrame`` after
+the class change). Goal: p99 <= 100 ms for a 2,000-word partial answer.
+
+Needs Debian's chromium and playwright (the test extra); never `playwright install`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+sys.path.insert(0, str(ROOT / "bench"))
+from _stats import pct  # noqa: E402
+from lab_server import LabServer, find_chromium  # noqa: E402
+
+SETUP = """\
+import random
+import nb_hitl
+from nb_hitl import ReActAgent, ScriptedModel
+
+random.seed(7)
+_words = ("agent memory token stream widget kernel reply interrupt resume summary plan "
+          "threshold notebook message tool result model context budget").split()
+def long_text(n):
+    paras, para = [], []
+    for i in range(n):
+        w = random.choice(_words)
+        para.append(f"**{{w}}**" if i % 37 == 0 else w)
+        if len(para) >= 80:
+            paras.append(" ".join(para) + ".")
+            para = []
+    return "\\n\\n".join(paras + [" ".join(para)])
+LONG = long_text({words})
+agent = ReActAgent("Friday", "You are a helpful assistant.",
+                   ScriptedModel(responder=lambda messages, tools: LONG,
+                                 tokens_per_second={rate}))
+panel = nb_hitl.show(agent, session=None)
+panel"""
+
+CLICK_STOP = """() => new Promise((resolve) => {
+  const chat = document.querySelector('.nb-hitl-chat');
+  const live = chat.querySelector('.nb-hitl-live');
+  const button = [...chat.querySelectorAll('button')].find(
+    (b) => b.textContent.trim() === 'Stop');
+  const words = live.textContent.split(/\\s+/).length;
+  let done = false;
+  const check = () => {
+    if (!done && live.classList.contains('nb-hitl-interrupted')) {
+      done = true;
+      observer.disconnect();
+      const seen = performance.now() - t0;
+      requestAnimationFrame(() => resolve({seen, painted: performance.now() - t0, words}));
+    }
+  };
+  const observer = new MutationObserver(check);
+  observer.observe(live, {attributes: true, attributeFilter: ['class']});
+  const t0 = performance.now();
+  button.click();
+  check();
+})"""
+
+ENOUGH_WORDS = """(n) => {
+  const live = document.querySelector('.nb-hitl-chat .nb-hitl-live');
+  return live !== null && live.textContent.split(/\\s+/).length >= n;
+}"""
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def run(args: argparse.Namespace) -> list[dict[str, float]]:
+    from playwright.sync_api import sync_playwright
+
+    chromium = find_chromium()
+    if chromium is None:
+        sys.exit("No chromium found: apt-get install -y chromium")
+    lab = LabServer()
+    results: list[dict[str, float]] = []
+    try:
+        lab.set_setting("@jupyterlab/apputils-extension", "kernels-settings",
+                        {"commsOverSubshells": args.comms})  # fmt: skip
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(
+                lab.write_notebook("stop-bench.ipynb", [SETUP.format(words=args.words * 2,
+                                                                     rate=args.rate)])
+            )  # fmt: skip
+            page.wait_for_selector("text=/\\| Idle/", timeout=90_000)
+            page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+            page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+            page.wait_for_selector(".nb-hitl-chat textarea", timeout=90_000)
+            for trial in range(args.trials):
+                page.locator(".nb-hitl-chat textarea").fill(f"Tell me everything ({trial}).")
+                page.locator(".nb-hitl-chat button:has-text('Send')").click()
+                page.wait_for_function(ENOUGH_WORDS, arg=args.words, timeout=300_000,
+                                       polling=100)  # fmt: skip
+                result: dict[str, Any] = page.evaluate(CLICK_STOP)
+                results.append(result)
+                print(
+                    f"trial {trial + 1:3}: {result['words']:5} words, class after "
+                    f"{result['seen']:6.1f} ms, painted after {result['painted']:6.1f} ms",
+                    flush=True,
+                )
+                page.wait_for_selector(".nb-hitl-status[data-state='idle']", timeout=60_000)
+                time.sleep(0.3)
+            browser.close()
+    finally:
+        lab.stop()
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--words", type=int, default=2000, help="words on screen at Stop")
+    parser.add_argument("--rate", type=float, default=500.0, help="tokens per second")
+    parser.add_argument("--trials", type=int, default=30)
+    parser.add_argument("--comms", default="disabled", help="commsOverSubshells setting")
+    args = parser.parse_args()
+    results = run(args)
+    painted = [r["painted"] for r in results]
+    seen = [r["seen"] for r in results]
+    print(
+        f"\nStop -> interrupted style, {args.words:,}-word partial answer, {args.rate:g} tok/s, "
+        f"commsOverSubshells={args.comms}, {len(results)} trials:"
+    )
+    print(f"  class applied: median {statistics.median(seen):.1f} ms, p99 {pct(seen, 0.99):.1f} ms")
+    print(
+        f"  painted:       median {statistics.median(painted):.1f} ms, "
+        f"p99 {pct(painted, 0.99):.1f} ms, max {max(painted):.1f} ms   (goal: p99 <= 100 ms)"
+    )
+
+
+if __name__ == "__main__":
+    main()
