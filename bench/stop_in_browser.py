@@ -46,12 +46,14 @@ LONG = long_text({words})
 agent = ReActAgent("Friday", "You are a helpful assistant.",
                    ScriptedModel(responder=lambda messages, tools: LONG,
                                  tokens_per_second={rate}))
-panel = nb_hitl.show(agent, session=None)
+# Only the last rows are drawn, so every trial stops a 2,000-word answer in a page of the same size.
+panel = nb_hitl.show(agent, session=None, chat={{"max_rendered": 4}})
 panel"""
 
 CLICK_STOP = """() => new Promise((resolve) => {
   const chat = document.querySelector('.nb-hitl-chat');
   const live = chat.querySelector('.nb-hitl-live');
+  if (live === null) { resolve(null); return; }  // the answer finished first: no trial
   const button = [...chat.querySelectorAll('button')].find(
     (b) => b.textContent.trim() === 'Stop');
   const words = live.textContent.split(/\\s+/).length;
@@ -102,7 +104,7 @@ def run(args: argparse.Namespace) -> list[dict[str, float]]:
             browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(
-                lab.write_notebook("stop-bench.ipynb", [SETUP.format(words=args.words * 2,
+                lab.write_notebook("stop-bench.ipynb", [SETUP.format(words=args.words * 3,
                                                                      rate=args.rate)])
             )  # fmt: skip
             page.wait_for_selector("text=/\\| Idle/", timeout=90_000)
@@ -114,7 +116,11 @@ def run(args: argparse.Namespace) -> list[dict[str, float]]:
                 page.locator(".nb-hitl-chat button:has-text('Send')").click()
                 page.wait_for_function(ENOUGH_WORDS, arg=args.words, timeout=300_000,
                                        polling=100)  # fmt: skip
-                result: dict[str, Any] = page.evaluate(CLICK_STOP)
+                result: dict[str, Any] | None = page.evaluate(CLICK_STOP)
+                if result is None:
+                    print(f"trial {trial + 1:3}: the answer finished before Stop; skipped")
+                    page.wait_for_selector(".nb-hitl-status[data-state='idle']", timeout=60_000)
+                    continue
                 results.append(result)
                 print(
                     f"trial {trial + 1:3}: {result['words']:5} words, class after "
