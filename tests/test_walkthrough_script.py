@@ -154,8 +154,11 @@ def normal_user(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     try:
         yield USER, home
     finally:
-        if created:
-            subprocess.run(["userdel", USER], check=False)
+        # userdel refuses while a process of the user is still exiting: retry for a while.
+        for _ in range(40 if created else 0):
+            if subprocess.run(["userdel", USER], check=False).returncode == 0:
+                break
+            time.sleep(0.5)
         shutil.rmtree(home, ignore_errors=True)
 
 
