@@ -84,6 +84,16 @@ class Interrupted(Event):
 
 
 @dataclass(frozen=True)
+class Steered(Event):
+    """A steering message (``agent.steer(msg)``) was taken in: recorded in memory ``where``
+    (``"reply start"`` or ``"step boundary"``), and the reply goes on with it."""
+
+    kind: ClassVar[str] = "steered"
+    msg: Msg | None = None
+    where: str = ""
+
+
+@dataclass(frozen=True)
 class ReplyFinished(Event):
     """The reply task ended; ``msg`` is what ``agent()`` returned (interrupted or not)."""
 
@@ -286,6 +296,7 @@ __all__ = [
     "MessageUpdated",
     "ReplyFinished",
     "ReplyStarted",
+    "Steered",
     "Subscription",
     "ToolCallStarted",
     "ToolResultReady",

@@ -52,6 +52,8 @@ async def soak(episodes: int, seed: int, session: int, verbose: bool) -> tuple[i
                 by.update(harness.stats.by)
             harness = Harness(random_agent_plan(rng))
         plan = random_plan(rng)
+        if rng.random() < 0.1:  # steering between replies: the next reply takes it in
+            harness.steer(f"steered before episode {done + 1}")
         before = harness.stats.interrupts
         try:
             await harness.episode(plan)

@@ -125,3 +125,12 @@ def test_compression_replay_names() -> None:
     from nb_hitl.exceptions import NbHitlError, TranscriptError
 
     assert issubclass(TranscriptError, NbHitlError) and issubclass(TranscriptError, ValueError)
+
+
+def test_steering_names() -> None:
+    import nb_hitl.events as events
+    from nb_hitl.agent import ReActAgent
+
+    assert "Steered" in events.__all__ and events.Steered.kind == "steered"
+    for name in ("steer", "steer_nowait", "steer_threadsafe", "pending_steering"):
+        assert hasattr(ReActAgent, name), name

@@ -36,6 +36,7 @@ from ._structured import (
     check_structured_model,
     validate_structured,
 )
+from ._steering import SteeringMixin
 
 SUMMARIZE_PROMPT = (
     "You have failed to finish within the maximum number of reasoning steps. Now reply "
@@ -45,7 +46,7 @@ INTERRUPTED_RESULT = "[Interrupted] The tool call was interrupted by the user be
 NOT_STARTED_RESULT = "[Interrupted] The tool call was not run because the user interrupted."
 
 
-class ReActAgent(CompressionMixin, ToolApprovalMixin):
+class ReActAgent(CompressionMixin, ToolApprovalMixin, SteeringMixin):
     """An agent that alternates model reasoning and tool calls until it can answer.
 
     Args:
@@ -141,7 +142,11 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
         self._tool_partial = {}
         self._started_calls = set()
         self._resume_calls = self._take_parked_calls(msg)
-        for m in [msg] if isinstance(msg, Msg) else list(msg or []):
+        incoming = [msg] if isinstance(msg, Msg) else list(msg or [])
+        self._drop_queued(incoming)  # steered and then sent: recorded once, as the input
+        if not self._resume_calls:  # parked calls resume first: their results come before it
+            self._take_steering("reply start")  # steering a reply left unanswered, in order
+        for m in incoming:
             if self.memory.get(m.id) is None:  # recorded exactly once
                 self._commit_sync(m)
 
@@ -211,6 +216,7 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
         for _ in range(self.max_iters):
             self._step_boundary()
             await self._compress_if_needed()
+            self._step_boundary()  # steering sent while compression summarised
             response = await self._call_hooked(
                 "reasoning", self._reasoning, tool_choice=tool_choice
             )
@@ -231,8 +237,9 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin):
 
     def _step_boundary(self) -> None:
         """Between two steps of the loop: the one place where the reply stops for an accepted
-        interrupt that a tool swallowed (and where input arriving mid-reply would be taken in)."""
+        interrupt that a tool swallowed, and where steering (``steer(msg)``) is taken in."""
         self._checkpoint()
+        self._take_steering("step boundary")
 
     def _printing(self) -> bool:
         return self.console_output_enabled or self.has_hooks("print")

@@ -7,6 +7,8 @@ every kind, sequential or parallel, approvals, compression) and an interrupt lan
 moment (before the first step, after some loop iterations, or on the n-th event of a kind:
 streaming, tool calls, tool results, approval requests, compression), possibly twice, with a
 message, by cancelling the caller or the reply task, from a thread, or from inside a tool.
+Episodes may also steer (``agent.steer``) on the n-th event of a kind, and the machine steers
+between replies: every steered message must end up recorded exactly once, or still queued.
 
 ``check_memory`` derives every invariant from the message data alone.
 """
@@ -82,6 +84,9 @@ class EpisodePlan:
     how: str = "interrupt"
     second: str | None = None
     concurrent_call: bool = False
+    steer_kind: str | None = None
+    """Steer on the ``steer_nth`` event of this kind (None: no steering in this episode)."""
+    steer_nth: int = 1
 
 
 @dataclass
@@ -130,6 +135,8 @@ def random_plan(rng: random.Random) -> EpisodePlan:
         how=rng.choice(HOWS),
         second=rng.choice((None, *SECOND_HOWS)),
         concurrent_call=rng.random() < 0.2,
+        steer_kind=rng.choice((None, None, *EVENT_KINDS)),
+        steer_nth=rng.randint(1, 3),
     )
 
 
@@ -168,6 +175,8 @@ class Harness:
         )
         self.stats = Stats()
         self.n = 0
+        self.steered: list[Msg] = []
+        """Every message given to ``steer()`` so far."""
 
     def _respond(self, messages: list[dict[str, Any]], tools: Any) -> ScriptedTurn:
         return self.turns.pop(0) if self.turns else ScriptedTurn(text="Done.")
@@ -341,6 +350,8 @@ class Harness:
             seen[e.kind] = seen.get(e.kind, 0) + 1
             if e.kind == "reply_started":
                 return
+            if plan.steer_kind == e.kind and seen[e.kind] == plan.steer_nth:
+                self.steer(f"steered {self.n} on {e.kind}")
             if (
                 plan.moment == "event"
                 and actions_done == 0
@@ -401,6 +412,12 @@ class Harness:
         self.check_memory()
         self.stats.episodes += 1
         self.stats.interrupts += int(delivered)
+
+    def steer(self, text: str) -> None:
+        """Steer the agent now (a reply may be running or not)."""
+        msg = Msg("User", text, "user")
+        self.steered.append(msg)
+        self.agent.steer_nowait(msg)
 
     def _decide(self, plan: EpisodePlan, call_id: str, interrupt: Any) -> None:
         agent = self.agent
@@ -484,6 +501,14 @@ class Harness:
         """Invariants from the message data alone."""
         memory = self.agent.memory
         check_history(memory.messages)
+        ids = [m.id for m in memory.messages]
+        queued = [m.id for m in self.agent.pending_steering]
+        for m in self.steered:
+            if ids.count(m.id) + queued.count(m.id) != 1:
+                raise Violation(
+                    f"steered message {m.get_text_content()!r}: {ids.count(m.id)} times in "
+                    f"memory, {queued.count(m.id)} times queued (lost or duplicated)"
+                )
         prompt = self.agent.formatter.format_sync(self.agent.prompt_msgs())
         try:
             assert_prompt_valid(prompt)
@@ -504,6 +529,8 @@ class Harness:
         reply = await asyncio.wait_for(self.agent(Msg("User", "still there?", "user")), WAIT_S)
         if reply.is_interrupted or reply.get_text_content() != "All good.":
             raise Violation(f"the agent did not reply normally afterwards: {reply}")
+        if self.agent.pending_steering:
+            raise Violation("steering still queued after a reply that ran to its end")
         self.check_memory()
 
 

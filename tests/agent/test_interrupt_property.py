@@ -2,7 +2,8 @@
 
 A hypothesis ``RuleBasedStateMachine`` runs several episodes on one agent (see
 ``interrupt_harness`` for what an episode draws and which invariants are checked after each
-one). CI runs a fixed, derandomized example budget (about a minute on 2 shared cores);
+one); a rule steers between replies, and episodes may steer mid-reply. CI runs a fixed,
+derandomized example budget (about a minute on 2 shared cores);
 ``scripts/soak_interrupts.py`` runs the same episodes for much longer.
 """
 
@@ -51,6 +52,8 @@ episode_plans = st.builds(
     how=st.sampled_from(HOWS),
     second=st.none() | st.sampled_from(SECOND_HOWS),
     concurrent_call=st.booleans(),
+    steer_kind=st.none() | st.sampled_from(EVENT_KINDS),
+    steer_nth=st.integers(1, 3),
 )
 agent_plans = st.builds(
     AgentPlan,
@@ -77,6 +80,11 @@ class InterruptMachine(RuleBasedStateMachine):
     def episode(self, plan: EpisodePlan) -> None:
         assert self.harness is not None
         self.loop.run_until_complete(self.harness.episode(plan))
+
+    @rule()
+    def steer_between_replies(self) -> None:
+        assert self.harness is not None
+        self.harness.steer("steered between replies")
 
     @invariant()
     def memory_is_valid(self) -> None:
