@@ -30,13 +30,13 @@ from ._approval import ToolApprovalMixin
 from ._base import DEFAULT_INTERRUPT_TEXT
 from ._compression_agent import CompressionMixin
 from ._hooks import REACT_HOOK_TYPES
+from ._steering import SteeringMixin
 from ._structured import (
     FINISH_FUNCTION_NAME,
     StructuredTurn,
     check_structured_model,
     validate_structured,
 )
-from ._steering import SteeringMixin
 
 SUMMARIZE_PROMPT = (
     "You have failed to finish within the maximum number of reasoning steps. Now reply "
