@@ -79,6 +79,7 @@ def test_every_subpackage_all_is_importable() -> None:
         "message",
         "model",
         "module",
+        "pipeline",
         "session",
         "tool",
     ):
@@ -134,3 +135,20 @@ def test_steering_names() -> None:
     assert "Steered" in events.__all__ and events.Steered.kind == "steered"
     for name in ("steer", "steer_nowait", "steer_threadsafe", "pending_steering"):
         assert hasattr(ReActAgent, name), name
+
+
+def test_pipeline_names() -> None:
+    import nb_hitl.pipeline as pipeline
+    from nb_hitl.agent import AgentBase
+
+    for name in (
+        "MsgHub",
+        "sequential_pipeline",
+        "fanout_pipeline",
+        "SequentialPipeline",
+        "FanoutPipeline",
+        "resume",
+    ):
+        assert name in pipeline.__all__, name
+    for name in ("reset_subscribers", "remove_subscribers", "observe"):
+        assert hasattr(AgentBase, name), name

@@ -55,6 +55,7 @@ from nb_hitl.message import Msg
 from nb_hitl.module import StateModule
 
 from . import _registry
+from ._broadcast import HubMixin
 from ._console import ConsoleMixin
 from ._hooks import bind_arguments, call_with_arguments, message_argument
 from ._lifecycle import (
@@ -74,7 +75,7 @@ _DIRECT_AWAIT = sys.version_info >= (3, 11)
 DEFAULT_INTERRUPT_TEXT = "[Interrupted] The agent was interrupted by the user."
 
 
-class AgentBase(StateModule, ConsoleMixin):
+class AgentBase(StateModule, ConsoleMixin, HubMixin):
     """Base class of agents: the reply task, interruption, events, hooks and state.
 
     Subclasses implement ``reply(msg)`` and may override ``handle_interrupt()``; they update
@@ -107,6 +108,7 @@ class AgentBase(StateModule, ConsoleMixin):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._reply: ReplyRecord | None = None
         self._where = ""
+        self._subscribers = {}
         _registry.register(self)  # weakly: lets the notebook extension find running replies
 
     # -- to implement ------------------------------------------------------------------------
@@ -150,7 +152,16 @@ class AgentBase(StateModule, ConsoleMixin):
         return self._reply.id if self._reply is not None else None
 
     async def __call__(self, msg: Msg | None = None, **kwargs: Any) -> Msg:
-        """Reply to ``msg`` (or to what memory holds) in a task of the agent's own."""
+        """Reply to ``msg`` (or to what memory holds) in a task of the agent's own.
+
+        In a ``MsgHub`` the reply is then observed by the other participants.
+        """
+        result = await self._call_reply(msg, **kwargs)
+        if self._subscribers:
+            await self._broadcast_to_subscribers(result)
+        return result
+
+    async def _call_reply(self, msg: Msg | None, **kwargs: Any) -> Msg:
         if self.is_replying:
             raise AgentBusyError(self.name)
         loop = asyncio.get_running_loop()
