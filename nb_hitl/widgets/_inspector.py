@@ -15,29 +15,27 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
+from nb_hitl._render import CSS
 from nb_hitl.agent import ScriptedSummary
 from nb_hitl.events import Event, ReplyFinished
 
+from ._inspector_chart import Step, StepsChart
 from ._keys import KeyBindings
 from ._live import html
 from ._loop import LoopBridge, WidgetRegistry
-from ._memory_table import memory_table
+from ._memory_table import agent_table, row_id
 from ._plan_predict import scripted_after
-from ._plan_view import approx_html, bar_html, header_html, plan_html
-from ._render import CSS, esc
-from ._svg import steps_chart
+from ._plan_view import approx_html, bar_html, header_html, outcome_text, plan_html
+from ._what_if import note_html, set_slider, slider_pair
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
-    from nb_hitl.message import Msg
 
 
 REPLACED_NOTE = "This inspector no longer follows the agent: a newer one was created for it."
 _INSPECTORS = WidgetRegistry()
 """The newest MemoryInspector of each agent."""
 
-CHART_STEPS = 300
-"""The chart shows the latest this many points (a long memory's SVG stays small)."""
 KEEP_SLIDER_STEPS = 100
 """The keep_recent slider spans at most this many messages; its number box goes further."""
 MIN_DELAY = 0.05
@@ -73,10 +71,7 @@ class MemoryInspector(w.VBox):
         self._show_all = False
         self._refresh_handle: asyncio.TimerHandle | None = None
         self._last_refresh = 0.0
-        self._steps: list[tuple[str, int, str]] = []
-        """Chart points: (kind, prompt tokens, hover text); see ``steps_chart``."""
-        self._points_due: list[tuple[str, str]] = []
-        self._turn = 0
+        self._history = StepsChart()
         self._scripted = ScriptedSummary()
         self.explorer: Any | None = None
         """The ``CompressionExplorer`` opened with *Explore settings* (None until then)."""
@@ -88,24 +83,13 @@ class MemoryInspector(w.VBox):
         self._header = html()
         self._approx = html()
         self._bar = html()
-        self.threshold_slider = w.IntSlider(
-            value=threshold, min=0, max=max(threshold * 2, 1000), description="threshold"
+        self.threshold_slider, self.threshold_box = slider_pair(
+            "threshold", threshold, 0, max(threshold * 2, 1000), 10**9, self._bridge
         )
-        self.threshold_box = w.BoundedIntText(
-            value=threshold, min=0, max=10**9, layout={"width": "110px"}
+        self.keep_slider, self.keep_box = slider_pair(
+            "keep_recent", keep, 0, max(keep * 2, 20), 10**7, self._bridge
         )
-        self.keep_slider = w.IntSlider(
-            value=keep, min=0, max=max(keep * 2, 20), description="keep_recent"
-        )
-        self.keep_box = w.BoundedIntText(value=keep, min=0, max=10**7, layout={"width": "110px"})
-        for slider, box in (
-            (self.threshold_slider, self.threshold_box),
-            (self.keep_slider, self.keep_box),
-        ):
-            # A slider and its number box mirror each other; typing past the slider's end
-            # extends the slider instead of being clamped.
-            slider.observe(self._bridge.callback(self._mirror(box)), "value")
-            box.observe(self._bridge.callback(self._mirror(slider)), "value")
+        for slider in (self.threshold_slider, self.keep_slider):
             slider.observe(self._bridge.callback(lambda _ch: self._what_if_changed()), "value")
         self._plan_html = html()
         self.compress_button = w.Button(description="Compress now", icon="compress")
@@ -133,7 +117,7 @@ class MemoryInspector(w.VBox):
         )
         self._note = html()
         self._table = html()
-        self._chart = html()
+        self._chart = self._history.view
         controls = w.VBox(
             [
                 w.HBox([self.threshold_slider, self.threshold_box]),
@@ -187,8 +171,7 @@ class MemoryInspector(w.VBox):
         )
         self.refresh()
         if self.plan is not None:
-            self._steps = self._replayed_steps()
-            self._steps.append(("turn", int(self.plan.total_tokens), "now"))
+            self._history.start(agent, int(self.plan.total_tokens))
             self._draw_chart()
 
     # -- public API --------------------------------------------------------------------------
@@ -199,9 +182,7 @@ class MemoryInspector(w.VBox):
 
     @threshold.setter
     def threshold(self, value: int) -> None:
-        if value > self.threshold_slider.max:
-            self.threshold_slider.max = int(value * 1.5)
-        self.threshold_slider.value = int(value)
+        set_slider(self.threshold_slider, value)
 
     @property
     def keep_recent(self) -> int:
@@ -210,9 +191,7 @@ class MemoryInspector(w.VBox):
 
     @keep_recent.setter
     def keep_recent(self, value: int) -> None:
-        if value > self.keep_slider.max:
-            self.keep_slider.max = int(value * 1.5)
-        self.keep_slider.value = int(value)
+        set_slider(self.keep_slider, value)
 
     def reset_what_if(self) -> None:
         """Put the sliders back to the agent's configured values."""
@@ -276,12 +255,7 @@ class MemoryInspector(w.VBox):
         self._last_refresh = time.monotonic()
         self.refreshes += 1
         self.plan = self._compute_plan(self.threshold or None, self.keep_recent)
-        if self.plan is not None:
-            total = int(self.plan.total_tokens)
-            self._steps.extend(
-                (kind, total, f"{label}: {total:,} tokens") for kind, label in self._points_due
-            )
-        self._points_due.clear()
+        self._history.count_due(int(self.plan.total_tokens) if self.plan is not None else None)
         self._draw()
 
     def detach(self, reason: str = "") -> None:
@@ -315,16 +289,15 @@ class MemoryInspector(w.VBox):
         super().close()
 
     # -- internals ---------------------------------------------------------------------------
-    @staticmethod
-    def _mirror(target: w.Widget) -> Any:
-        def copy(change: dict[str, Any]) -> None:
-            value = change["new"]
-            if isinstance(target, w.IntSlider) and value > target.max:
-                target.max = value
-            if target.value != value:
-                target.value = value
+    @property
+    def _steps(self) -> list[Step]:
+        """The chart's points so far (see ``StepsChart``)."""
+        return self._history.steps
 
-        return copy
+    @property
+    def _points_due(self) -> list[tuple[str, str]]:
+        """Chart points waiting for the next refresh."""
+        return self._history.due
 
     def _compute_plan(self, threshold: int | None, keep: int | None) -> Any | None:
         fn = getattr(self.agent, "compression_plan", None)
@@ -345,10 +318,8 @@ class MemoryInspector(w.VBox):
         self._draw_table()
 
     def _say(self, text: str, error: bool = False) -> None:
-        cls = "nb-hitl-status-error" if error else "nb-hitl-note"
-        if not hasattr(self, "_note"):
-            return
-        self._note.value = f'<span class="{cls}">{esc(text)}</span>' if text else ""
+        if hasattr(self, "_note"):
+            self._note.value = note_html(text, error)
 
     async def _call(self, method: str, **kwargs: Any) -> Any:
         try:
@@ -356,31 +327,13 @@ class MemoryInspector(w.VBox):
         except Exception as exc:  # shown, never raised into the comm handler
             self._say(f"{method} failed: {type(exc).__name__}: {exc}", error=True)
             return None
-        self._say(self._outcome(method, result))
+        self._say(outcome_text(method, result))
         self.refresh()
         return result
 
-    @staticmethod
-    def _outcome(method: str, result: Any) -> str:
-        if method == "undo_compression":
-            return "Undid the last compression." if result else "Nothing to undo."
-        if result is None:
-            return "Nothing compressed (nothing compressible, or see the note above)."
-        ids = getattr(result, "compressed_ids", ())
-        before = int(getattr(result, "tokens_before", 0))
-        after = int(getattr(result, "tokens_after", 0))
-        return f"Compressed {len(ids)} message(s): {before:,} → {after:,} tokens."
-
-    def _resolve(self, ref: str | int) -> str | None:
-        messages = self.agent.memory.messages
-        text = str(ref).strip()
-        if text.isdigit() and 1 <= int(text) <= len(messages):
-            return str(messages[int(text) - 1].id)
-        return text if any(m.id == text for m in messages) else None
-
     def _pin(self, ref: str | int, action: str) -> bool:
         fn = getattr(self.agent, action, None)
-        msg_id = self._resolve(ref) if fn is not None else None
+        msg_id = row_id(self.agent.memory.messages, ref) if fn is not None else None
         if fn is None or msg_id is None:
             self._say(f"Cannot {action} {str(ref)[:40]!r}: give a row number or message id.")
             return False
@@ -392,52 +345,18 @@ class MemoryInspector(w.VBox):
     def _on_event(self, ev: Event) -> None:
         name = type(ev).__name__
         if isinstance(ev, ReplyFinished):
-            self._turn += 1
-            self._record_point()
+            self._history.turn_finished()
         elif name == "CompressionFinished":
-            ids = getattr(ev, "compressed_ids", ())
-            before, after = getattr(ev, "tokens_before", 0), getattr(ev, "tokens_after", 0)
-            self._steps.append(
-                (
-                    "compress",
-                    int(after),
-                    f"compressed {len(ids)} message(s): {before:,} → {after:,} tokens",
-                )
-            )
+            self._history.compressed(ev)
             self._draw_chart()
         elif name == "CompressionUndone":
-            self._record_point("undo", "compression undone")
+            self._history.undone()
         elif name == "CompressionFailed":
             self._say(f"Compression failed: {getattr(ev, 'reason', '')}", error=True)
         if name in ("MessageAdded", "ReplyFinished", "Interrupted") or name.startswith(
             "Compression"
         ):
             self.schedule_refresh()
-
-    def _record_point(self, kind: str = "turn", label: str = "") -> None:
-        # Counted at the next (throttled) refresh, not now: right after a reply ends or is
-        # interrupted, the chat's own updates must not wait behind a plan computation.
-        self._points_due.append((kind, label or f"after turn {self._turn}"))
-
-    def _replayed_steps(self) -> list[tuple[str, int, str]]:
-        """The prompt of every model call in memory, replayed with the agent's setting.
-
-        A transcript loaded into memory has no history of its own; the replay shows what this
-        agent would have sent for each of its calls (nothing is called).
-        """
-        from nb_hitl.agent import replay_compression
-
-        try:
-            replay = replay_compression(self.agent, getattr(self.agent, "compression_config", None))
-        except ValueError:  # nothing to replay yet (TranscriptError, ConfigError)
-            return []
-        steps: list[tuple[str, int, str]] = []
-        for row in replay.rows:
-            tip = f"call {row.call} (message {row.message}), replayed: {row.prompt_tokens:,} tokens"
-            if row.compressed:
-                tip += f" after compressing {len(row.folded_ids)} message(s) (estimate)"
-            steps.append(("compress" if row.compressed else "replayed", row.prompt_tokens, tip))
-        return steps
 
     # -- drawing -----------------------------------------------------------------------------
     def _draw(self) -> None:
@@ -474,44 +393,12 @@ class MemoryInspector(w.VBox):
         self._draw_chart()
 
     def _draw_table(self) -> None:
-        memory = self.agent.memory
-        messages = memory.messages
-        start = 0 if self._show_all else max(0, len(messages) - self.max_rows)
-        shown = messages[start:]
-        marks = {m.id: memory.marks_of(m.id) for m in shown}
-        tokens = self.plan.per_message_tokens if self.plan is not None else {}
-        more = f"<small>{start:,} earlier message(s) not listed.</small>" if start else ""
-        self._table.value = more + memory_table(
-            shown,
-            marks,
-            tokens,
-            self.plan,
-            memory.summary,
-            first_index=start,
-            provider=self._provider_labels(shown),
-        )
-
-    def _provider_labels(self, shown: list[Msg]) -> dict[str, str]:
-        """Provider-reported prompt tokens next to nb_hitl's count, for replies that have them.
-
-        The drift tells whether the chosen encoding matches the model (a few percent is chat
-        overhead; 20-40 % means the model uses another tokenizer).
-        """
-        from nb_hitl.model import check_prompt_tokens, reported_usage
-
-        labels: dict[str, str] = {}
-        config = getattr(self.agent, "compression_config", None)
-        counter = getattr(config, "agent_token_counter", None)
-        for msg in shown:
-            if msg.role == "assistant" and reported_usage(msg) is not None:
-                check = check_prompt_tokens(self.agent, msg, counter)
-                if check is not None:
-                    labels[msg.id] = check.label()
-        return labels
+        rows = None if self._show_all else self.max_rows
+        self._table.value = agent_table(self.agent, self.plan, rows)
 
     def _draw_chart(self) -> None:
         threshold = self.threshold if self.plan is not None else 0
-        self._chart.value = steps_chart(self._steps[-CHART_STEPS:], threshold)
+        self._history.draw(threshold)
 
 
 __all__ = ["MemoryInspector"]

@@ -138,6 +138,56 @@ def memory_table(
     )
 
 
+def agent_table(agent: Any, plan: Any | None, max_rows: int | None) -> str:
+    """The table of ``agent``'s memory: its last ``max_rows`` messages (None: all) and a note.
+
+    Replies that carry provider-reported usage show that count under nb_hitl's own.
+    """
+    memory = agent.memory
+    messages = memory.messages
+    start = 0 if max_rows is None else max(0, len(messages) - max_rows)
+    shown = messages[start:]
+    marks = {m.id: memory.marks_of(m.id) for m in shown}
+    tokens = plan.per_message_tokens if plan is not None else {}
+    more = f"<small>{start:,} earlier message(s) not listed.</small>" if start else ""
+    return more + memory_table(
+        shown,
+        marks,
+        tokens,
+        plan,
+        memory.summary,
+        first_index=start,
+        provider=provider_labels(agent, shown),
+    )
+
+
+def row_id(messages: Sequence[Msg], ref: str | int) -> str | None:
+    """The id of the message at table row ``ref`` (numbered from 1) or with id ``ref``."""
+    text = str(ref).strip()
+    if text.isdigit() and 1 <= int(text) <= len(messages):
+        return str(messages[int(text) - 1].id)
+    return text if any(m.id == text for m in messages) else None
+
+
+def provider_labels(agent: Any, shown: Sequence[Msg]) -> dict[str, str]:
+    """Provider-reported prompt tokens next to nb_hitl's count, for replies that have them.
+
+    The drift tells whether the chosen encoding matches the model (a few percent is chat
+    overhead; 20-40 % means the model uses another tokenizer).
+    """
+    from nb_hitl.model import check_prompt_tokens, reported_usage
+
+    labels: dict[str, str] = {}
+    config = getattr(agent, "compression_config", None)
+    counter = getattr(config, "agent_token_counter", None)
+    for msg in shown:
+        if msg.role == "assistant" and reported_usage(msg) is not None:
+            check = check_prompt_tokens(agent, msg, counter)
+            if check is not None:
+                labels[msg.id] = check.label()
+    return labels
+
+
 def _summary_row(summary: str) -> str:
     return (
         '<tr class="nb-hitl-row-summary"><td>&#931;</td><td colspan="3"><details><summary>'
@@ -147,4 +197,4 @@ def _summary_row(summary: str) -> str:
     )
 
 
-__all__ = ["marks_for", "memory_table"]
+__all__ = ["agent_table", "marks_for", "memory_table", "provider_labels", "row_id"]

@@ -125,4 +125,16 @@ def approx_html(plan: Any) -> str:
     return "" if plan.exact else APPROX_NOTE
 
 
-__all__ = ["approx_html", "bar_html", "bar_legend", "header_html", "plan_html"]
+def outcome_text(method: str, result: Any) -> str:
+    """What ``compress_memory`` or ``undo_compression`` (``method``) did, in one sentence."""
+    if method == "undo_compression":
+        return "Undid the last compression." if result else "Nothing to undo."
+    if result is None:
+        return "Nothing compressed (nothing compressible, or see the note above)."
+    ids = getattr(result, "compressed_ids", ())
+    before = int(getattr(result, "tokens_before", 0))
+    after = int(getattr(result, "tokens_after", 0))
+    return f"Compressed {len(ids)} message(s): {before:,} → {after:,} tokens."
+
+
+__all__ = ["approx_html", "bar_html", "bar_legend", "header_html", "outcome_text", "plan_html"]

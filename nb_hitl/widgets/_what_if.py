@@ -1,0 +1,67 @@
+"""What-if controls shared by the MemoryInspector and the CompressionExplorer.
+
+Both show ``trigger_threshold`` and ``keep_recent`` as a slider paired with a number box, and a
+one-line note for outcomes and errors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets as w
+
+from nb_hitl._render import esc
+
+from ._loop import LoopBridge
+
+
+def _mirror(target: w.Widget) -> Any:
+    def copy(change: dict[str, Any]) -> None:
+        value = change["new"]
+        if isinstance(target, w.IntSlider) and value > target.max:
+            target.max = value
+        if target.value != value:
+            target.value = value
+
+    return copy
+
+
+def pair(slider: w.IntSlider, box: w.BoundedIntText, bridge: LoopBridge) -> None:
+    """Make a slider and its number box mirror each other.
+
+    Typing past the slider's end extends the slider instead of being clamped.
+    """
+    slider.observe(bridge.callback(_mirror(box)), "value")
+    box.observe(bridge.callback(_mirror(slider)), "value")
+
+
+def slider_pair(
+    description: str,
+    value: int,
+    low: int,
+    high: int,
+    box_max: int,
+    bridge: LoopBridge,
+    **slider_options: Any,
+) -> tuple[w.IntSlider, w.BoundedIntText]:
+    """A slider from ``low`` to ``high`` and a number box up to ``box_max``, mirrored (``pair``)."""
+    slider = w.IntSlider(value=value, min=low, max=high, description=description, **slider_options)
+    box = w.BoundedIntText(value=value, min=low, max=box_max, layout={"width": "110px"})
+    pair(slider, box, bridge)
+    return slider, box
+
+
+def set_slider(slider: w.IntSlider, value: int, grow: float = 1.5) -> None:
+    """Move ``slider`` to ``value``, first widening its end to ``value * grow`` if it is past."""
+    if value > slider.max:
+        slider.max = int(value * grow)
+    slider.value = int(value)
+
+
+def note_html(text: str, error: bool = False) -> str:
+    """The escaped one-line note (an error in the error colour); empty for no text."""
+    cls = "nb-hitl-status-error" if error else "nb-hitl-note"
+    return f'<span class="{cls}">{esc(text)}</span>' if text else ""
+
+
+__all__ = ["note_html", "pair", "set_slider", "slider_pair"]
