@@ -35,6 +35,7 @@ from nb_hitl.agent._sweep import METRICS, sweep_prepared
 from ._explorer_svg import prompt_curve, sweep_heatmap
 from ._live import html
 from ._loop import LoopBridge
+from ._what_if import WhatIfSliders, note_html, set_slider, slider_pair
 
 POLICIES: dict[str, Any] = {
     "summary = 1/4 of what it replaces (the plan's estimate)": RatioSummary(),
@@ -58,7 +59,7 @@ def _spread(low: int, high: int, n: int) -> list[int]:
     return sorted({max(1, int(round((low + i * step) / unit) * unit)) for i in range(n)})
 
 
-class CompressionExplorer(w.VBox):
+class CompressionExplorer(WhatIfSliders, w.VBox):
     """What-if compression settings for one conversation, replayed call by call.
 
     Args:
@@ -123,27 +124,19 @@ class CompressionExplorer(w.VBox):
             list(keep_values) if keep_values else sorted({min(k, n - 1) for k in range(0, 40, 4)})
         )
         top = max(peak * 2, threshold * 2, 1000)
-        self.threshold_slider = w.IntSlider(
-            value=threshold,
-            min=1,
-            max=top,
-            step=1,
-            description="threshold",
-            continuous_update=not policy.writes_text,
-            layout={"width": "420px"},
+        slider_options = {"continuous_update": not policy.writes_text, "layout": {"width": "420px"}}
+        self.threshold_slider, self.threshold_box = slider_pair(
+            "threshold", threshold, 1, top, 10**9, self._bridge, step=1, **slider_options
         )
-        self.threshold_box = w.BoundedIntText(
-            value=threshold, min=1, max=10**9, layout={"width": "110px"}
+        self.keep_slider, self.keep_box = slider_pair(
+            "keep_recent",
+            keep,
+            0,
+            min(n - 1, KEEP_SLIDER_MAX),
+            n - 1,
+            self._bridge,
+            **slider_options,
         )
-        self.keep_slider = w.IntSlider(
-            value=keep,
-            min=0,
-            max=min(n - 1, KEEP_SLIDER_MAX),
-            description="keep_recent",
-            continuous_update=not policy.writes_text,
-            layout={"width": "420px"},
-        )
-        self.keep_box = w.BoundedIntText(value=keep, min=0, max=n - 1, layout={"width": "110px"})
         self.budget_box = w.BoundedIntText(
             value=budget if budget is not None else max(1, peak * 2 // 3),
             min=1,
@@ -168,12 +161,6 @@ class CompressionExplorer(w.VBox):
             disabled=self.agent is None,
             tooltip="Set the agent's compression_config to these settings",
         )
-        for slider, box in (
-            (self.threshold_slider, self.threshold_box),
-            (self.keep_slider, self.keep_box),
-        ):
-            slider.observe(self._bridge.callback(self._mirror(box)), "value")
-            box.observe(self._bridge.callback(self._mirror(slider)), "value")
         for ctl in (self.threshold_slider, self.keep_slider):
             ctl.observe(self._bridge.callback(lambda _ch: self.update()), "value")
         self.budget_box.observe(self._bridge.callback(self._budget_changed), "value")
@@ -219,27 +206,14 @@ class CompressionExplorer(w.VBox):
 
     # -- public API --------------------------------------------------------------------------
     @property
-    def threshold(self) -> int:
-        """The what-if ``trigger_threshold``."""
-        return int(self.threshold_slider.value)
-
-    @threshold.setter
-    def threshold(self, value: int) -> None:
-        if value > self.threshold_slider.max:
-            self.threshold_slider.max = int(value * 1.5)
-        self.threshold_slider.value = int(value)
-
-    @property
     def keep_recent(self) -> int:
-        """The what-if ``keep_recent``."""
+        """The what-if ``keep_recent``; a value this conversation cannot keep is refused."""
         return int(self.keep_slider.value)
 
     @keep_recent.setter
     def keep_recent(self, value: int) -> None:
         check_keep_recent(self._prep, value)
-        if value > self.keep_slider.max:
-            self.keep_slider.max = int(value)
-        self.keep_slider.value = int(value)
+        set_slider(self.keep_slider, value, grow=1)
 
     @property
     def budget(self) -> int:
@@ -313,17 +287,6 @@ class CompressionExplorer(w.VBox):
         return cfg
 
     # -- internals ---------------------------------------------------------------------------
-    @staticmethod
-    def _mirror(target: w.Widget) -> Any:
-        def copy(change: dict[str, Any]) -> None:
-            value = change["new"]
-            if isinstance(target, w.IntSlider) and value > target.max:
-                target.max = value
-            if target.value != value:
-                target.value = value
-
-        return copy
-
     def _policy_changed(self, change: dict[str, Any]) -> None:
         self._policy = POLICIES[change["new"]]
         # Writing real summaries costs more per move: redraw when the handle is let go.
@@ -342,8 +305,7 @@ class CompressionExplorer(w.VBox):
             self._draw_sweep()
 
     def _say(self, text: str, error: bool = False) -> None:
-        cls = "nb-hitl-status-error" if error else "nb-hitl-note"
-        self._note.value = f'<span class="{cls}">{esc(text)}</span>' if text else ""
+        self._note.value = note_html(text, error)
 
     def _totals_html(self) -> str:
         r, b = self.replay, self.baseline

@@ -26,7 +26,7 @@ from ._loop import LoopBridge, WidgetRegistry
 from ._memory_table import agent_table, row_id
 from ._plan_predict import scripted_after
 from ._plan_view import approx_html, bar_html, header_html, outcome_text, plan_html
-from ._what_if import note_html, set_slider, slider_pair
+from ._what_if import WhatIfSliders, note_html, slider_pair
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
@@ -42,7 +42,7 @@ MIN_DELAY = 0.05
 """Seconds an event-driven refresh waits at least (the chat's own updates go first)."""
 
 
-class MemoryInspector(w.VBox):
+class MemoryInspector(WhatIfSliders, w.VBox):
     """Memory, token counts, the live compression plan and its controls, for one agent.
 
     Args:
@@ -175,24 +175,6 @@ class MemoryInspector(w.VBox):
             self._draw_chart()
 
     # -- public API --------------------------------------------------------------------------
-    @property
-    def threshold(self) -> int:
-        """The what-if ``trigger_threshold`` (the slider)."""
-        return int(self.threshold_slider.value)
-
-    @threshold.setter
-    def threshold(self, value: int) -> None:
-        set_slider(self.threshold_slider, value)
-
-    @property
-    def keep_recent(self) -> int:
-        """The what-if ``keep_recent`` (the slider)."""
-        return int(self.keep_slider.value)
-
-    @keep_recent.setter
-    def keep_recent(self, value: int) -> None:
-        set_slider(self.keep_slider, value)
-
     def reset_what_if(self) -> None:
         """Put the sliders back to the agent's configured values."""
         self.threshold, self.keep_recent = self._defaults

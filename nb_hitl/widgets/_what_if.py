@@ -58,10 +58,39 @@ def set_slider(slider: w.IntSlider, value: int, grow: float = 1.5) -> None:
     slider.value = int(value)
 
 
+class WhatIfSliders:
+    """``threshold`` and ``keep_recent`` read from and written to the what-if sliders.
+
+    Mixed into a widget that has ``threshold_slider`` and ``keep_slider``. Writing a value past
+    a slider's end widens the slider.
+    """
+
+    threshold_slider: w.IntSlider
+    keep_slider: w.IntSlider
+
+    @property
+    def threshold(self) -> int:
+        """The what-if ``trigger_threshold`` (the slider)."""
+        return int(self.threshold_slider.value)
+
+    @threshold.setter
+    def threshold(self, value: int) -> None:
+        set_slider(self.threshold_slider, value)
+
+    @property
+    def keep_recent(self) -> int:
+        """The what-if ``keep_recent`` (the slider)."""
+        return int(self.keep_slider.value)
+
+    @keep_recent.setter
+    def keep_recent(self, value: int) -> None:
+        set_slider(self.keep_slider, value)
+
+
 def note_html(text: str, error: bool = False) -> str:
     """The escaped one-line note (an error in the error colour); empty for no text."""
     cls = "nb-hitl-status-error" if error else "nb-hitl-note"
     return f'<span class="{cls}">{esc(text)}</span>' if text else ""
 
 
-__all__ = ["note_html", "pair", "set_slider", "slider_pair"]
+__all__ = ["WhatIfSliders", "note_html", "pair", "set_slider", "slider_pair"]
