@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 sys.path.insert(0, str(ROOT / "bench"))
 from _stats import pct  # noqa: E402
-from lab_server import LabServer, find_chromium  # noqa: E402
+from lab_server import CHROMIUM_ARGS, LabServer, find_chromium  # noqa: E402
 
 SETUP = """\
 import random
@@ -77,16 +77,6 @@ ENOUGH_WORDS = """(n) => {
   const live = document.querySelector('.nb-hitl-chat .nb-hitl-live');
   return live !== null && live.textContent.split(/\\s+/).length >= n;
 }"""
-
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 def run(args: argparse.Namespace) -> list[dict[str, float]]:

@@ -7,18 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lab_server import LabServer, find_chromium
+from lab_server import CHROMIUM_ARGS, LabServer, find_chromium
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 @pytest.fixture(scope="session")

@@ -20,6 +20,16 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+"""Chromium's flags for the browser tests and benchmarks: headless, no network of its own."""
 
 
 def find_chromium() -> str | None:

@@ -22,6 +22,7 @@ from typing import Any
 
 import nbformat
 import pytest
+from lab_server import CHROMIUM_ARGS
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -144,11 +145,8 @@ def test_edit_and_deny_in_the_approval_card(approval_lab: dict[str, Any]) -> Non
     with sync_playwright() as p:
         browser = p.chromium.launch(
             executable_path=CHROMIUM,
-            args=[
-                "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run",
-            ],
-        )  # fmt: skip
+            args=CHROMIUM_ARGS,
+        )
         try:
             page = browser.new_page()
             dialogs: list[str] = []
