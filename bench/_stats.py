@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import statistics
+import time
+from collections.abc import Callable
 
 
 def pct(values: list[float], q: float) -> float:
@@ -14,3 +16,13 @@ def pct(values: list[float], q: float) -> float:
 def median_p99(values: list[float], scale: float = 1000.0) -> str:
     """``"median X, p99 Y"`` of ``values`` scaled (default seconds -> ms)."""
     return f"median {statistics.median(values) * scale:.3f}, p99 {pct(values, 0.99) * scale:.3f}"
+
+
+def timed(fn: Callable[[], object], repeat: int) -> list[float]:
+    """Seconds each of ``repeat`` calls of ``fn`` took."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return times

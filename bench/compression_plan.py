@@ -25,10 +25,11 @@ import os
 import random
 import statistics
 import time
-from collections.abc import Callable
 
 # Agents print their replies to the console in scripts (as AgentScope's do); not here.
 os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
+
+from _stats import pct, timed
 
 from nb_hitl import CompressionConfig, Msg, ReActAgent, ScriptedModel
 from nb_hitl.demo import demo_toolkit
@@ -93,18 +94,8 @@ def texts_of(msgs: list[Msg]) -> list[str]:
     return out
 
 
-def timeit(fn: Callable[[], object], repeat: int) -> list[float]:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return times
-
-
 def fmt(times: list[float]) -> str:
-    ordered = sorted(times)
-    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+    p99 = pct(times, 0.99)
     return f"median {statistics.median(times) * 1e3:8.3f} ms   p99 {p99 * 1e3:8.3f} ms"
 
 
@@ -138,9 +129,9 @@ def main() -> None:
     raw_ord: list[float] = []
     cold_times: list[float] = []
     for _ in range(repeat):
-        raw.extend(timeit(lambda: [enc.encode(t) for t in texts], 1))
-        raw_ord.extend(timeit(lambda: [enc.encode_ordinary(t) for t in texts], 1))
-        cold_times.extend(timeit(cold, 1))
+        raw.extend(timed(lambda: [enc.encode(t) for t in texts], 1))
+        raw_ord.extend(timed(lambda: [enc.encode_ordinary(t) for t in texts], 1))
+        cold_times.extend(timed(cold, 1))
     raw_tps = text_tokens / statistics.median(raw)
     print(f"raw tiktoken.encode           {fmt(raw)}   {raw_tps / 1e6:6.2f} M tokens/s")
     print(
@@ -166,7 +157,7 @@ def main() -> None:
         start = time.perf_counter()
         counter.count_msgs_sync(current, formatter)
         inc_times.append(time.perf_counter() - start)
-        one_encode.extend(timeit(lambda m=new: enc.encode(m.content), 1))
+        one_encode.extend(timed(lambda m=new: enc.encode(m.content), 1))
     overhead = [a - b for a, b in zip(inc_times, one_encode, strict=True)]
     print(f"incremental (+1 message)      {fmt(inc_times)}")
     print(f"  that message's raw encode   {fmt(one_encode)}")
@@ -190,7 +181,7 @@ def main() -> None:
         start = time.perf_counter()
         plan = agent.compression_plan(trigger_threshold=threshold)
         plan_times.append(time.perf_counter() - start)
-    keep_times = timeit(lambda: agent.compression_plan(keep_recent=40), repeat)
+    keep_times = timed(lambda: agent.compression_plan(keep_recent=40), repeat)
     print(f"re-plan, threshold changed    {fmt(plan_times)}   (goal <= 20 ms)")
     print(f"re-plan, keep_recent changed  {fmt(keep_times)}")
     grow_times = []

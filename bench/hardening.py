@@ -18,26 +18,15 @@ import argparse
 import json
 import os
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
-from _stats import median_p99
+from _stats import median_p99, timed
 
 from nb_hitl import Msg, ReActAgent, ScriptedModel
 from nb_hitl.model._secrets import redact
 from nb_hitl.session import _check_no_secret
 
 SECRETS = ("sk-test-SECRET-MARKER-7f3e9a1b2c4d5e6f", "AIzaURLSECRETMARKER01234", "pw-URL-4242-xyz")
-
-
-def timed(fn: Callable[[], object], repeat: int) -> list[float]:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return times
 
 
 def main() -> None:

@@ -32,6 +32,7 @@ from typing import Any
 os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "kernel"))
+from _stats import pct
 from kernel_harness import KernelHarness, chat_interrupted, chat_text, state_text
 
 COMM_TYPES = {"comm_open", "comm_msg", "comm_close"}
@@ -43,11 +44,6 @@ def wire_size(msg: dict[str, Any]) -> int:
     size = sum(len(json.dumps(f, default=str).encode()) for f in frames)
     size += sum(len(b) for b in msg.get("buffers", []) or [])
     return size + 64 + len(b"<IDS|MSG>")
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
 TEXT_CODE = """
@@ -176,7 +172,7 @@ def bench_interrupt_latency(k: KernelHarness, trials: int) -> None:
         k.execute("pass")  # let the reply wind down
     print(
         f"click-to-interrupted-message latency over {trials} stops: median "
-        f"{statistics.median(latencies):.1f} ms, p99 {pct(latencies, 99):.1f} ms, max "
+        f"{statistics.median(latencies):.1f} ms, p99 {pct(latencies, 0.99):.1f} ms, max "
         f"{max(latencies):.1f} ms (goal p99 <= 20 ms)"
     )
     slow = [f"#{i + 1}: {v:.0f} ms" for i, v in enumerate(latencies) if v > 20]
@@ -229,7 +225,7 @@ def bench_threshold_change(k: KernelHarness, trials: int) -> None:
     print(
         f"inspector threshold change on 5,000 messages ({total:,} tokens; panel built in "
         f"{build * 1000:.0f} ms): median {statistics.median(latencies):.1f} ms, p99 "
-        f"{pct(latencies, 99):.1f} ms end to end (goal <= 50 ms)"
+        f"{pct(latencies, 0.99):.1f} ms end to end (goal <= 50 ms)"
     )
 
 
