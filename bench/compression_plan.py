@@ -86,7 +86,7 @@ def build_memory(n: int, seed: int = 0) -> list[Msg]:
 def texts_of(msgs: list[Msg]) -> list[str]:
     """The strings the counter encodes for these messages (contents and tool arguments)."""
     out = []
-    for m in OpenAIChatFormatter().format_sync(msgs):
+    for m in OpenAIChatFormatter(plain_content=True).format_sync(msgs):
         if m.get("content"):
             out.append(m["content"])
         for call in m.get("tool_calls", []):
@@ -118,7 +118,7 @@ def main() -> None:
 
     counter = TokenCounter()
     assert counter.exact, counter.fallback_reason
-    formatter = OpenAIChatFormatter()
+    formatter = OpenAIChatFormatter(plain_content=True)
 
     def cold() -> None:
         counter.clear_cache()
