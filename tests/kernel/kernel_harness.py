@@ -100,6 +100,28 @@ class KernelHarness:
         assert reply["content"].get("status") == "ok", reply["content"]
         return str(reply["content"]["subshell_id"])
 
+    def subshell_for(self, comm_id: str, trait: str, value: str) -> str:
+        """A new subshell that the widget ``comm_id``'s messages are handled on; returns its id.
+
+        ipykernel 7.4 routes a comm's messages to the subshell its last publish came from; a
+        front-end update of ``trait`` to ``value`` sent on the subshell (echoed back from
+        there) makes that the subshell.
+        """
+        subshell = self.create_subshell()
+        self.send_comm(
+            comm_id,
+            {"method": "update", "state": {trait: value}, "buffer_paths": []},
+            subshell_id=subshell,
+        )
+        self.wait_comm(
+            lambda m: (
+                m["content"].get("comm_id") == comm_id
+                and m["content"].get("data", {}).get("state", {}).get(trait) == value
+            ),
+            timeout=10,
+        )
+        return subshell
+
     def shell_replies(self, timeout: float = 0.2) -> list[dict[str, Any]]:
         """Drain replies on the shell channel."""
         out = []

@@ -104,14 +104,7 @@ def test_approve_click_on_a_subshell_wakes_the_parked_reply(kernel7: KernelHarne
         "lambda b: click_threads.append(threading.get_ident()))"
     )
     kernel7.execute("agent.deny('d2', 'not today')")
-    subshell = kernel7.create_subshell()
-    # route the button's comm to the subshell (see test_kernel_widgets for why)
-    kernel7.send_comm(
-        ids["approve"],
-        {"method": "update", "state": {"tooltip": "Approve it"}, "buffer_paths": []},
-        subshell_id=subshell,
-    )
-    kernel7.wait_comm(lambda m: "Approve it" in state_text(m), timeout=10)
+    subshell = kernel7.subshell_for(ids["approve"], "tooltip", "Approve it")
     kernel7.click(ids["approve"], subshell_id=subshell)
     kernel7.wait_comm(lambda m: "Approved" in state_text(m), timeout=30)
     ran, last, state, decisions = finished(kernel7)

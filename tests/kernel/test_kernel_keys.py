@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from kernel_harness import KernelHarness, chat_interrupted, chat_text, state_text
+from kernel_harness import KernelHarness, chat_interrupted, chat_text
 
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(240)]
 
@@ -32,16 +32,7 @@ def key(
 @pytest.mark.parametrize("on_subshell", [False, True])
 def test_key_messages_send_and_stop(kernel7: KernelHarness, on_subshell: bool) -> None:
     ids = json.loads(kernel7.execute(SETUP).strip().splitlines()[-1])
-    sub = None
-    if on_subshell:
-        sub = kernel7.create_subshell()
-        # ipykernel 7.4 routes a comm's messages to the subshell its last publish came from.
-        kernel7.send_comm(
-            ids["keys"],
-            {"method": "update", "state": {"scope": "nb-hitl-chat"}, "buffer_paths": []},
-            subshell_id=sub,
-        )
-        kernel7.wait_comm(lambda m: "nb-hitl-chat" in state_text(m), timeout=10)
+    sub = kernel7.subshell_for(ids["keys"], "scope", "nb-hitl-chat") if on_subshell else None
     key(kernel7, ids["keys"], "send", "a story please", sub)
     kernel7.wait_comm(lambda m: "word5 " in chat_text(m), timeout=30)
     key(kernel7, ids["keys"], "stop", "", sub)

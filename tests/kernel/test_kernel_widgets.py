@@ -85,15 +85,7 @@ def test_stop_click_on_a_subshell_hops_to_the_main_loop(kernel7: KernelHarness) 
         "import threading\nclick_threads = []\n"
         "chat.stop_button.on_click(lambda b: click_threads.append(threading.get_ident()))"
     )
-    subshell = kernel7.create_subshell()
-    # ipykernel 7.4 routes a comm's messages to the subshell its last publish came from; a
-    # front-end update sent on the subshell (echoed back from there) makes that the subshell.
-    kernel7.send_comm(
-        ids["stop"],
-        {"method": "update", "state": {"tooltip": "Stop the reply"}, "buffer_paths": []},
-        subshell_id=subshell,
-    )
-    kernel7.wait_comm(lambda m: "Stop the reply" in state_text(m), timeout=10)
+    subshell = kernel7.subshell_for(ids["stop"], "tooltip", "Stop the reply")
     kernel7.click(ids["stop"], subshell_id=subshell)
     kernel7.wait_comm(interrupted, timeout=30)
     check_interrupted(kernel7)
@@ -126,18 +118,12 @@ def test_send_on_a_subshell_wakes_the_idle_main_loop(kernel7: KernelHarness) -> 
     on a subshell thread must wake it, which only a thread-safe hop does."""
     ids = json.loads(kernel7.execute(LOOP_SETUP).strip().splitlines()[-1])
     kernel7.wait_comm(lambda m: "waiting for you" in state_text(m), timeout=10)
-    subshell = kernel7.create_subshell()
+    subshell = kernel7.subshell_for(ids["send"], "tooltip", "Send")
     kernel7.send_comm(
         ids["input"],
         {"method": "update", "state": {"value": "hi there"}, "buffer_paths": []},
         subshell_id=subshell,
     )
-    kernel7.send_comm(
-        ids["send"],
-        {"method": "update", "state": {"tooltip": "Send"}, "buffer_paths": []},
-        subshell_id=subshell,
-    )
-    kernel7.wait_comm(lambda m: '"tooltip": "Send"' in state_text(m), timeout=10)
     kernel7.click(ids["send"], subshell_id=subshell)
     kernel7.wait_comm(lambda m: "Hello from the loop." in chat_text(m), timeout=20)
     out = kernel7.execute("print([m.get_text_content() for m in agent.memory.messages])")
