@@ -34,6 +34,14 @@ from ._keys import KeyBindings
 from ._live import html
 from ._loop import LoopBridge, WidgetRegistry
 from ._render import CSS, RemoteImages, check_remote_images, esc, msg_flags
+from ._send_mode import (
+    MODE_HINTS,
+    MODE_LABELS,
+    SEND_LABELS,
+    STEER_NOTE,
+    SendMode,
+    check_send_mode,
+)
 from ._status import StatusLine
 from ._transcript import Entry, LiveRows, Transcript
 
@@ -65,6 +73,10 @@ class ChatWidget(w.VBox):
             link opened only on a click, so no message can make the browser fetch anything),
             ``"show"`` (loaded at once: only for trusted sources) or ``"text"``. Inline
             ``data:image`` images are always shown.
+        send_mode: what sending does while a reply runs: ``"interrupt"`` (interrupt & redirect:
+            the reply stops, the message is answered next), ``"steer"`` (taken in at the
+            reply's next step, nothing cancelled; agents without ``steer()`` redirect) or
+            ``"queue"`` (answered after this reply). The picker above the input changes it.
     """
 
     def __init__(
@@ -77,8 +89,10 @@ class ChatWidget(w.VBox):
         continue_text: str = "Please continue.",
         css: bool = True,
         remote_images: RemoteImages = "link",
+        send_mode: SendMode = "interrupt",
     ) -> None:
         check_remote_images(remote_images)
+        check_send_mode(send_mode)
         if max_rendered < 1:
             raise ValueError(f"max_rendered must be at least 1 (got {max_rendered}).")
         if max_updates_per_second <= 0:
@@ -104,6 +118,14 @@ class ChatWidget(w.VBox):
         self.stop_button = w.Button(description="Stop", button_style="danger", icon="stop")
         self.stop_button.disabled = True
         self.continue_button = w.Button(description="Continue", icon="play", disabled=True)
+        self.mode_picker = w.ToggleButtons(
+            options=[(label, mode) for mode, label in MODE_LABELS.items()],
+            value=send_mode,
+            description="While running:",
+            tooltips=[MODE_HINTS[m] for m in MODE_LABELS],
+            style={"button_width": "auto", "description_width": "initial"},
+        )
+        self.mode_picker.observe(self._bridge.callback(lambda _c: self._show_mode()), "value")
         self._keyboard()
         self.send_button.on_click(self._bridge.callback(lambda _b: self._send_from_input()))
         self.stop_button.on_click(self._bridge.callback(lambda _b: self.stop()))
@@ -122,6 +144,7 @@ class ChatWidget(w.VBox):
                 self.transcript.box,
                 self.status,
                 self._note,
+                self.mode_picker,
                 bar,
                 self.shortcuts,
             ]
@@ -131,7 +154,8 @@ class ChatWidget(w.VBox):
         self.live = LiveRows(
             self.transcript, self._bridge, 1.0 / max_updates_per_second, self.status.refresh
         )
-        self._queue: deque[Msg] = deque()
+        self._queue: deque[Msg | None] = deque()
+        """Messages to send in turn; ``None``: answer steering a finished reply left queued."""
         self._runner: asyncio.Task[Any] | None = None
         self._input_source: WidgetInput | None = None
         self._sent_text: dict[str, str] = {}
@@ -161,6 +185,33 @@ class ChatWidget(w.VBox):
 
     # -- public API --------------------------------------------------------------------------
     @property
+    def send_mode(self) -> str:
+        """``steer``, ``interrupt`` or ``queue``: what Send does while a reply runs."""
+        return str(self.mode_picker.value)
+
+    @send_mode.setter
+    def send_mode(self, mode: SendMode) -> None:
+        check_send_mode(mode)
+        self.mode_picker.value = mode
+        self._show_mode()
+
+    def _effective_mode(self) -> str:
+        mode = self.send_mode
+        if mode == "steer" and not hasattr(self.agent, "steer_nowait"):
+            return "interrupt"  # this agent takes no steering
+        return mode
+
+    def _show_mode(self) -> None:
+        """The Send button and the status line say what sending does now."""
+        running = self.agent.is_replying and self.status.state != "stopping"
+        mode = self._effective_mode()
+        self.send_button.description = SEND_LABELS[mode] if running else "Send"
+        self.status.hint = f"sending now: {MODE_HINTS[mode]}" if running else ""
+        self.status.refresh()
+        if running:
+            self.input.placeholder = f"Message {self.agent.name}… ({MODE_HINTS[mode]})"
+
+    @property
     def state(self) -> str:
         """``idle``, ``running``, ``stopping``, ``waiting`` (for you) or ``error``."""
         return self.status.state
@@ -168,8 +219,9 @@ class ChatWidget(w.VBox):
     def send(self, text: str | Msg) -> Msg | None:
         """Send a message (the Send button's twin); ``None`` when nothing was sent.
 
-        While a reply runs this is interrupt-and-redirect: the reply is interrupted and the
-        new message is answered next. Call on the widget's event loop.
+        While a reply runs, ``send_mode`` decides: ``interrupt`` (the reply is interrupted and
+        the message answered next), ``steer`` (the reply takes it in at its next step; it is
+        drawn there) or ``queue`` (answered after this reply). Call on the widget's event loop.
         """
         if isinstance(text, Msg):
             msg = text
@@ -179,13 +231,22 @@ class ChatWidget(w.VBox):
                 return None
             msg = Msg(self.user_name, text, "user")
         self._note.value = ""
+        running = self.agent.is_replying
+        mode = self._effective_mode()
+        if running and mode == "steer" and self._input_source is None:
+            self.agent.steer_nowait(msg)  # type: ignore[attr-defined]
+            self._note.value = f'<span class="nb-hitl-note">{esc(STEER_NOTE)}</span>'
+            self._queue.append(None)  # if the reply ends first, the next one answers it
+            if self._runner is None or self._runner.done():
+                self._runner = self._bridge.spawn(self._run_queue(), name="nb_hitl-chat-runner")
+            return msg  # drawn where the reply takes it in (MessageAdded)
         self._sent_text[msg.id] = msg.get_text_content() or ""
         while len(self._sent_text) > 20:  # only recent sends can still need restoring
             del self._sent_text[next(iter(self._sent_text))]
         self.transcript.unconfirmed.append(msg.id)
         self.transcript.add(Entry(msg.id, msg))
         self.continue_button.disabled = True
-        redirect = self.agent.is_replying
+        redirect = running and mode == "interrupt"
         if redirect:
             self._begin_stopping()
             self.agent.interrupt_nowait()
@@ -193,7 +254,7 @@ class ChatWidget(w.VBox):
             self._input_source.put(msg)
             return msg
         self._queue.append(msg)
-        if not redirect:
+        if not running:
             self.stop_button.disabled = False  # first: once "running" shows, Stop works
             self.status.set_state("running", "starting…")
         if self._runner is None or self._runner.done():
@@ -207,7 +268,8 @@ class ChatWidget(w.VBox):
         if not self.agent.is_replying:
             if self._queue:  # stopped before the reply began: take the messages back
                 for msg in self._queue:
-                    self.transcript.remove(msg.id)
+                    if msg is not None:
+                        self.transcript.remove(msg.id)
                 self._restore_input(self._queue[0])
                 self._queue.clear()
                 self._finish_idle(interrupted=True)
@@ -338,11 +400,14 @@ class ChatWidget(w.VBox):
             if not self._queue:
                 break
             msg = self._queue.popleft()
+            if msg is None:  # steering: answered by the reply unless it ended first
+                if not getattr(self.agent, "pending_steering", None):
+                    continue
             self._error_seen = False
             try:
                 await self.agent(msg)
             except AgentBusyError:
-                self._queue.appendleft(msg)
+                self._queue.appendleft(msg)  # the same item (None: the steering) again
                 await asyncio.sleep(0.01)
             except Exception as exc:  # shown in the transcript; the widget stays usable
                 await asyncio.sleep(0)
@@ -371,6 +436,8 @@ class ChatWidget(w.VBox):
     def _finish_idle(self, interrupted: bool, error: str = "") -> None:
         self.stop_button.disabled = True
         self.stop_button.description = "Stop"
+        self.send_button.description = "Send"
+        self.status.hint = ""
         self.last_interrupted = interrupted
         self.continue_button.disabled = not interrupted
         if error:
@@ -401,8 +468,8 @@ class ChatWidget(w.VBox):
             self.continue_button.disabled = True
             self.stop_button.disabled = False
             self.stop_button.description = "Stop"
-            self.input.placeholder = f"Message {self.agent.name}… (sending now redirects the reply)"
             self.status.start_reply()
+            self._show_mode()
         elif isinstance(ev, ReplyFinished):
             self.live.end()
             self._finish_idle(interrupted=ev.interrupted)
@@ -430,6 +497,8 @@ class ChatWidget(w.VBox):
         self.transcript.add(Entry("note-" + uuid.uuid4().hex[:12], None, row))
 
     def _on_added(self, msg: Msg) -> None:
+        if msg.metadata.get("_steered") and STEER_NOTE in self._note.value:
+            self._note.value = ""
         self.transcript.confirm(msg.id)
         if self.live.commit(msg):
             return

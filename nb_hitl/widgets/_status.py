@@ -46,6 +46,8 @@ class StatusLine(w.HTML):
         self._bridge = bridge
         self.state = "idle"
         self.detail = ""
+        self.hint = ""
+        """What sending does now, shown while a reply runs (the chat's send mode)."""
         self.started: float | None = None
         self.ended: float | None = None
         self._tokens: dict[str, int] = {}
@@ -142,6 +144,8 @@ class StatusLine(w.HTML):
         parts = [LABELS[self.state]]
         if self.detail and self.detail != LABELS[self.state]:
             parts.append(self.detail)
+        if self.hint and self.state == "running":
+            parts.append(self.hint)
         current = self.ended is None or self.state in ("idle", "error")
         if self.started is not None and self.state != "waiting" and current:
             secs = self.elapsed

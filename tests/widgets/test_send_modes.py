@@ -1,0 +1,121 @@
+"""ChatWidget's send-while-running modes, headless: Steer, Interrupt & redirect, Queue."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from widget_helpers import all_html, until
+
+from nb_hitl.agent import ReActAgent
+from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
+from nb_hitl.tool import Toolkit
+from nb_hitl.widgets import ChatWidget
+from nb_hitl.widgets._send_mode import STEER_NOTE
+
+LONG = " ".join(f"word{i}" for i in range(400))
+
+
+def tool_agent(gate: asyncio.Event) -> ReActAgent:
+    tk = Toolkit()
+
+    async def fetch(url: str) -> str:
+        """Fetch.
+
+        Args:
+            url: the address.
+        """
+        await gate.wait()
+        return f"page at {url}"
+
+    tk.register_tool_function(fetch)
+    script = [
+        ScriptedTurn(text="Fetching.", tool_calls=[ScriptedToolCall("fetch", {"url": "a"})]),
+        "Done, with your note.",
+    ]
+    return ReActAgent("Friday", "s", ScriptedModel(script, tokens_per_second=1e6), toolkit=tk)
+
+
+def user_texts(agent: ReActAgent) -> list[str]:
+    return [m.get_text_content() or "" for m in agent.memory.messages if m.role == "user"]
+
+
+async def test_steer_mode_takes_the_message_in_at_the_next_step_nothing_cancelled() -> None:
+    gate = asyncio.Event()
+    agent = tool_agent(gate)
+    chat = ChatWidget(agent, send_mode="steer")
+    assert chat.send_button.description == "Send"
+    chat.send("fetch a")
+    await until(lambda: chat.status.detail.startswith("tool") or agent._open_calls, what="tool")
+    await until(lambda: chat.send_button.description == "Steer", what="label")
+    assert "steers" in chat.status.text()
+    assert "steers" in chat.input.placeholder
+    sent = chat.send("also note the date")
+    assert sent is not None and chat.state == "running"  # not stopping: nothing cancelled
+    assert STEER_NOTE in chat._note.value
+    assert "also note the date" not in all_html(chat.transcript.box)  # not drawn yet
+    gate.set()
+    await until(lambda: chat.state == "idle", what="reply finished")
+    msgs = agent.memory.messages
+    assert not any(m.is_interrupted for m in msgs)
+    roles = [m.role for m in msgs]
+    assert roles == ["user", "assistant", "system", "user", "assistant"]
+    assert msgs[3].metadata["_steered"] is True
+    # drawn where it was taken in: after the tool result, before the final answer
+    rows = [all_html(r) for r in chat.rows]
+    at = next(i for i, h in enumerate(rows) if "also note the date" in h)
+    assert at < next(i for i, h in enumerate(rows) if "Done, with your note." in h)
+    assert at > next(i for i, h in enumerate(rows) if "Fetching." in h)
+    assert chat._note.value == "" and chat.send_button.description == "Send"
+    assert chat.status.hint == ""
+
+
+async def test_steer_mode_answers_in_a_new_reply_when_the_reply_ends_first() -> None:
+    agent = ReActAgent(
+        "Friday", "s", ScriptedModel([LONG, "Answering your steer."], tokens_per_second=200.0)
+    )
+    chat = ChatWidget(agent, send_mode="steer")
+    chat.send("long story")
+    await until(lambda: "word3" in all_html(chat), what="streaming")
+    chat.send("and make it funny")
+    await until(
+        lambda: chat.state == "idle" and "Answering your steer." in all_html(chat), what="next"
+    )
+    assert user_texts(agent) == ["long story", "and make it funny"]
+    assert agent.memory.messages[2].metadata["steered_at"] == "reply start"
+    assert agent.pending_steering == []
+
+
+async def test_queue_mode_answers_after_this_reply() -> None:
+    agent = ReActAgent(
+        "Friday", "s", ScriptedModel([LONG, "Second answer."], tokens_per_second=400.0)
+    )
+    chat = ChatWidget(agent, send_mode="queue")
+    chat.send("first")
+    await until(lambda: "word3" in all_html(chat), what="streaming")
+    assert chat.send_button.description == "Queue" and "queued" in chat.status.text()
+    chat.send("second")
+    assert chat.state == "running"
+    await until(lambda: chat.state == "idle" and "Second answer." in all_html(chat), what="2nd")
+    assert not any(m.is_interrupted for m in agent.memory.messages)
+    assert user_texts(agent) == ["first", "second"]
+    assert agent.memory.messages[1].get_text_content() == LONG
+
+
+async def test_interrupt_mode_is_the_default_and_the_picker_changes_it() -> None:
+    agent = ReActAgent("Friday", "s", ScriptedModel([LONG, "Redirected."], tokens_per_second=80.0))
+    chat = ChatWidget(agent)
+    assert chat.send_mode == "interrupt"
+    chat.send("first")
+    await until(lambda: "word3" in all_html(chat), what="streaming")
+    assert chat.send_button.description == "Redirect"
+    assert "interrupts and redirects" in chat.status.text()
+    chat.mode_picker.value = "steer"
+    await until(lambda: chat.send_button.description == "Steer", what="relabel")
+    chat.send_mode = "interrupt"
+    chat.send("other topic")
+    assert chat.state == "stopping"
+    await until(lambda: chat.state == "idle" and "Redirected." in all_html(chat), what="redirect")
+    assert any(m.is_interrupted for m in agent.memory.messages)
+    with pytest.raises(ValueError, match="send_mode must be"):
+        ChatWidget(agent, send_mode="later")  # type: ignore[arg-type]
