@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> list[dict[str, float]]:
             page.wait_for_selector(".nb-hitl-chat textarea", timeout=90_000)
             for trial in range(args.trials):
                 page.locator(".nb-hitl-chat textarea").fill(f"Tell me everything ({trial}).")
-                page.locator(".nb-hitl-chat button:has-text('Send')").click()
+                page.locator(".nb-hitl-chat button.nb-hitl-send").click()
                 page.wait_for_function(ENOUGH_WORDS, arg=args.words, timeout=300_000,
                                        polling=100)  # fmt: skip
                 result: dict[str, Any] | None = page.evaluate(CLICK_STOP)

@@ -176,6 +176,8 @@ CSS = """
 .nb-hitl-badge-partner { background: #16a085; }
 .nb-hitl-badge-compress { background: #e67e22; }
 .nb-hitl-badge-other { background: #52606d; }
+.nb-hitl-badge-steered { background: #8e44ad; }
+.nb-hitl-steered { border-left-style: double; border-left-width: 5px; }
 .nb-hitl-row-recent td:first-child { border-left: 3px solid #27ae60; }
 .nb-hitl-tool { font-family: var(--jp-code-font-family, monospace); font-size: 12px; }
 .nb-hitl-tool summary { cursor: pointer; }
@@ -279,6 +281,8 @@ def msg_classes(msg: RenderableMsg, live: bool = False) -> list[str]:
         classes.append("nb-hitl-error")
     if live:
         classes.append("nb-hitl-live")
+    if msg.metadata.get("_steered"):
+        classes.append("nb-hitl-steered")
     return classes
 
 
@@ -294,6 +298,11 @@ def header_html(msg: RenderableMsg, live: bool = False) -> str:
         badges += '<span class="nb-hitl-badge nb-hitl-badge-other">partial</span>'
     if error:
         badges += '<span class="nb-hitl-badge nb-hitl-badge-error">error</span>'
+    if msg.metadata.get("_steered"):  # agent.steer(): taken in mid-reply, where it is drawn
+        where = esc(f"Steering: taken in at the {msg.metadata.get('steered_at') or 'next step'}")
+        badges += (
+            f'<span class="nb-hitl-badge nb-hitl-badge-steered" title="{where}">steered</span>'
+        )
     if live:
         badges += " <span>…</span>"
     return (

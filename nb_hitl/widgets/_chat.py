@@ -38,6 +38,7 @@ from ._send_mode import (
     MODE_HINTS,
     MODE_LABELS,
     SEND_LABELS,
+    STEER_KEPT_NOTE,
     STEER_NOTE,
     SendMode,
     check_send_mode,
@@ -115,6 +116,7 @@ class ChatWidget(w.VBox):
             placeholder=f"Message {agent.name}…", layout={"width": "100%", "height": "64px"}
         )
         self.send_button = w.Button(description="Send", button_style="primary", icon="paper-plane")
+        self.send_button.add_class("nb-hitl-send")  # its label changes with the send mode
         self.stop_button = w.Button(description="Stop", button_style="danger", icon="stop")
         self.stop_button.disabled = True
         self.continue_button = w.Button(description="Continue", icon="play", disabled=True)
@@ -199,6 +201,8 @@ class ChatWidget(w.VBox):
         mode = self.send_mode
         if mode == "steer" and not hasattr(self.agent, "steer_nowait"):
             return "interrupt"  # this agent takes no steering
+        if mode == "steer" and self._input_source is not None and not self._input_source.gone:
+            return "queue"  # a UserAgent loop reads the input: it answers after this reply
         return mode
 
     def _show_mode(self) -> None:
@@ -233,7 +237,7 @@ class ChatWidget(w.VBox):
         self._note.value = ""
         running = self.agent.is_replying
         mode = self._effective_mode()
-        if running and mode == "steer" and self._input_source is None:
+        if running and mode == "steer":
             self.agent.steer_nowait(msg)  # type: ignore[attr-defined]
             self._note.value = f'<span class="nb-hitl-note">{esc(STEER_NOTE)}</span>'
             self._queue.append(None)  # if the reply ends first, the next one answers it
@@ -275,6 +279,9 @@ class ChatWidget(w.VBox):
                 self._finish_idle(interrupted=True)
                 return True
             return False
+        if None in self._queue:  # Stop means no new reply; the steering waits for the next one
+            self._queue = deque(m for m in self._queue if m is not None)
+            self._note.value = f'<span class="nb-hitl-note">{esc(STEER_KEPT_NOTE)}</span>'
         self._begin_stopping()
         self.agent.interrupt_nowait()
         return True
@@ -400,9 +407,9 @@ class ChatWidget(w.VBox):
             if not self._queue:
                 break
             msg = self._queue.popleft()
-            if msg is None:  # steering: answered by the reply unless it ended first
-                if not getattr(self.agent, "pending_steering", None):
-                    continue
+            if msg is None:  # steering a reply that ended first: a new reply answers it
+                if not getattr(self.agent, "pending_steering", None) or any(self._queue):
+                    continue  # taken in already, or by the next queued message's reply start
             self._error_seen = False
             try:
                 await self.agent(msg)
@@ -497,7 +504,9 @@ class ChatWidget(w.VBox):
         self.transcript.add(Entry("note-" + uuid.uuid4().hex[:12], None, row))
 
     def _on_added(self, msg: Msg) -> None:
-        if msg.metadata.get("_steered") and STEER_NOTE in self._note.value:
+        if msg.metadata.get("_steered") and any(
+            esc(note) in self._note.value for note in (STEER_NOTE, STEER_KEPT_NOTE)
+        ):
             self._note.value = ""
         self.transcript.confirm(msg.id)
         if self.live.commit(msg):

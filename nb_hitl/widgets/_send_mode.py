@@ -19,6 +19,10 @@ MODE_HINTS: dict[str, str] = {
     "queue": "queued: answered after this reply",
 }
 STEER_NOTE = "Steering: your message is taken in at the next step of the reply."
+STEER_KEPT_NOTE = (
+    "Stopped before your steering message was taken in: it is kept, and the next reply "
+    "(Continue or a new message) takes it in first."
+)
 
 
 def check_send_mode(mode: object) -> None:
@@ -34,6 +38,7 @@ __all__ = [
     "MODE_HINTS",
     "MODE_LABELS",
     "SEND_LABELS",
+    "STEER_KEPT_NOTE",
     "STEER_NOTE",
     "SendMode",
     "check_send_mode",

@@ -30,7 +30,7 @@ PANEL = "panel = nb_hitl.show(agent, session=None)\npanel"
 CHAT = ".nb-hitl-chat"
 INPUT = ".nb-hitl-chat textarea"
 STOP = ".nb-hitl-chat button:has-text('Stop')"
-SEND = ".nb-hitl-chat button:has-text('Send')"
+SEND = ".nb-hitl-chat button.nb-hitl-send"
 
 
 def wait_status(page: Any, state: str, timeout: float = 60.0) -> None:

@@ -93,7 +93,7 @@ def test_keyboard_interrupt_and_restart_in_notebook7(
         page.locator(".lm-Menu-itemLabel", has_text=re.compile("^Restart Kernel")).first.click()
         page.locator(".jp-Dialog-button.jp-mod-accept").click()
         page.wait_for_selector("text=kernel restarted: this panel is inactive", timeout=30_000)
-        assert page.locator(f"{CHAT} button:has-text('Send')").first.is_disabled()
+        assert page.locator(f"{CHAT} button.nb-hitl-send").first.is_disabled()
     finally:
         page.close()
         for _ in range(30):  # a kernel still restarting answers 500 for a moment

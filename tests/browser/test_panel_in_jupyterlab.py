@@ -26,7 +26,7 @@ agent = ReActAgent(
 panel = nb_hitl.show(agent, session=None)
 panel"""
 
-SEND = ".nb-hitl-chat button:has-text('Send')"
+SEND = ".nb-hitl-chat button.nb-hitl-send"
 STOP = ".nb-hitl-chat button:has-text('Stop')"
 STATUS = ".nb-hitl-status"
 

@@ -72,7 +72,7 @@ EMOJI = """() => [...document.querySelector('.nb-hitl-panel').textContent]
   .filter((c) => c.codePointAt(0) >= 0x1F000).join('')"""
 
 TEXTAREA = ".nb-hitl-chat textarea"
-SEND = ".nb-hitl-chat button:has-text('Send')"
+SEND = ".nb-hitl-chat button.nb-hitl-send"
 
 
 def placeholder(page: Any) -> str:

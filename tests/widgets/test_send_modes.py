@@ -7,11 +7,12 @@ import asyncio
 import pytest
 from widget_helpers import all_html, until
 
-from nb_hitl.agent import ReActAgent
+from nb_hitl.agent import ReActAgent, UserAgent
+from nb_hitl.message import Msg
 from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
 from nb_hitl.tool import Toolkit
 from nb_hitl.widgets import ChatWidget
-from nb_hitl.widgets._send_mode import STEER_NOTE
+from nb_hitl.widgets._send_mode import STEER_KEPT_NOTE, STEER_NOTE
 
 LONG = " ".join(f"word{i}" for i in range(400))
 
@@ -66,6 +67,9 @@ async def test_steer_mode_takes_the_message_in_at_the_next_step_nothing_cancelle
     at = next(i for i, h in enumerate(rows) if "also note the date" in h)
     assert at < next(i for i, h in enumerate(rows) if "Done, with your note." in h)
     assert at > next(i for i, h in enumerate(rows) if "Fetching." in h)
+    assert "nb-hitl-badge-steered" in rows[at] and "nb-hitl-steered" in rows[at]
+    assert "taken in at the step boundary" in rows[at]
+    assert sum("nb-hitl-badge-steered" in h for h in rows) == 1  # only the steered row
     assert chat._note.value == "" and chat.send_button.description == "Send"
     assert chat.status.hint == ""
 
@@ -119,3 +123,96 @@ async def test_interrupt_mode_is_the_default_and_the_picker_changes_it() -> None
     assert any(m.is_interrupted for m in agent.memory.messages)
     with pytest.raises(ValueError, match="send_mode must be"):
         ChatWidget(agent, send_mode="later")  # type: ignore[arg-type]
+
+
+async def test_steered_row_escapes_its_text_and_name() -> None:
+    gate = asyncio.Event()
+    agent = tool_agent(gate)
+    chat = ChatWidget(agent, send_mode="steer", user_name="<i>Ann</i>")
+    chat.send("fetch a")
+    await until(lambda: chat.send_button.description == "Steer", what="running")
+    chat.send("<script>alert(1)</script> & <b>bold</b>")
+    gate.set()
+    await until(lambda: chat.state == "idle", what="reply finished")
+    row = next(all_html(r) for r in chat.rows if "nb-hitl-badge-steered" in all_html(r))
+    assert "<script>" not in row and "<b>bold" not in row and "<i>Ann" not in row
+    assert "&lt;script&gt;" in row and "&lt;i&gt;Ann" in row
+
+
+async def test_stop_with_steering_pending_starts_no_new_reply_and_keeps_it() -> None:
+    gate = asyncio.Event()
+    agent = tool_agent(gate)
+    agent.model = ScriptedModel(
+        [
+            ScriptedTurn(text="Fetching.", tool_calls=[ScriptedToolCall("fetch", {"url": "a"})]),
+            "Taken in after the stop.",
+        ],
+        tokens_per_second=1e6,
+    )
+    chat = ChatWidget(agent, send_mode="steer")
+    chat.send("fetch a")
+    await until(lambda: chat.send_button.description == "Steer", what="running")
+    await until(lambda: bool(agent._open_calls), what="tool running")
+    chat.send("use the mirror")
+    assert chat.stop()
+    await until(lambda: chat.state == "idle", what="stopped")
+    await asyncio.sleep(0.05)
+    assert chat.state == "idle" and not agent.is_replying  # Stop started no new reply
+    assert esc_in(STEER_KEPT_NOTE, chat._note.value)
+    assert [m.get_text_content() for m in agent.pending_steering] == ["use the mirror"]
+    assert "use the mirror" not in user_texts(agent)
+    chat.resume()
+    await until(lambda: chat.state == "idle" and "after the stop" in all_html(chat), what="go")
+    texts = user_texts(agent)
+    assert texts[-2:] == ["use the mirror", "Please continue."]  # taken in first, once
+    assert agent.pending_steering == [] and chat._note.value == ""
+
+
+async def test_bad_input_is_refused_and_the_widget_stays_usable() -> None:
+    gate = asyncio.Event()
+    agent = tool_agent(gate)
+    chat = ChatWidget(agent, send_mode="steer")
+    with pytest.raises(ValueError, match="send_mode must be 'steer', 'interrupt' or 'queue'"):
+        chat.send_mode = "sideways"  # type: ignore[assignment]
+    assert chat.send_mode == "steer"
+    with pytest.raises(ValueError, match="send_mode="):
+        ChatWidget(agent, send_mode="Steer")  # type: ignore[arg-type]
+    chat.send("fetch a")
+    await until(lambda: chat.send_button.description == "Steer", what="running")
+    assert chat.send("   \n ") is None  # empty: nothing steered, says why
+    assert "Nothing sent" in chat._note.value and agent.pending_steering == []
+    assert chat.state == "running"
+    chat.send("real note")
+    gate.set()
+    await until(lambda: chat.state == "idle", what="reply finished")
+    assert user_texts(agent) == ["fetch a", "real note"]
+
+
+async def test_steer_with_a_user_agent_loop_reading_the_chat_queues_and_says_so() -> None:
+    agent = ReActAgent(
+        "Friday", "s", ScriptedModel([LONG, "Second answer."], tokens_per_second=400.0)
+    )
+    chat = ChatWidget(agent, send_mode="steer")
+    user = UserAgent("User", chat.input_source())
+
+    async def loop() -> None:
+        msg: Msg | None = None
+        for _ in range(2):
+            msg = await user(msg)
+            msg = await agent(msg)
+
+    task = asyncio.ensure_future(loop())
+    await until(lambda: chat.state == "waiting", what="waiting for the person")
+    chat.send("first")
+    await until(lambda: "word3" in all_html(chat), what="streaming")
+    assert chat.send_button.description == "Queue" and "queued" in chat.status.text()
+    chat.send("second")
+    await task
+    assert not any(m.is_interrupted for m in agent.memory.messages)
+    assert user_texts(agent) == ["first", "second"]
+
+
+def esc_in(text: str, html_value: str) -> bool:
+    import html
+
+    return html.escape(text, quote=True) in html_value
