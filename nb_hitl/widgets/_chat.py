@@ -127,6 +127,7 @@ class ChatWidget(w.VBox):
             tooltips=[MODE_HINTS[m] for m in MODE_LABELS],
             style={"button_width": "auto", "description_width": "initial"},
         )
+        self.mode_picker.add_class("nb-hitl-send-mode")
         self.mode_picker.observe(self._bridge.callback(lambda _c: self._show_mode()), "value")
         self._keyboard()
         self.send_button.on_click(self._bridge.callback(lambda _b: self._send_from_input()))
@@ -210,8 +211,7 @@ class ChatWidget(w.VBox):
         running = self.agent.is_replying and self.status.state != "stopping"
         mode = self._effective_mode()
         self.send_button.description = SEND_LABELS[mode] if running else "Send"
-        self.status.hint = f"sending now: {MODE_HINTS[mode]}" if running else ""
-        self.status.refresh()
+        self.status.set_hint(f"sending now: {MODE_HINTS[mode]}" if running else "")
         if running:
             self.input.placeholder = f"Message {self.agent.name}… ({MODE_HINTS[mode]})"
 

@@ -93,6 +93,12 @@ class StatusLine(w.HTML):
             self.detail = detail
             self._draw()
 
+    def set_hint(self, hint: str) -> None:
+        """Change what sending does now (shown while running); a changed hint redraws at once."""
+        if hint != self.hint:
+            self.hint = hint
+            self._draw()
+
     def follow(self, ev: Event) -> None:
         """Follow the running reply's phase: thinking, streaming text, running tool X...
 
