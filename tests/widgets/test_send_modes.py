@@ -10,6 +10,7 @@ from widget_helpers import all_html, until
 from nb_hitl.agent import ReActAgent, UserAgent
 from nb_hitl.message import Msg
 from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
+from nb_hitl.testing import assert_history_valid
 from nb_hitl.tool import Toolkit
 from nb_hitl.widgets import ChatWidget
 from nb_hitl.widgets._send_mode import STEER_KEPT_NOTE, STEER_NOTE
@@ -216,3 +217,47 @@ def esc_in(text: str, html_value: str) -> bool:
     import html
 
     return html.escape(text, quote=True) in html_value
+
+
+async def test_steer_while_an_approval_waits_is_taken_in_after_the_approved_call() -> None:
+    ran: list[str] = []
+    tk = Toolkit()
+
+    def run_sql(query: str) -> str:
+        """Run a SQL query.
+
+        Args:
+            query: the SQL.
+        """
+        ran.append(query)
+        return "3 rows"
+
+    tk.register_tool_function(run_sql, needs_approval=True)
+    turn = ScriptedTurn(tool_calls=[ScriptedToolCall("run_sql", {"query": "select 1"}, id="q0")])
+    model = ScriptedModel([turn, "Here are 3 rows."], tokens_per_second=1e6)
+    agent = ReActAgent("Friday", "s", model, toolkit=tk)
+    chat = ChatWidget(agent, send_mode="steer")
+    chat.send("query the table")
+    assert chat.approvals is not None
+    await until(lambda: len(chat.approvals.waiting) == 1, what="approval card")  # type: ignore[union-attr]
+    assert agent.is_replying
+    assert chat.send("only count the rows") is not None  # steered: no interrupt, no new reply
+    assert [m.get_text_content() for m in agent.pending_steering] == ["only count the rows"]
+    assert "only count the rows" not in all_html(chat.transcript.box)
+    chat.approvals.waiting[0].approve_button.click()  # type: ignore[union-attr]
+    await until(lambda: chat.state == "idle" and "3 rows." in all_html(chat), what="finished")
+    assert ran == ["select 1"]
+    msgs = agent.memory.messages
+    assert not any(m.is_interrupted for m in msgs)
+    assert_history_valid(msgs)
+    steered = next(i for i, m in enumerate(msgs) if m.metadata.get("_steered"))
+    result = next(
+        i
+        for i, m in enumerate(msgs)
+        if any(b.type == "tool_result" for b in m.get_content_blocks())
+    )
+    assert result < steered < len(msgs) - 1  # after the approved call's result, before the answer
+    rows = [all_html(r) for r in chat.rows]
+    at = next(i for i, h in enumerate(rows) if "only count the rows" in h)
+    assert "nb-hitl-badge-steered" in rows[at]
+    assert at < next(i for i, h in enumerate(rows) if "Here are 3 rows." in h)
