@@ -37,7 +37,18 @@ __all__ = [
 
 
 def show(agent: Any, **kwargs: Any) -> Any:
-    """Build an ``AgentPanel`` (chat + memory inspector) for ``agent``; display it in a cell."""
+    """Build the panel for ``agent``; display it in a cell.
+
+    An agent gets an ``AgentPanel`` (chat + memory inspector); a ``MsgHub`` gets a
+    ``HubPanel`` (one transcript for all participants, Stop, the pause prompt; run the
+    discussion with ``panel.start(...)``).
+    """
+    from nb_hitl.pipeline import MsgHub
+
+    if isinstance(agent, MsgHub):
+        from nb_hitl.widgets import HubPanel
+
+        return HubPanel(agent, **kwargs)
     from nb_hitl.widgets import AgentPanel
 
     return AgentPanel(agent, **kwargs)

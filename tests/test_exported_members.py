@@ -152,3 +152,11 @@ def test_pipeline_names() -> None:
         assert name in pipeline.__all__, name
     for name in ("reset_subscribers", "remove_subscribers", "observe"):
         assert hasattr(AgentBase, name), name
+
+
+def test_widget_panels_are_public() -> None:
+    import nb_hitl.widgets
+
+    for name in ("AgentPanel", "ChatWidget", "HubPanel", "MemoryInspector"):
+        assert name in nb_hitl.widgets.__all__, name
+        assert hasattr(nb_hitl.widgets, name), name

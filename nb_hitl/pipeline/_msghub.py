@@ -39,14 +39,22 @@ class MsgHub:
         self.participants: list[AgentBase] = list(participants)
         self.announcement = announcement
         self.enable_auto_broadcast = enable_auto_broadcast
+        self.is_open = False
+        """True inside ``async with hub`` (between entering and ``close()``)."""
 
     async def __aenter__(self) -> MsgHub:
+        self.is_open = True
         self._subscribe()
         if self.announcement is not None:
             await self.broadcast(self.announcement)
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Leave the hub (what leaving ``async with`` does): replies are no longer broadcast."""
+        self.is_open = False
         for agent in self.participants:
             agent.remove_subscribers(self.name)
 

@@ -5,6 +5,7 @@
 
 ``ChatWidget`` sends, streams, stops and resumes; ``MemoryInspector`` shows memory, tokens and
 the live compression plan; ``AgentPanel`` puts them side by side (``nb_hitl.show(agent)``).
+``HubPanel`` shows a multi-agent ``MsgHub`` discussion (``nb_hitl.show(hub)``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from ._approval import ApprovalBox, ApprovalCard, ApprovalCards
 from ._chat import ChatWidget
 from ._explorer import CompressionExplorer
+from ._hub import HubPanel
 from ._input import WidgetInput
 from ._inspector import MemoryInspector
 from ._loop import LoopBridge
@@ -25,6 +27,7 @@ __all__ = [
     "ApprovalCards",
     "ChatWidget",
     "CompressionExplorer",
+    "HubPanel",
     "LoopBridge",
     "MemoryInspector",
     "SessionBar",

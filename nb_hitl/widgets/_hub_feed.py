@@ -1,0 +1,209 @@
+"""HubFeed: one transcript fed by every participant's events, and who is speaking now.
+
+Each message is drawn once, from its speaker's own events: what the other participants
+observe of a reply (the hub's broadcast) and the input a speaker is given are copies of
+messages already drawn. Rows are the chat's (``Transcript``, ``LiveRows``, one live stream per
+participant so that concurrent speakers do not end each other's rows), with a colour class per
+speaker on top.
+"""
+
+from __future__ import annotations
+
+import functools
+import uuid
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as w
+
+from nb_hitl.events import (
+    ErrorOccurred,
+    Event,
+    MessageAdded,
+    MessageUpdated,
+    ReplyFinished,
+    ReplyStarted,
+)
+from nb_hitl.message import Msg
+
+from ._hub_style import PALETTE, speaker_class
+from ._live import html
+from ._render import RemoteImages, esc, msg_flags
+from ._transcript import Entry, LiveRows, Transcript
+
+if TYPE_CHECKING:
+    from nb_hitl.agent import AgentBase
+    from nb_hitl.events import Subscription
+
+    from ._loop import LoopBridge
+
+
+class _HubTranscript(Transcript):
+    """A transcript whose rows carry their speaker's colour class."""
+
+    def __init__(self, window: int, classes: Callable[[str], str], **kwargs: Any) -> None:
+        super().__init__(window, **kwargs)
+        self.classes = classes
+
+    def _view(self, entry: Entry) -> w.Widget:
+        view = super()._view(entry)
+        cls = self.classes(entry.msg.name) if entry.msg is not None else ""
+        if cls:
+            view.add_class(cls)
+        return view
+
+
+class HubFeed:
+    """The participants' shared transcript and the speaking / stopping state.
+
+    Args:
+        bridge: the panel's loop bridge (events are handled on its loop).
+        window: rows drawn at first (older ones behind "Show earlier").
+        images: the ``RemoteImages`` policy of the rows.
+        interval: least seconds between redraws of a streaming message.
+        on_change: called when who is speaking (or stopping) changes.
+    """
+
+    def __init__(
+        self,
+        bridge: LoopBridge,
+        window: int,
+        images: RemoteImages,
+        interval: float,
+        on_change: Callable[[], None],
+    ) -> None:
+        self.bridge = bridge
+        self.interval = interval
+        self.on_change = on_change
+        self.transcript = _HubTranscript(
+            window, self.speaker_class, images=images, callback=bridge.callback
+        )
+        self.transcript.earlier.on_click(bridge.callback(lambda _b: self.transcript.show_earlier()))
+        self.agents: list[AgentBase] = []
+        self.classes: dict[str, str] = {}
+        """Colour class by participant name, given in the order participants are first seen."""
+        self.speaking: list[str] = []
+        self.stopping: set[str] = set()
+        self.error_seen = False
+        """True once an agent's error was drawn (reset by the panel for each run)."""
+        self._subs: dict[int, Subscription] = {}
+        self._live: dict[int, LiveRows] = {}
+
+    def speaker_class(self, name: str) -> str:
+        """The colour class of participant ``name`` (``""`` for anyone else)."""
+        return self.classes.get(name, "")
+
+    def colour_of(self, name: str) -> str | None:
+        """The colour of participant ``name`` (``#rrggbb``), or ``None``."""
+        cls = self.classes.get(name)
+        return PALETTE[int(cls.rsplit("-", 1)[1])] if cls else None
+
+    def follow(self, agent: AgentBase) -> bool:
+        """Follow ``agent``'s events (once); ``True`` if it is new."""
+        if id(agent) in self._subs:
+            return False
+        self.agents.append(agent)
+        if agent.name not in self.classes:
+            self.classes[agent.name] = speaker_class(len(self.classes))
+        self._live[id(agent)] = LiveRows(self.transcript, self.bridge, self.interval)
+        handler = functools.partial(self._on_event, agent)
+        self._subs[id(agent)] = agent.subscribe(self.bridge.callback(handler))
+        return True
+
+    def stop(self) -> bool:
+        """Interrupt every participant that is replying; ``False`` if none is."""
+        stopped = False
+        for agent in self.agents:
+            if not agent.is_replying or agent.name in self.stopping:
+                continue
+            live = self._live[id(agent)]
+            live.mark_interrupted()  # the interrupted style goes out first
+            live.stop()
+            self.stopping.add(agent.name)
+            stopped = agent.interrupt_nowait(cause="interrupt") or stopped
+        if stopped:
+            self.on_change()
+        return stopped
+
+    def preload(self) -> None:
+        """Draw what the participants' memories hold already, each message once."""
+        seen: dict[str, Msg] = {}
+        for agent in self.agents:
+            memory = getattr(agent, "memory", None)
+            for msg in memory.messages if memory is not None else []:
+                if msg.id not in seen and not self._is_copy(agent, msg):
+                    seen[msg.id] = msg
+        for msg in sorted(seen.values(), key=lambda m: m.timestamp):
+            self.transcript.add(Entry(msg.id, msg), render=False)
+        self.transcript.render()
+
+    def add(self, msg: Msg) -> None:
+        """Draw a message the panel itself sends (the first input, an instruction)."""
+        if self.transcript.get(msg.id) is None:
+            self.transcript.add(Entry(msg.id, msg))
+
+    def note(self, text: str) -> None:
+        """A small system line in the transcript (not a message of the conversation)."""
+        row = html(f'<div class="nb-hitl-msg nb-hitl-role-system nb-hitl-event">{esc(text)}</div>')
+        self.transcript.add(Entry("note-" + uuid.uuid4().hex[:12], None, row))
+
+    def error(self, text: str, name: str = "nb_hitl") -> None:
+        """An error row (the chat's error style)."""
+        msg = Msg(name, text, "assistant", metadata={"_nb_hitl_error": True})
+        self.transcript.add(Entry("error-" + msg.id, msg))
+
+    def close(self) -> None:
+        """Stop following the agents."""
+        for sub in self._subs.values():
+            sub.close()
+        self._subs.clear()
+        for live in self._live.values():
+            live.stop()
+
+    # -- events ----------------------------------------------------------------------------------
+    def _on_event(self, agent: AgentBase, ev: Event) -> None:
+        live = self._live[id(agent)]
+        if isinstance(ev, MessageUpdated):
+            if ev.msg is not None and agent.name not in self.stopping:
+                live.push(ev.msg)
+        elif isinstance(ev, MessageAdded) and ev.msg is not None:
+            self._on_added(agent, live, ev.msg)
+        elif isinstance(ev, ReplyStarted):
+            if agent.name not in self.speaking:
+                self.speaking.append(agent.name)
+            self.on_change()
+        elif isinstance(ev, (ReplyFinished, ErrorOccurred)):
+            live.end()
+            if isinstance(ev, ErrorOccurred):
+                self.error_seen = True
+                self.error(f"{ev.error_type}: {ev.message}", ev.agent_name)
+            elif ev.msg is not None:
+                self.add(ev.msg)  # a UserAgent's reply (it keeps no memory); else drawn
+            self.stopping.discard(agent.name)
+            if agent.name in self.speaking:
+                self.speaking.remove(agent.name)
+            self.on_change()
+
+    def _on_added(self, agent: AgentBase, live: LiveRows, msg: Msg) -> None:
+        if self._is_copy(agent, msg):
+            return
+        if live.commit(msg):
+            entry = self.transcript.get(msg.id)
+            cls = self.speaker_class(msg.name)
+            if entry is not None and entry.view is not None and cls:
+                entry.view.add_class(cls)  # finish() reset the row's classes
+            return
+        entry = self.transcript.get(msg.id)
+        if entry is None:
+            self.transcript.add(Entry(msg.id, msg))
+        elif entry.msg is not None and msg_flags(entry.msg) != msg_flags(msg):
+            entry.msg, entry.view = msg, None
+            self.transcript.render()
+
+    def _is_copy(self, agent: AgentBase, msg: Msg) -> bool:
+        """Another participant's message in ``agent``'s memory: a broadcast copy, or the input
+        it was given. Either way its speaker's own events draw it."""
+        return msg.name != agent.name and msg.name in self.classes
+
+
+__all__ = ["HubFeed"]

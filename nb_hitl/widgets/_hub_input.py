@@ -1,0 +1,96 @@
+"""HubInputBar: where the person types when a ``UserAgent`` in the discussion waits for them.
+
+It is the ``WaitingDisplay`` of a ``WidgetInput`` (see ``_input.py``): Send is on only while a
+``UserAgent`` awaits the input source, and what is sent becomes that agent's reply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import ipywidgets as w
+
+from nb_hitl.message import Msg
+
+from ._input import WidgetInput
+from ._invisible import is_blank
+from ._loop import LoopBridge
+
+NOT_WAITING_NOTE = (
+    "Nothing was sent: no one in the discussion is waiting for your message. Send works while "
+    "a UserAgent waits for you; while paused, type in the instruction box and press Retry or Skip."
+)
+EMPTY_NOTE = "Nothing sent: the message is empty. Type it first."
+IDLE_PLACEHOLDER = "Your turn comes when a UserAgent in the discussion waits for you…"
+
+
+class HubInputBar(w.HBox):
+    """A text box and Send (plus any extra buttons, e.g. Stop, in the same column).
+
+    Args:
+        bridge: the panel's loop bridge.
+        extra: buttons shown under Send.
+        on_waiting: called with ``True`` when a UserAgent starts waiting, ``False`` after.
+        say: shows a note to the person (why nothing was sent).
+    """
+
+    def __init__(
+        self,
+        bridge: LoopBridge,
+        extra: list[w.Widget],
+        on_waiting: Callable[[bool], None],
+        say: Callable[[str], None],
+    ) -> None:
+        self.input = w.Textarea(
+            placeholder=IDLE_PLACEHOLDER, layout={"width": "100%", "height": "52px"}
+        )
+        self.input.add_class("nb-hitl-hub-input")
+        self.send_button = w.Button(
+            description="Send", button_style="primary", icon="paper-plane", disabled=True
+        )
+        self.send_button.add_class("nb-hitl-hub-send")
+        self.send_button.on_click(bridge.callback(lambda _b: self.send_typed()))
+        self._on_waiting = on_waiting
+        self._say = say
+        self._source: WidgetInput | None = None
+        super().__init__([self.input, w.VBox([self.send_button, *extra])], layout={"width": "100%"})
+
+    def source(self) -> WidgetInput:
+        """The input source a ``UserAgent`` reads (one per bar)."""
+        if self._source is None:
+            self._source = WidgetInput(self)
+        return self._source
+
+    def send(self, text: str) -> bool:
+        """Give ``text`` to the waiting ``UserAgent``; ``False`` (and a note) if none waits."""
+        if not isinstance(text, str) or is_blank(text):
+            self._say(EMPTY_NOTE)
+            return False
+        if self._source is None or not self._source.waiting_for_person:
+            self._say(NOT_WAITING_NOTE)
+            return False
+        self._say("")
+        self._source.put(text)
+        return True
+
+    def send_typed(self, text: str | None = None) -> None:
+        """Send ``text`` (default: the box's value) and clear the box if it went."""
+        typed = self.input.value if text is None else text
+        if self.send(typed) and self.input.value.strip() == typed.strip():
+            self.input.value = ""
+
+    # -- what WidgetInput needs -----------------------------------------------------------------
+    def _set_waiting(self, waiting: bool, prompt: Msg | None = None) -> None:
+        self.send_button.disabled = not waiting
+        self.input.placeholder = (
+            "Your turn: type your message and press Send (Ctrl+Enter)."
+            if waiting
+            else IDLE_PLACEHOLDER
+        )
+        self._on_waiting(waiting)
+
+    def _input_source_gone(self) -> None:
+        self.send_button.disabled = True
+
+
+__all__ = ["EMPTY_NOTE", "NOT_WAITING_NOTE", "HubInputBar"]

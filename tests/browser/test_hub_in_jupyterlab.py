@@ -1,0 +1,100 @@
+"""The hub panel in real JupyterLab and Chromium: a three-agent debate, Stop during the second
+speaker's turn, then Retry with an instruction, and the discussion goes on to the third."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lab_server import LabServer
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+
+SETUP = """\
+import nb_hitl
+from nb_hitl import ReActAgent, ScriptedModel
+from nb_hitl.message import Msg
+from nb_hitl.pipeline import MsgHub
+
+LONG = " ".join(f"point{i}" for i in range(800))
+
+def speaker(name, script, tps):
+    return ReActAgent(name, f"You are {name}.", ScriptedModel(script, tokens_per_second=tps))
+
+alice = speaker("Alice", ["Tabs: one keystroke, one level."], 200)
+bob = speaker("Bob", [LONG, "Redirected: spaces, in one line."], 15)
+carol = speaker("Carol", ["Carol sums up: both have a point."], 200)
+hub = MsgHub([alice, bob, carol], announcement=Msg("Host", "Tabs or spaces?", "user"))
+panel = nb_hitl.show(hub)
+panel"""
+
+START = '_ = panel.start(msg="Open the debate.")'
+
+HUB = ".nb-hitl-hub"
+STOP = ".nb-hitl-hub-stop"
+NOW = ".nb-hitl-hub-speakers .nb-hitl-now"
+
+
+def border(page: Any, selector: str) -> str:
+    return str(page.locator(selector).first.evaluate("el => getComputedStyle(el).borderLeftColor"))
+
+
+@pytest.mark.parametrize("comms", ["disabled", "perComm"])
+def test_stop_the_second_speaker_then_redirect_and_the_debate_goes_on(
+    browser: Any, lab: LabServer, artifacts: Path, comms: str
+) -> None:
+    lab.set_setting("@jupyterlab/apputils-extension", "kernels-settings",
+                    {"commsOverSubshells": comms})  # fmt: skip
+    page = browser.new_page(viewport={"width": 1500, "height": 1100})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(lab.write_notebook(f"hub-{comms}.ipynb", [SETUP, START]))
+        page.wait_for_selector("text=/\\| Idle/", timeout=90_000)
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        # Alice has spoken, Bob is streaming: the indicator says so and Stop is on.
+        page.wait_for_selector(f"{NOW} >> text=/Bob is speaking/", timeout=90_000)
+        page.wait_for_selector(f"{HUB} .nb-hitl-live >> text=/point5/", timeout=60_000)
+        page.wait_for_selector(f"{STOP}:enabled", timeout=10_000)
+        assert page.locator(f"{HUB} .nb-hitl-chip.nb-hitl-speaking").inner_text().strip() in (
+            "● Bob",
+            "●Bob",
+        )
+        # Each speaker in its own colour (the palette's first two).
+        alice = f"{HUB} .nb-hitl-speaker-0.nb-hitl-msg, {HUB} .nb-hitl-speaker-0 .nb-hitl-msg"
+        assert border(page, alice) == "rgb(26, 95, 180)"
+        assert border(page, f"{HUB} .nb-hitl-speaker-1.nb-hitl-live") == "rgb(38, 115, 77)"
+        page.locator(STOP).click()
+        # The pause prompt asks the person; Bob's reply keeps the interrupted style.
+        prompt = page.locator(f"{HUB} .nb-hitl-hub-pause")
+        page.wait_for_selector(f"{HUB} .nb-hitl-hub-pause >> text=/Bob was interrupted/",
+                               timeout=30_000)  # fmt: skip
+        assert "Skip goes on with Carol" in prompt.inner_text()
+        interrupted = f"{HUB} .nb-hitl-msg.nb-hitl-interrupted"
+        page.wait_for_selector(interrupted, timeout=10_000)
+        assert border(page, interrupted) == "rgb(230, 126, 34)"
+        assert "Carol sums up" not in page.locator(HUB).inner_text()
+        page.screenshot(path=str(artifacts / f"hub-paused-{comms}.png"))
+        # Redirect Bob: Retry with an instruction.
+        prompt.locator("textarea").fill("Say it in one line.")
+        prompt.locator(".nb-hitl-pause-retry").click()
+        page.wait_for_selector(f"{HUB} .nb-hitl-msg >> text=/Redirected: spaces/", timeout=60_000)
+        page.wait_for_selector(f"{HUB} .nb-hitl-msg >> text=/Carol sums up/", timeout=60_000)
+        page.wait_for_selector(f"{NOW} >> text=/Finished/", timeout=30_000)
+        text = page.locator(HUB).inner_text()
+        assert "Say it in one line." in text and "You asked Bob to try again." in text
+        assert not prompt.is_visible()
+        # The inspector switches to Bob: his memory holds the instruction.
+        page.locator(f"{HUB} .nb-hitl-hub-picker select").select_option(label="Bob")
+        page.wait_for_selector(
+            ".nb-hitl-inspector .nb-hitl-table >> text=/Say it in one line/", timeout=30_000
+        )
+        page.screenshot(path=str(artifacts / f"hub-finished-{comms}.png"))
+        assert not [e for e in errors if "nb-hitl" in e or "widget" in e.lower()], errors
+    finally:
+        page.close()
+        lab.shutdown_kernels()
+        time.sleep(0.5)
