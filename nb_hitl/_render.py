@@ -162,7 +162,7 @@ CSS = """
 .nb-hitl-role-assistant { border-left-color: #27ae60; }
 .nb-hitl-role-system, .nb-hitl-role-tool { border-left-color: #9aa5b1; font-size: 12px; }
 .nb-hitl-live { border-left-style: dashed; }
-.nb-hitl-interrupted { border-left-color: #e67e22 !important;
+.nb-hitl-interrupted, .nb-hitl-stopping { border-left-color: #e67e22 !important;
   background: rgba(230,126,34,0.10) !important; }
 .nb-hitl-error { border-left-color: #d0021b !important;
   background: rgba(208,2,27,0.08) !important; }

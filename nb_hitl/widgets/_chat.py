@@ -376,7 +376,11 @@ class ChatWidget(w.VBox):
                  "click": ".nb-hitl-deny-ok"},
             ],
             self._bridge,
+            stopping_rows=".nb-hitl-live",
+            stop_button=".nb-hitl-stop",
+            stop_action="stop",
         )  # fmt: skip
+        self.stop_button.add_class("nb-hitl-stop")
         self.shortcuts.on_action("send", self._send_text)
         self.shortcuts.on_action("stop", lambda _text: self.stop())
 

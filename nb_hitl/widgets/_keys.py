@@ -15,6 +15,12 @@ JupyterLab's own shortcut handling (Escape leaving edit mode, Ctrl+Enter running
 it stops only the keys it handles, and only inside its scope. Everything else reaches
 JupyterLab untouched.
 
+With ``stopping_rows`` set it also draws Stop at once: a click on ``stop_button`` (or the key
+bound to ``stop_action``) gives the rows matching ``stopping_rows`` the class ``STOPPING_CLASS``
+(drawn like an interrupted message) in the click's own frame, without waiting for the kernel's
+round trip. The guess lasts until the kernel next sets that row's classes: then the kernel's
+word stands (interrupted, or finished after all if the reply ended first).
+
 It also tells when the panel can no longer reach its kernel: when the widget manager drops
 the comms (kernel restart) or the kernel goes away (shutdown), it shows ``INACTIVE_TEXT``
 and disables every button and text box in ``inactive_scope``.
@@ -31,9 +37,12 @@ import traitlets
 from ._loop import LoopBridge
 
 INACTIVE_TEXT = "kernel restarted: this panel is inactive"
+STOPPING_CLASS = "nb-hitl-stopping"
+"""The front end's class for a row whose Stop was clicked, until the kernel answers."""
 
 _ESM = r"""
 const INACTIVE = "nb-hitl-inactive";
+const STOPPING = "nb-hitl-stopping";
 
 function matches(ev, b) {
   if (ev.key !== b.key) return false;
@@ -47,6 +56,32 @@ function render({ model, el }) {
   el.classList.add("nb-hitl-keys");
   el.style.display = "none";
   const root = () => el.closest("." + model.get("scope"));
+
+  // Stop drawn in the click's frame: the kernel's answer takes a round trip, under load longer
+  // than a person waits. The kernel's next change to the row's classes ends the guess.
+  function markStopping() {
+    const scope = root();
+    const rows = model.get("stopping_rows");
+    if (!scope || !rows || scope.classList.contains(INACTIVE)) return;
+    const button = scope.querySelector(model.get("stop_button"));
+    if (!button || button.disabled) return;
+    for (const row of scope.querySelectorAll(rows)) {
+      if (row.classList.contains(STOPPING)) continue;
+      row.classList.add(STOPPING);
+      const answer = new MutationObserver(() => {
+        answer.disconnect();
+        row.classList.remove(STOPPING);
+      });
+      answer.observe(row, { attributes: true, attributeFilter: ["class"] });
+    }
+  }
+  function onClick(ev) {
+    const scope = root();
+    const selector = model.get("stop_button");
+    if (!scope || !selector || !(ev.target instanceof Element)) return;
+    if (scope.contains(ev.target) && ev.target.closest(selector)) markStopping();
+  }
+  window.addEventListener("click", onClick, true);
 
   function onKey(ev) {
     const scope = root();
@@ -64,6 +99,7 @@ function render({ model, el }) {
         const button = near.querySelector(b.click);
         if (button && !button.disabled) button.click();
       }
+      if (b.action && b.action === model.get("stop_action")) markStopping();
       if (b.action) {
         const sel = "textarea, input";
         const box = field.matches(sel) ? field : field.querySelector(sel);
@@ -115,6 +151,7 @@ function render({ model, el }) {
 
   return () => {
     window.removeEventListener("keydown", onKey, true);
+    window.removeEventListener("click", onClick, true);
     if (timer) clearInterval(timer);
   };
 }
@@ -134,6 +171,10 @@ class KeyBindings(anywidget.AnyWidget):
         bridge: the owning widget's loop bridge (actions run on its loop).
         inactive_scope: CSS class of the widget that goes inactive with the kernel (the
             scope itself when there is no such ancestor; ``""``: never).
+        stopping_rows: CSS selector of the rows drawn as stopping at once when Stop is
+            clicked (``""``: none; the kernel's own answer then draws them).
+        stop_button: CSS selector of the Stop button (marks rows only while enabled).
+        stop_action: the action name whose key stops (marks rows like a click).
     """
 
     _esm = _ESM
@@ -151,6 +192,9 @@ class KeyBindings(anywidget.AnyWidget):
     inactive_scope = traitlets.Unicode("").tag(sync=True)
     inactive_text = traitlets.Unicode(INACTIVE_TEXT).tag(sync=True)
     bindings = traitlets.List(traitlets.Dict()).tag(sync=True)
+    stopping_rows = traitlets.Unicode("").tag(sync=True)
+    stop_button = traitlets.Unicode("").tag(sync=True)
+    stop_action = traitlets.Unicode("").tag(sync=True)
 
     def __init__(
         self,
@@ -159,8 +203,18 @@ class KeyBindings(anywidget.AnyWidget):
         bridge: LoopBridge,
         *,
         inactive_scope: str = "nb-hitl-panel",
+        stopping_rows: str = "",
+        stop_button: str = "",
+        stop_action: str = "",
     ) -> None:
-        super().__init__(scope=scope, bindings=bindings, inactive_scope=inactive_scope)
+        super().__init__(
+            scope=scope,
+            bindings=bindings,
+            inactive_scope=inactive_scope,
+            stopping_rows=stopping_rows,
+            stop_button=stop_button,
+            stop_action=stop_action,
+        )
         self._bridge = bridge
         self._actions: dict[str, Callable[[str], Any]] = {}
         self.on_msg(self._on_front_end_msg)
@@ -181,4 +235,4 @@ class KeyBindings(anywidget.AnyWidget):
             self.press(content["action"], text if isinstance(text, str) else "")
 
 
-__all__ = ["INACTIVE_TEXT", "KeyBindings"]
+__all__ = ["INACTIVE_TEXT", "STOPPING_CLASS", "KeyBindings"]

@@ -2,6 +2,8 @@
 
 - the notebook's own ■ (Kernel ▸ Interrupt) stops a streaming panel reply (``%load_ext nb_hitl``);
 - Ctrl+Enter in the chat sends, Escape in the chat stops;
+- Stop (Escape or the button) draws the streaming row as stopping in the front end before the
+  kernel answers; the kernel's interrupted style then replaces the guess;
 - re-running the panel's cell while a reply streams gives a panel whose Stop works;
 - after a kernel restart (and a shutdown) the old panel says it is inactive, buttons disabled.
 """
@@ -56,6 +58,24 @@ def wait_streaming(page: Any) -> None:
     page.wait_for_selector(".nb-hitl-live >> text=/word30 /", timeout=60_000)
 
 
+WATCH_ROW = """() => {
+  const live = document.querySelector('.nb-hitl-chat .nb-hitl-live');
+  window.nbHitlRowStates = [];
+  const names = ['nb-hitl-stopping', 'nb-hitl-interrupted'];
+  const record = () => window.nbHitlRowStates.push(
+    names.filter((c) => live.classList.contains(c)).join(' '));
+  new MutationObserver(record).observe(live, {attributes: true, attributeFilter: ['class']});
+}"""
+
+
+def assert_guess_then_kernel(page: Any) -> None:
+    """The row's classes went: the front end's guess alone first, the kernel's word last."""
+    states = page.evaluate("window.nbHitlRowStates")
+    assert states[0] == "nb-hitl-stopping", states  # drawn before any answer from the kernel
+    assert states[-1] == "nb-hitl-interrupted", states  # the guess gave way to the kernel's word
+    assert page.locator(f"{CHAT} .nb-hitl-stopping").count() == 0
+
+
 def test_interrupt_button_keyboard_and_rerun(browser: Any, lab: LabServer, artifacts: Path) -> None:
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     errors: list[str] = []
@@ -75,9 +95,11 @@ def test_interrupt_button_keyboard_and_rerun(browser: Any, lab: LabServer, artif
         assert page.locator(".jp-CodeCell .jp-InputPrompt").last.inner_text() == prompt_before
 
         # Escape in the chat stops it.
+        page.evaluate(WATCH_ROW)
         box.press("Escape")
         page.wait_for_selector(f"{CHAT} .nb-hitl-msg.nb-hitl-interrupted", timeout=30_000)
         wait_status(page, "idle")
+        assert_guess_then_kernel(page)
         assert page.locator(f"{CHAT} .nb-hitl-msg", has_text="first question").count() == 1
 
         # The notebook's own ■ stops a streaming reply (no cell runs meanwhile).
@@ -105,6 +127,7 @@ def test_interrupt_button_keyboard_and_rerun(browser: Any, lab: LabServer, artif
         wait_status(page, "running")
         page.wait_for_selector(f"{STOP}:enabled", timeout=30_000)
         before = interrupted_rows(page)
+        page.evaluate(WATCH_ROW)
         page.locator(STOP).click()
         page.wait_for_function(
             f"n => document.querySelectorAll('{CHAT} .nb-hitl-msg.nb-hitl-interrupted').length > n",
@@ -112,6 +135,7 @@ def test_interrupt_button_keyboard_and_rerun(browser: Any, lab: LabServer, artif
             timeout=30_000,
         )
         wait_status(page, "idle")
+        assert_guess_then_kernel(page)
 
         # Enter in the inspector's pin box pins (row 1: the first question).
         page.locator(".nb-hitl-pin-ref input").fill("1")

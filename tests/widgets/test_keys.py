@@ -14,7 +14,8 @@ from widget_helpers import until
 from nb_hitl.agent import ReActAgent
 from nb_hitl.model import ScriptedModel
 from nb_hitl.widgets import AgentPanel, ChatWidget
-from nb_hitl.widgets._keys import INACTIVE_TEXT, KeyBindings
+from nb_hitl.widgets._keys import INACTIVE_TEXT, STOPPING_CLASS, KeyBindings
+from nb_hitl.widgets._render import CSS
 
 LONG = " ".join(f"word{i}" for i in range(400))
 
@@ -68,6 +69,25 @@ def test_tooltips_name_the_shortcuts_and_bindings_are_declared() -> None:
     assert "nb-hitl-input" in chat.input._dom_classes
     assert chat.shortcuts.inactive_text == INACTIVE_TEXT
     assert chat.shortcuts in chat.children
+
+
+async def test_the_front_end_stop_guess_targets_this_chats_live_row_and_stop_button() -> None:
+    agent = slow_agent([LONG])
+    chat = ChatWidget(agent)
+    keys = chat.shortcuts
+    assert keys.stop_action == "stop" and keys.stop_button == ".nb-hitl-stop"
+    assert "nb-hitl-stop" in chat.stop_button._dom_classes
+    interrupted_rule = next(r for r in CSS.split("}") if "nb-hitl-interrupted" in r)
+    assert f".{STOPPING_CLASS}" in interrupted_rule.split("{")[0]  # drawn as interrupted
+    chat.send("tell me a story")
+    await until(lambda: bool(chat.live.views))
+    (row,) = chat.live.views.values()
+    assert f".{keys.stopping_rows.lstrip('.')}" == keys.stopping_rows
+    assert keys.stopping_rows.lstrip(".") in row._dom_classes
+    assert chat.stop()
+    await until(lambda: chat.state == "idle")
+    assert keys.stopping_rows.lstrip(".") not in row._dom_classes  # a finished row: no guess
+    await asyncio.sleep(0)
 
 
 async def test_a_chat_made_while_a_reply_runs_follows_and_stops_it() -> None:
