@@ -1,7 +1,7 @@
 """AgentBase: a reply that runs as a task of its own and can be interrupted anywhere.
 
 The AgentScope 1.x model, without its defects. Each reply follows one explicit lifecycle,
-held in a ``ReplyRecord`` record with its own id::
+held in a ``ReplyRecord`` record with its own id (the task that runs it: ``_reply_task.py``)::
 
     idle -> starting -> running -> finished
                |           |
@@ -33,23 +33,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import logging
-import sys
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
-from nb_hitl.events import (
-    ErrorOccurred,
-    Event,
-    EventBus,
-    Handler,
-    Interrupted,
-    MessageAdded,
-    ReplyFinished,
-    ReplyStarted,
-    Subscription,
-)
+from nb_hitl.events import Event, EventBus, Handler, MessageAdded, Subscription
 from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.message import Msg
 from nb_hitl.module import StateModule
@@ -57,25 +45,13 @@ from nb_hitl.module import StateModule
 from . import _registry
 from ._broadcast import HubMixin
 from ._console import ConsoleMixin
-from ._hooks import bind_arguments, call_with_arguments, message_argument
-from ._lifecycle import (
-    ACTIVE_STATES,
-    ReplyRecord,
-    StartGuard,
-    cancel_requested,
-    resume_stepped,
-    uncancel,
-)
-
-logger = logging.getLogger("nb_hitl.agent")
-
-_DIRECT_AWAIT = sys.version_info >= (3, 11)
-"""Await the reply task directly (needs ``Task.cancelling()``, Python 3.11+)."""
+from ._lifecycle import ACTIVE_STATES, ReplyRecord
+from ._reply_task import ReplyTaskMixin
 
 DEFAULT_INTERRUPT_TEXT = "[Interrupted] The agent was interrupted by the user."
 
 
-class AgentBase(StateModule, ConsoleMixin, HubMixin):
+class AgentBase(StateModule, ConsoleMixin, ReplyTaskMixin, HubMixin):
     """Base class of agents: the reply task, interruption, events, hooks and state.
 
     Subclasses implement ``reply(msg)`` and may override ``handle_interrupt()``; they update
@@ -161,193 +137,7 @@ class AgentBase(StateModule, ConsoleMixin, HubMixin):
             await self._broadcast_to_subscribers(result)
         return result
 
-    async def _call_reply(self, msg: Msg | None, **kwargs: Any) -> Msg:
-        if self.is_replying:
-            raise AgentBusyError(self.name)
-        loop = asyncio.get_running_loop()
-        self._loop = loop
-        ctx = ReplyRecord(uuid.uuid4().hex[:12], msg)
-        self._reply = ctx
-        self._where = "before start"
-        self._emit(ReplyStarted(self.name, ctx.id, msg))
-        if not self.has_hooks("reply"):  # else the reply task records it after the pre hooks
-            try:
-                self._record_incoming(msg)  # synchronous: no cancel can come in between
-            except BaseException as exc:
-                ctx.state = "finished"
-                self._emit(ErrorOccurred(self.name, ctx.id, type(exc).__name__, str(exc), None))
-                raise
-            ctx.recorded = True
-        guarded = StartGuard(self._run(ctx, kwargs), lambda: self._accept(ctx, "cancelled"))
-        task: asyncio.Task[Msg] = loop.create_task(guarded, name=f"reply:{self.name}")
-        ctx.task = task
-        self._reply_task = task
-        caller = asyncio.current_task()
-        if _DIRECT_AWAIT and caller is not None:
-            # Python 3.11+: await the reply task directly. If the caller is cancelled, asyncio
-            # cancels the reply task, which turns that into a graceful interrupt and returns its
-            # message; the caller's own cancellation is then re-raised here (its cancel count
-            # went up), so `asyncio.timeout()` and `TaskGroup` in the caller see it as usual.
-            before = caller.cancelling()  # type: ignore[attr-defined,unused-ignore]
-            result = await task
-            if caller.cancelling() > before:  # type: ignore[attr-defined,unused-ignore]
-                raise asyncio.CancelledError
-            return result
-        try:  # Python 3.10: no cancel count; shield the reply and interrupt it by hand.
-            return await asyncio.shield(task)
-        except asyncio.CancelledError:
-            if task.done():
-                raise
-            self._interrupt_reply(ctx, None, "cancelled")
-            while not task.done():
-                try:
-                    await asyncio.wait({task})
-                except asyncio.CancelledError:
-                    continue
-            if not task.cancelled():
-                task.exception()  # retrieved: the caller gets its CancelledError instead
-            raise
-
-    async def _run(self, ctx: ReplyRecord, kwargs: dict[str, Any]) -> Msg:
-        me = asyncio.current_task()
-        if ctx.state == "starting":
-            ctx.state = "running"
-        result: Msg | None = None
-        try:
-            try:
-                if ctx.state == "interrupting":  # accepted before our first step
-                    raise asyncio.CancelledError
-                if not ctx.recorded:  # reply hooks: pre hooks first, in this (interruptible) task
-                    arguments = bind_arguments(self.reply, (ctx.msg,), kwargs)
-                    ctx.arguments = await self._run_pre_hooks("reply", arguments)
-                    ctx.msg = message_argument(self.reply, ctx.arguments, ctx.msg)
-                    self._record_incoming(ctx.msg)
-                    ctx.recorded = True
-                if ctx.arguments is not None:
-                    result = await call_with_arguments(self.reply, ctx.arguments)
-                else:
-                    result = await self.reply(ctx.msg, **kwargs)
-                if cancel_requested(me):  # a cancel that code inside the reply swallowed
-                    self._accept(ctx, "cancelled")
-            except asyncio.CancelledError:
-                self._accept(ctx, "cancelled")  # a raw cancel, or the awaiting caller's
-            except (KeyboardInterrupt, SystemExit, GeneratorExit):
-                ctx.state = "finished"
-                raise
-            except BaseException as exc:  # Exception, and BaseExceptions such as a Rust panic
-                if cancel_requested(me):  # code inside the reply turned a cancel into an error
-                    self._accept(ctx, "cancelled")
-                if ctx.state != "interrupting":
-                    ctx.stopped = True  # from here on interrupt() returns False
-                    await self._on_error(exc)
-                    ctx.state = "finished"
-                    self._emit(ErrorOccurred(self.name, ctx.id, type(exc).__name__, str(exc), None))
-                    raise
-                logger.info(
-                    "reply of %s raised %r after an interrupt; ends interrupted", self.name, exc
-                )
-            result = await self._settle(ctx, result)
-            if self.has_hooks("reply"):  # interrupted replies go through post hooks too
-                arguments = ctx.arguments or bind_arguments(self.reply, (ctx.msg,), kwargs)
-                result = await self._run_post_hooks("reply", arguments, result)
-            return result
-        finally:
-            if ctx.state != "finished":  # an error in handle_interrupt: nothing may stay active
-                ctx.state = "finished"
-            if self._reply_task is me:
-                self._reply_task = None
-
-    async def _settle(self, ctx: ReplyRecord, result: Msg | None) -> Msg:
-        """The one place that decides: interrupted (an interrupt was accepted) or finished."""
-        if ctx.state != "interrupting":
-            ctx.state = "finished"
-            self._emit(ReplyFinished(self.name, ctx.id, result, interrupted=False))
-            return result  # type: ignore[return-value]
-        ctx.stopped = True
-        uncancel(asyncio.current_task())
-        if not ctx.recorded:  # interrupted during the pre_reply hooks: the question is kept
-            self._record_incoming(ctx.msg)
-            ctx.recorded = True
-        interrupted = await self._run_handle_interrupt(ctx)
-        self._emit(Interrupted(self.name, ctx.id, interrupted, self._where))
-        self._emit(ReplyFinished(self.name, ctx.id, interrupted, interrupted=True))
-        return interrupted
-
-    async def _run_handle_interrupt(self, ctx: ReplyRecord) -> Msg:
-        # handle_interrupt() must close the history exactly once, even if the reply task is
-        # cancelled raw while it runs. Most handlers never suspend (memory writes are
-        # synchronous), so the coroutine is first stepped inline: no extra loop iterations.
-        # Only if it suspends does the rest move to an inner task behind a shield.
-        coro = self._interrupt_and_record(ctx)
-        try:
-            pending = coro.send(None)
-        except StopIteration as done:
-            return done.value
-        inner = asyncio.ensure_future(resume_stepped(coro, pending))
-        while True:
-            try:
-                return await asyncio.shield(inner)
-            except asyncio.CancelledError:
-                uncancel(asyncio.current_task())
-                if inner.cancelled():
-                    raise
-
-    async def _interrupt_and_record(self, ctx: ReplyRecord) -> Msg:
-        result = await self.handle_interrupt(ctx.msg)
-        while ctx.steering:  # interrupt(msg) may still add some while memory.add suspends
-            m = ctx.steering.pop(0)
-            if self.memory is not None:
-                await self.memory.add(m)
-                self._emit(MessageAdded(self.name, ctx.id, m))
-        ctx.state = "finished"  # from here on interrupt() returns False
-        return result
-
-    def _checkpoint(self) -> None:
-        """Stop the reply here if an interrupt was accepted (or a cancel of the reply task
-        requested) that code inside the reply swallowed. Call between steps of ``reply()``."""
-        ctx = self._reply
-        if ctx is None or ctx.stopped or ctx.task is not asyncio.current_task():
-            return
-        if ctx.state == "interrupting":
-            raise asyncio.CancelledError
-        if cancel_requested(ctx.task):  # the caller's cancellation, or a raw cancel()
-            self._accept(ctx, "cancelled")
-            raise asyncio.CancelledError
-
     # -- interrupting -------------------------------------------------------------------------
-    def _accept(self, ctx: ReplyRecord, cause: str, msg: Msg | None = None) -> bool:
-        """Accept an interrupt of reply ``ctx``: the only place that enters ``interrupting``."""
-        if ctx.state not in ACTIVE_STATES or (ctx.stopped and ctx.state != "interrupting"):
-            return False  # finished, or failing (its error path runs)
-        if msg is not None:
-            ctx.steering.append(msg)
-        if ctx.state != "interrupting":
-            ctx.state = "interrupting"
-            ctx.cause = cause
-        return True
-
-    def _interrupt_reply(self, ctx: ReplyRecord | None, msg: Msg | None, cause: str) -> bool:
-        if ctx is None or self._reply is not ctx:
-            return False
-        was_running = ctx.state == "running"
-        if not self._accept(ctx, cause, msg):
-            return False
-        task = ctx.task
-        if was_running and task is not None and not task.done():
-            if task is asyncio.current_task():
-                # From inside the reply (a tool, a memory listener): cancelling our own running
-                # task would leave a pending cancel that outlives the interrupted path. The
-                # cancel is delivered once this step suspends; checkpoints catch it earlier.
-                asyncio.get_running_loop().call_soon(self._deliver, ctx)
-            else:
-                task.cancel()
-        return True
-
-    def _deliver(self, ctx: ReplyRecord) -> None:
-        task = ctx.task
-        if ctx.state == "interrupting" and not ctx.stopped and task is not None and not task.done():
-            task.cancel()
-
     async def interrupt(self, msg: Msg | None = None, *, cause: str = "interrupt") -> bool:
         """Interrupt the running reply; ``False`` when nothing is running.
 

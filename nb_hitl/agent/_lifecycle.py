@@ -1,6 +1,7 @@
 """The reply lifecycle's building blocks: the per-reply record and task plumbing.
 
-``AgentBase`` (``_base.py``) drives them; see its module docstring for the lifecycle itself.
+``AgentBase`` drives them (its reply task is in ``_reply_task.py``); see ``_base.py``'s module
+docstring for the lifecycle itself.
 """
 
 from __future__ import annotations

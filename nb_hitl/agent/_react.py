@@ -7,10 +7,11 @@ finished calls, an interrupted result for the running call and every call not ye
 the interrupted message. So the next prompt is valid for OpenAI-style APIs.
 
 AgentScope's extension points work as there: ``_reasoning(tool_choice)`` and
-``_acting(tool_call)`` (one call) can be overridden and are wrapped by the ``pre_/post_reasoning``
-and ``pre_/post_acting`` hooks; ``await agent(msg, structured_model=Model)`` fills
-``reply.metadata`` through the ``generate_response`` tool (``_structured.py``); messages go
-through ``print`` as they stream (``_console.py``).
+``_acting(tool_call)`` (one call; the acting step lives in ``_acting.py``) can be overridden
+and are wrapped by the ``pre_/post_reasoning`` and ``pre_/post_acting`` hooks;
+``await agent(msg, structured_model=Model)`` fills ``reply.metadata`` through the
+``generate_response`` tool (``_structured.py``); messages go through ``print`` as they stream
+(``_console.py``).
 """
 
 from __future__ import annotations
@@ -18,15 +19,15 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from nb_hitl.events import MessageAdded, MessageUpdated, ToolCallStarted, ToolResultReady
+from nb_hitl.events import MessageAdded, MessageUpdated
 from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.formatter import FormatterBase, OpenAIChatFormatter
 from nb_hitl.memory import COMPRESSED, InMemoryMemory
-from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
+from nb_hitl.message import Msg, ToolUseBlock
 from nb_hitl.model import ChatModelBase, ChatResponse
-from nb_hitl.tool import Toolkit, ToolResponse
+from nb_hitl.tool import Toolkit
 
-from ._approval import ToolApprovalMixin
+from ._acting import ActingMixin
 from ._base import DEFAULT_INTERRUPT_TEXT
 from ._compression_agent import CompressionMixin
 from ._hooks import REACT_HOOK_TYPES
@@ -35,18 +36,15 @@ from ._structured import (
     FINISH_FUNCTION_NAME,
     StructuredTurn,
     check_structured_model,
-    validate_structured,
 )
 
 SUMMARIZE_PROMPT = (
     "You have failed to finish within the maximum number of reasoning steps. Now reply "
     "directly, without calling tools: summarise what you did, what you found, and what is left."
 )
-INTERRUPTED_RESULT = "[Interrupted] The tool call was interrupted by the user before it finished."
-NOT_STARTED_RESULT = "[Interrupted] The tool call was not run because the user interrupted."
 
 
-class ReActAgent(CompressionMixin, ToolApprovalMixin, SteeringMixin):
+class ReActAgent(CompressionMixin, ActingMixin, SteeringMixin):
     """An agent that alternates model reasoning and tool calls until it can answer.
 
     Args:
@@ -149,39 +147,6 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin, SteeringMixin):
         for m in incoming:
             if self.memory.get(m.id) is None:  # recorded exactly once
                 self._commit_sync(m)
-
-    def _used_call_ids(self) -> set[str]:
-        used = set(self._open_calls)
-        for m in self.memory.messages:
-            if not isinstance(m.content, str):
-                used.update(b.id for b in m.content if b.type in ("tool_use", "tool_result"))
-        return used
-
-    def _ingest_calls(self, msg: Msg) -> None:
-        """Give every tool call of a model message an id unique across the whole memory.
-
-        Some servers omit call ids or repeat them (``call_0`` every turn); pairing results,
-        approvals and compression all go by id, so a clash would cross two calls. A changed id
-        keeps the provider's in ``metadata["provider_tool_call_ids"]`` (new id -> old id).
-        """
-        calls = msg.get_content_blocks("tool_use")
-        if not calls:
-            return
-        used = self._used_call_ids()
-        renamed: dict[str, str] = {}
-        for call in calls:
-            if not call.id or call.id in used:
-                base, k = call.id or "call", 1
-                while f"{base}_{k}" in used:
-                    k += 1
-                renamed[f"{base}_{k}"] = call.id
-                call.id = f"{base}_{k}"
-            used.add(call.id)
-        if renamed:
-            msg.metadata["provider_tool_call_ids"] = {
-                **msg.metadata.get("provider_tool_call_ids", {}),
-                **renamed,
-            }
 
     async def observe(self, msg: Msg | list[Msg] | None) -> None:
         """Add messages to memory without replying."""
@@ -313,85 +278,6 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin, SteeringMixin):
             await self.print(msg, True)
         return msg
 
-    async def _act(self, calls: list[ToolUseBlock]) -> list[dict[str, Any] | None]:
-        """Run the tool calls of one step (after approval); what each ``_acting`` returned."""
-        calls = await self._await_approvals(calls)  # parks while calls wait for a person
-        if self.parallel_tool_calls and len(calls) > 1:
-            self._where = "running tools in parallel: " + ", ".join(c.name for c in calls)
-            done = await asyncio.gather(
-                *(self._call_hooked("acting", self._acting, tool_call=c) for c in calls),
-                return_exceptions=True,  # every call ends before an error (a hook's) is raised
-            )
-            outputs: list[dict[str, Any] | None] = []
-            for item in done:
-                if isinstance(item, BaseException):
-                    raise item
-                outputs.append(item)
-            return outputs
-        outputs = []
-        for call in calls:
-            self._checkpoint()  # a tool that swallowed an interrupt: later calls never start
-            self._where = f"tool {call.name}"
-            outputs.append(await self._call_hooked("acting", self._acting, tool_call=call))
-        return outputs
-
-    async def _acting(self, tool_call: ToolUseBlock) -> dict[str, Any] | None:
-        """Run one tool call and record its result (AgentScope's ``_acting``).
-
-        Returns:
-            The validated structured output when this was a correct ``generate_response``
-            call of a reply asked for ``structured_model``, else ``None``.
-        """
-        if self._structured.handles(tool_call):
-            return await self._finish_call(tool_call)
-        await self._run_tool(tool_call)
-        return None
-
-    async def _finish_call(self, call: ToolUseBlock) -> dict[str, Any] | None:
-        assert self._structured.offered is not None
-        self._started_calls.add(call.id)
-        self._emit(ToolCallStarted(self.name, self._reply_id, call))
-        fields, text = validate_structured(self._structured.offered, call.input)
-        block = ToolResultBlock(id=call.id, name=call.name, output=text, is_error=fields is None)
-        await self._commit_result(call, block)
-        return fields
-
-    async def _run_tool(self, call: ToolUseBlock) -> None:
-        self._started_calls.add(call.id)
-        self._emit(ToolCallStarted(self.name, self._reply_id, call))
-        final: ToolResponse | None = None
-        gen = self.toolkit.call_tool_function(call)
-        try:
-            async for chunk in gen:
-                final = chunk
-                self._tool_partial[call.id] = chunk.get_text()
-        finally:
-            await gen.aclose()
-        assert final is not None
-        await self._commit_result(
-            call,
-            ToolResultBlock(
-                id=call.id,
-                name=call.name,
-                # media blocks (AgentScope tools may return images) travel as blocks
-                output=final.get_text()
-                if all(b.type == "text" for b in final.content)
-                else list(final.content),
-                is_error=final.is_error,
-                is_interrupted=final.is_interrupted,
-            ),
-        )
-
-    async def _commit_result(self, call: ToolUseBlock, block: ToolResultBlock) -> None:
-        if self._open_calls.pop(call.id, None) is None:
-            return  # already answered: never two results for one call
-        self._tool_partial.pop(call.id, None)
-        result = Msg("system", [block], "system")
-        await self._commit(result)
-        self._emit(ToolResultReady(self.name, self._reply_id, block))
-        if self._printing():
-            await self.print(result, True)
-
     # -- interruption ------------------------------------------------------------------------
     async def handle_interrupt(self, msg: Msg | None = None, **kwargs: Any) -> Msg:
         """Close the history consistently, then return the interrupted message."""
@@ -412,19 +298,7 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin, SteeringMixin):
                 for call in live.get_content_blocks("tool_use"):
                     self._open_calls[call.id] = call
                 await self._commit(live)
-        for call_id, call in list(self._open_calls.items()):
-            partial = self._tool_partial.get(call_id)
-            if partial:
-                output = f"{INTERRUPTED_RESULT}\nPartial output:\n{partial}"
-            elif call_id in self._started_calls:
-                output = INTERRUPTED_RESULT
-            else:
-                output = NOT_STARTED_RESULT
-            await self._commit_result(
-                call,
-                ToolResultBlock(id=call_id, name=call.name, output=output, is_interrupted=True),
-            )
-        self._open_calls.clear()
+        await self._close_interrupted_calls()
         extra: dict[str, Any] = {}
         if live is not None and live.metadata.get("_partial"):
             extra["partial_msg_id"] = live.id
@@ -442,17 +316,7 @@ class ReActAgent(CompressionMixin, ToolApprovalMixin, SteeringMixin):
             live.metadata["_partial"] = True
             live.metadata["_error"] = f"{type(exc).__name__}: {exc}"
             await self._commit(live)
-        for call_id, call in list(self._open_calls.items()):
-            await self._commit_result(
-                call,
-                ToolResultBlock(
-                    id=call_id,
-                    name=call.name,
-                    output=f"Error: the reply failed before this call finished ({exc}).",
-                    is_error=True,
-                ),
-            )
-        self._open_calls.clear()
+        await self._close_failed_calls(exc)
 
     # -- state ------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
