@@ -7,16 +7,19 @@ widgets, the OpenAI SDK and tiktoken load only when used.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from nb_hitl._lazy import attach
 from nb_hitl._version import __version__
-from nb_hitl.agent import AgentBase, CompressionConfig, ReActAgent, UserAgent
-from nb_hitl.exceptions import AgentBusyError, NbHitlError
-from nb_hitl.formatter import OpenAIChatFormatter
-from nb_hitl.memory import InMemoryMemory
-from nb_hitl.message import Msg
-from nb_hitl.model import ScriptedModel
-from nb_hitl.tool import Toolkit, ToolResponse
+
+if TYPE_CHECKING:
+    from nb_hitl.agent import AgentBase, CompressionConfig, ReActAgent, UserAgent
+    from nb_hitl.exceptions import AgentBusyError, NbHitlError
+    from nb_hitl.formatter import OpenAIChatFormatter
+    from nb_hitl.memory import InMemoryMemory
+    from nb_hitl.message import Msg
+    from nb_hitl.model import ScriptedModel
+    from nb_hitl.tool import Toolkit, ToolResponse
 
 __all__ = [
     "AgentBase",
@@ -34,6 +37,39 @@ __all__ = [
     "__version__",
     "show",
 ]
+
+# Each name loads its subpackage on first use, so ``import nb_hitl`` itself imports no agent
+# code (nor pydantic); ``nb_hitl.agent`` and the other subpackages load on first use too.
+__getattr__, __dir__ = attach(
+    __name__,
+    {
+        "nb_hitl.agent": ("AgentBase", "CompressionConfig", "ReActAgent", "UserAgent"),
+        "nb_hitl.exceptions": ("AgentBusyError", "NbHitlError"),
+        "nb_hitl.formatter": ("OpenAIChatFormatter",),
+        "nb_hitl.memory": ("InMemoryMemory",),
+        "nb_hitl.message": ("Msg",),
+        "nb_hitl.model": ("ScriptedModel",),
+        "nb_hitl.tool": ("Toolkit", "ToolResponse"),
+    },
+    submodules=(
+        "agent",
+        "demo",
+        "events",
+        "exceptions",
+        "extension",
+        "formatter",
+        "memory",
+        "message",
+        "model",
+        "module",
+        "pipeline",
+        "session",
+        "testing",
+        "token",
+        "tool",
+        "widgets",
+    ),
+)
 
 
 def show(agent: Any, **kwargs: Any) -> Any:

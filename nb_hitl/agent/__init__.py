@@ -1,32 +1,39 @@
 """Agents: the interruptible reply task, the ReAct loop, and the human's turn."""
 
-from ._approval import DENIED_PREFIX, PendingApproval
-from ._base import DEFAULT_INTERRUPT_TEXT, AgentBase
-from ._compression import (
-    CompressionConfig,
-    CompressionPlan,
-    SummarySchema,
-    plan_compression,
-)
-from ._compression_agent import CompressionResult
-from ._react import ReActAgent
-from ._replay import (
-    CompressionReplay,
-    ReplayCall,
-    ReplayProgress,
-    replay_compression,
-    replay_compression_async,
-)
-from ._replay_summary import (
-    FixedSummary,
-    ModelSummary,
-    RatioSummary,
-    ScriptedSummary,
-    SummaryOutcome,
-    SummaryRequest,
-)
-from ._sweep import CompressionSweep, sweep_compression
-from ._user import InputSource, QueueInput, ScriptedInput, TerminalInput, UserAgent
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from nb_hitl._lazy import attach
+
+if TYPE_CHECKING:
+    from ._approval import DENIED_PREFIX, PendingApproval
+    from ._base import DEFAULT_INTERRUPT_TEXT, AgentBase
+    from ._compression import (
+        CompressionConfig,
+        CompressionPlan,
+        SummarySchema,
+        plan_compression,
+    )
+    from ._compression_agent import CompressionResult
+    from ._react import ReActAgent
+    from ._replay import (
+        CompressionReplay,
+        ReplayCall,
+        ReplayProgress,
+        replay_compression,
+        replay_compression_async,
+    )
+    from ._replay_summary import (
+        FixedSummary,
+        ModelSummary,
+        RatioSummary,
+        ScriptedSummary,
+        SummaryOutcome,
+        SummaryRequest,
+    )
+    from ._sweep import CompressionSweep, sweep_compression
+    from ._user import InputSource, QueueInput, ScriptedInput, TerminalInput, UserAgent
 
 __all__ = [
     "DEFAULT_INTERRUPT_TEXT",
@@ -58,3 +65,38 @@ __all__ = [
     "replay_compression_async",
     "sweep_compression",
 ]
+
+# Each name loads its module on first use: ``from nb_hitl.agent import AgentBase`` needs none of
+# the ReAct, compression-replay or user-input code.
+__getattr__, __dir__ = attach(
+    __name__,
+    {
+        "._approval": ("DENIED_PREFIX", "PendingApproval"),
+        "._base": ("DEFAULT_INTERRUPT_TEXT", "AgentBase"),
+        "._compression": (
+            "CompressionConfig",
+            "CompressionPlan",
+            "SummarySchema",
+            "plan_compression",
+        ),
+        "._compression_agent": ("CompressionResult",),
+        "._react": ("ReActAgent",),
+        "._replay": (
+            "CompressionReplay",
+            "ReplayCall",
+            "ReplayProgress",
+            "replay_compression",
+            "replay_compression_async",
+        ),
+        "._replay_summary": (
+            "FixedSummary",
+            "ModelSummary",
+            "RatioSummary",
+            "ScriptedSummary",
+            "SummaryOutcome",
+            "SummaryRequest",
+        ),
+        "._sweep": ("CompressionSweep", "sweep_compression"),
+        "._user": ("InputSource", "QueueInput", "ScriptedInput", "TerminalInput", "UserAgent"),
+    },
+)
