@@ -17,13 +17,8 @@ if TYPE_CHECKING:
     )
     from ._compression_agent import CompressionResult
     from ._react import ReActAgent
-    from ._replay import (
-        CompressionReplay,
-        ReplayCall,
-        ReplayProgress,
-        replay_compression,
-        replay_compression_async,
-    )
+    from ._replay import replay_compression, replay_compression_async
+    from ._replay_result import CompressionReplay, ReplayCall, ReplayProgress
     from ._replay_summary import (
         FixedSummary,
         ModelSummary,
@@ -81,13 +76,8 @@ __getattr__, __dir__ = attach(
         ),
         "._compression_agent": ("CompressionResult",),
         "._react": ("ReActAgent",),
-        "._replay": (
-            "CompressionReplay",
-            "ReplayCall",
-            "ReplayProgress",
-            "replay_compression",
-            "replay_compression_async",
-        ),
+        "._replay": ("replay_compression", "replay_compression_async"),
+        "._replay_result": ("CompressionReplay", "ReplayCall", "ReplayProgress"),
         "._replay_summary": (
             "FixedSummary",
             "ModelSummary",

@@ -14,7 +14,6 @@ Per-message counts are taken once (the counter's cache), so a replay is a loop o
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from nb_hitl.exceptions import ConfigError
@@ -22,136 +21,9 @@ from nb_hitl.token import TokenCounter
 
 from ._compression import CompressionConfig
 from ._compression_select import select_kept
+from ._replay_result import CompressionReplay, ReplayCall, ReplayProgress
 from ._replay_source import Prepared, prepare
 from ._replay_summary import SummaryOutcome, SummaryPolicy, SummaryRequest, as_policy
-
-
-@dataclass(slots=True)
-class ReplayCall:
-    """One model call of a replay."""
-
-    call: int
-    """The call's number, 1-based."""
-    message: int
-    """Row number (1-based) of the assistant message this call wrote, as the inspector numbers."""
-    message_id: str
-    """Id of that assistant message."""
-    prompt_tokens: int
-    """Tokens of the prompt sent (after any compression here)."""
-    tokens_before: int
-    """Tokens of the prompt before compressing (equals ``prompt_tokens`` without one)."""
-    compressed: bool = False
-    """Whether compression happened right before this call."""
-    folded_ids: tuple[str, ...] = ()
-    """Messages folded into the summary here, oldest first."""
-    folded_tokens: int = 0
-    """Prompt tokens of those messages."""
-    kept_tokens: int = 0
-    """History tokens left verbatim in the prompt sent."""
-    summary_tokens: int = 0
-    """Tokens of the summary in the prompt sent."""
-    summariser_input_tokens: int = 0
-    """Tokens the summariser read for this compression."""
-    summariser_output_tokens: int = 0
-    """Tokens the summariser wrote for this compression."""
-
-
-@dataclass
-class ReplayProgress:
-    """Where a replay is (passed to ``progress=``)."""
-
-    call: int
-    """Model calls replayed so far."""
-    calls: int
-    """Model calls in the conversation."""
-    compressions: int
-    """Compressions so far."""
-    phase: str
-    """``summarising`` (a summary is being written) or ``done``."""
-
-
-@dataclass
-class CompressionReplay:
-    """The outcome of a replay: one row per model call, and totals."""
-
-    rows: list[ReplayCall]
-    """One row per model call, in order."""
-    trigger_threshold: int | None
-    """The threshold replayed (None: the no-compression baseline)."""
-    keep_recent: int
-    """The ``keep_recent`` replayed."""
-    policy: str
-    """The summary policy, as text (``RatioSummary(0.25, minimum=50)``...)."""
-    exact: bool
-    """False when the counts are approximate (no exact vocabulary)."""
-    summaries: list[str] = field(default_factory=list)
-    """The summaries written, in order (text-writing policies only)."""
-
-    @property
-    def prompt_tokens(self) -> list[int]:
-        """Prompt tokens of each model call."""
-        return [r.prompt_tokens for r in self.rows]
-
-    @property
-    def billed_input_tokens(self) -> int:
-        """Input tokens of all model calls (what the provider bills as prompt tokens)."""
-        return sum(r.prompt_tokens for r in self.rows)
-
-    @property
-    def peak_prompt_tokens(self) -> int:
-        """The largest prompt sent."""
-        return max((r.prompt_tokens for r in self.rows), default=0)
-
-    @property
-    def compressions(self) -> int:
-        """How many times memory was compressed."""
-        return sum(r.compressed for r in self.rows)
-
-    @property
-    def compression_calls(self) -> list[int]:
-        """Numbers of the calls right before which compression happened."""
-        return [r.call for r in self.rows if r.compressed]
-
-    @property
-    def summariser_tokens(self) -> int:
-        """Tokens the summariser read and wrote, all compressions together."""
-        return sum(r.summariser_input_tokens + r.summariser_output_tokens for r in self.rows)
-
-    @property
-    def total_tokens(self) -> int:
-        """``billed_input_tokens + summariser_tokens``: the cost the sweep minimises."""
-        return self.billed_input_tokens + self.summariser_tokens
-
-    def fits(self, budget: int) -> bool:
-        """True when every prompt has at most ``budget`` tokens."""
-        return self.peak_prompt_tokens <= budget
-
-    def savings(self, baseline: CompressionReplay) -> int:
-        """Tokens saved against ``baseline`` (billed input plus summariser tokens)."""
-        return baseline.total_tokens - self.total_tokens
-
-    def totals(self) -> dict[str, int]:
-        """The totals as a dict (for printing and for tables)."""
-        return {
-            "billed_input_tokens": self.billed_input_tokens,
-            "peak_prompt_tokens": self.peak_prompt_tokens,
-            "compressions": self.compressions,
-            "summariser_tokens": self.summariser_tokens,
-            "total_tokens": self.total_tokens,
-        }
-
-    def __repr__(self) -> str:
-        setting = (
-            "no compression"
-            if self.trigger_threshold is None
-            else f"trigger_threshold={self.trigger_threshold}, keep_recent={self.keep_recent}"
-        )
-        return (
-            f"CompressionReplay({setting}, {len(self.rows)} calls, "
-            f"billed={self.billed_input_tokens:,}, peak={self.peak_prompt_tokens:,}, "
-            f"compressions={self.compressions}, summariser={self.summariser_tokens:,}, "
-            f"summary={self.policy})"
-        )
 
 
 def _question(prep: Prepared, live: list[int]) -> str | None:
@@ -268,6 +140,37 @@ def check_keep_recent(prep: Prepared, keep_recent: int) -> None:
         )
 
 
+def _run(
+    prep: Prepared,
+    config: CompressionConfig | None,
+    policy: SummaryPolicy,
+    threshold: int | None,
+    keep_recent: int | None,
+    progress: Callable[[ReplayProgress], None] | None,
+) -> Generator[SummaryRequest, SummaryOutcome, CompressionReplay]:
+    """The replay of ``prep`` with its settings checked, telling ``progress`` as it goes."""
+    cfg_threshold, cfg_keep, enabled = _settings(config)
+    if threshold is not None:
+        cfg_threshold, enabled = threshold, True
+    keep = cfg_keep if keep_recent is None else keep_recent
+    check_keep_recent(prep, keep)
+    steps = _steps(prep, cfg_threshold, keep, enabled, config, policy)
+    done = 0
+    outcome: Any = None  # None primes the generator
+    try:
+        while True:
+            request = steps.send(outcome)
+            if progress is not None:
+                progress(ReplayProgress(request.call - 1, len(prep.calls), done, "summarising"))
+            outcome = yield request
+            done += 1
+    except StopIteration as stop:
+        replay: CompressionReplay = stop.value
+    if progress is not None:
+        progress(ReplayProgress(len(prep.calls), len(prep.calls), replay.compressions, "done"))
+    return replay
+
+
 def run_replay(
     prep: Prepared,
     config: CompressionConfig | None,
@@ -283,26 +186,13 @@ def run_replay(
         raise ConfigError(
             f"{policy!r} calls a model: use `await replay_compression_async(...)` for it."
         )
-    cfg_threshold, cfg_keep, enabled = _settings(config)
-    if threshold is not None:
-        cfg_threshold, enabled = threshold, True
-    keep = cfg_keep if keep_recent is None else keep_recent
-    check_keep_recent(prep, keep)
-    steps = _steps(prep, cfg_threshold, keep, enabled, config, policy)
-    done = 0
+    run = _run(prep, config, policy, threshold, keep_recent, progress)
+    outcome: Any = None
     try:
-        request = next(steps)
         while True:
-            if progress is not None:
-                progress(ReplayProgress(request.call - 1, len(prep.calls), done, "summarising"))
-            outcome = summarize(request, prep.counter)
-            done += 1
-            request = steps.send(outcome)
+            outcome = summarize(run.send(outcome), prep.counter)
     except StopIteration as stop:
-        replay: CompressionReplay = stop.value
-    if progress is not None:
-        progress(ReplayProgress(len(prep.calls), len(prep.calls), replay.compressions, "done"))
-    return replay
+        return stop.value
 
 
 def replay_compression(
@@ -341,14 +231,7 @@ def replay_compression(
             has a tool result whose call is not before it.
         ConfigError: a bad config, policy, or ``keep_recent`` larger than the conversation.
     """
-    prep = prepare(
-        messages,
-        counter=counter or _counter_of(config),
-        sys_prompt=sys_prompt,
-        tools=tools,
-        formatter=formatter,
-        pinned_ids=pinned_ids,
-    )
+    prep = prepare_for(messages, config, counter, sys_prompt, tools, formatter, pinned_ids)
     return run_replay(prep, config, as_policy(summary), progress=progress)
 
 
@@ -370,43 +253,45 @@ async def replay_compression_async(
     ``progress`` is told before each one. Arguments as for ``replay_compression``.
     """
     policy = as_policy(summary)
-    prep = prepare(
-        messages,
-        counter=counter or _counter_of(config),
-        sys_prompt=sys_prompt,
-        tools=tools,
-        formatter=formatter,
-        pinned_ids=pinned_ids,
-    )
-    threshold, keep, enabled = _settings(config)
-    check_keep_recent(prep, keep)
-    steps = _steps(prep, threshold, keep, enabled, config, policy)
-    done = 0
+    prep = prepare_for(messages, config, counter, sys_prompt, tools, formatter, pinned_ids)
+    run = _run(prep, config, policy, None, None, progress)
+    outcome: Any = None
     try:
-        request = next(steps)
         while True:
-            if progress is not None:
-                progress(ReplayProgress(request.call - 1, len(prep.calls), done, "summarising"))
+            request = run.send(outcome)
             asummarize = getattr(policy, "asummarize", None)
             if asummarize is not None:
                 outcome = await asummarize(request, prep.counter)
             else:
                 outcome = policy.summarize(request, prep.counter)  # type: ignore[union-attr]
-            done += 1
-            request = steps.send(outcome)
     except StopIteration as stop:
-        replay: CompressionReplay = stop.value
-    if progress is not None:
-        progress(ReplayProgress(len(prep.calls), len(prep.calls), replay.compressions, "done"))
-    return replay
+        return stop.value
 
 
-def _counter_of(config: CompressionConfig | None) -> TokenCounter:
-    if config is not None and isinstance(config, CompressionConfig):
-        return config.agent_token_counter
-    from ._compression_agent import default_counter
+def prepare_for(
+    messages: Any,
+    config: CompressionConfig | None,
+    counter: TokenCounter | None,
+    sys_prompt: str | None,
+    tools: Sequence[dict[str, Any]] | None,
+    formatter: Any,
+    pinned_ids: Sequence[str] = (),
+) -> Prepared:
+    """``prepare`` for the public replay functions: the counter defaults to ``config``'s."""
+    if counter is None and isinstance(config, CompressionConfig):
+        counter = config.agent_token_counter
+    if counter is None:
+        from ._compression_agent import default_counter
 
-    return default_counter()
+        counter = default_counter()
+    return prepare(
+        messages,
+        counter=counter,
+        sys_prompt=sys_prompt,
+        tools=tools,
+        formatter=formatter,
+        pinned_ids=pinned_ids,
+    )
 
 
 __all__ = [

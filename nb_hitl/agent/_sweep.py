@@ -16,8 +16,8 @@ from nb_hitl.exceptions import ConfigError
 from nb_hitl.token import TokenCounter
 
 from ._compression import CompressionConfig
-from ._replay import CompressionReplay, _counter_of, check_keep_recent, run_replay
-from ._replay_source import Prepared, prepare
+from ._replay import CompressionReplay, check_keep_recent, prepare_for, run_replay
+from ._replay_source import Prepared
 from ._replay_summary import SummaryPolicy, as_policy
 
 METRICS = {
@@ -146,13 +146,7 @@ def sweep_compression(
     if budget is not None and bad_budget:
         raise ConfigError(f"budget must be a positive number of tokens or None (got {budget!r}).")
     policy = as_policy(summary)
-    prep = prepare(
-        messages,
-        counter=counter or _counter_of(config),
-        sys_prompt=sys_prompt,
-        tools=tools,
-        formatter=formatter,
-    )
+    prep = prepare_for(messages, config, counter, sys_prompt, tools, formatter)
     return sweep_prepared(prep, rows, cols, budget, policy, config)
 
 
