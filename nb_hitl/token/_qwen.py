@@ -26,17 +26,21 @@ carries usage. Text is the bulk of any prompt, and it is exact.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import os
-import threading
 import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from ._counter import DEFAULT_ENCODING, TokenCounter
-from ._vocab import VocabularyUnavailable, load_offline_encoding
+from ._vocab import (
+    VocabularyUnavailable,
+    cached_encoding,
+    check_sha256,
+    load_offline_encoding,
+    parse_ranks,
+)
 
 QWEN_ENCODING = "qwen"
 """``encoding_name`` of a counter using Qwen's vocabulary."""
@@ -58,7 +62,6 @@ _TOOLS_TAIL = (
     "arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n"
     '{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>'
 )
-_LOCK = threading.Lock()
 _ENCODING: dict[str, Any] = {}
 
 
@@ -96,40 +99,24 @@ def load_qwen_encoding(path: str | None = None) -> Any:
         VocabularyUnavailable: no dashscope, no tiktoken, or the file fails its sha256 check.
     """
     path = path or qwen_vocab_path()
-    with _LOCK:
-        cached = _ENCODING.get(path)
-        if cached is not None:
-            return cached
-        try:
-            import tiktoken
-        except ImportError as exc:
-            raise VocabularyUnavailable(
-                "tiktoken is not installed: `pip install tiktoken`."
-            ) from exc
+
+    def build(tiktoken: Any) -> Any:
         with open(path, "rb") as f:
             data = f.read()
-        digest = hashlib.sha256(data).hexdigest()
-        if digest != QWEN_VOCAB_SHA256:
-            raise VocabularyUnavailable(
-                f"{path} is not the Qwen vocabulary nb_hitl knows (sha256 {digest[:16]}..., "
-                f"expected {QWEN_VOCAB_SHA256[:16]}...). Reinstall dashscope, or report the "
-                "new dashscope version to nb_hitl."
-            )
-        import base64
-
-        ranks = {}
-        for line in data.splitlines():
-            if line:
-                token, rank = line.split()
-                ranks[base64.b64decode(token)] = int(rank)
-        encoding = tiktoken.Encoding(
+        check_sha256(
+            data,
+            QWEN_VOCAB_SHA256,
+            f"{path} is not the Qwen vocabulary nb_hitl knows",
+            "Reinstall dashscope, or report the new dashscope version to nb_hitl.",
+        )
+        return tiktoken.Encoding(
             "Qwen",
             pat_str=_PAT_STR,
-            mergeable_ranks=ranks,
+            mergeable_ranks=parse_ranks(data, path),
             special_tokens={t: i for i, t in enumerate(_SPECIAL, start=_SPECIAL_START)},
         )
-        _ENCODING[path] = encoding
-        return encoding
+
+    return cached_encoding(_ENCODING, path, build)
 
 
 def _splits(text: str) -> list[str]:

