@@ -75,6 +75,8 @@ class MemoryInspector(WhatIfSliders, w.VBox):
         self._scripted = ScriptedSummary()
         self.explorer: Any | None = None
         """The ``CompressionExplorer`` opened with *Explore settings* (None until then)."""
+        self.detached = False
+        """True once a newer inspector for the same agent took over (its controls stay off)."""
 
         first = self._compute_plan(None, None)
         threshold = int(first.trigger_threshold or 0) if first is not None else 0
@@ -251,6 +253,7 @@ class MemoryInspector(WhatIfSliders, w.VBox):
             self._refresh_handle.cancel()  # type: ignore[union-attr]
             self._refresh_handle = None
         if reason:
+            self.detached = True
             for ctl in (
                 self.threshold_slider,
                 self.threshold_box,
@@ -362,7 +365,7 @@ class MemoryInspector(WhatIfSliders, w.VBox):
         if self.keep_slider.max != wanted and len(memory) > 0:
             self.keep_slider.max = wanted
         after = scripted_after(self.agent, plan, self._scripted)
-        if not getattr(self, "detached", False):
+        if not self.detached:
             can_undo = bool(getattr(self.agent, "can_undo_compression", False))
             self.undo_button.disabled = not can_undo
         self._header.value = header_html(plan, len(memory))

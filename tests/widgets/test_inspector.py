@@ -127,6 +127,18 @@ async def test_compress_now_then_undo() -> None:
     assert "nb-hitl-row-summary" not in ins._table.value
 
 
+async def test_an_inspector_replaced_mid_compression_keeps_undo_off() -> None:
+    agent = agent_with(history(30), [SUMMARY])
+    old = MemoryInspector(agent)
+    task = old.compress_now()
+    assert task is not None
+    new = MemoryInspector(agent)  # the cell was re-run while the old one compressed
+    await task
+    assert agent.can_undo_compression and "Compressed" in old._note.value
+    assert old.detached and old.undo_button.disabled
+    await until(lambda: not new.undo_button.disabled, what="the new inspector offers Undo")
+
+
 async def test_pin_and_unpin_by_row_number() -> None:
     memory = history(30)
     agent = agent_with(memory)
