@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ._render import esc, msg_flags, preview
 
 if TYPE_CHECKING:
+    from nb_hitl.agent import CompressionPlan
     from nb_hitl.message import Msg
 
 BADGE = '<span class="nb-hitl-badge nb-hitl-badge-{cls}">{text}</span>'
@@ -78,7 +79,7 @@ def memory_table(
     messages: Sequence[Msg],
     marks: Mapping[str, frozenset[str]],
     tokens: Mapping[str, int],
-    plan: Any | None,
+    plan: CompressionPlan | None,
     summary: str,
     *,
     first_index: int = 0,
@@ -91,11 +92,10 @@ def memory_table(
     reported next to nb_hitl's own count), shown under the token count.
     """
     compress = set(plan.compress_ids) if plan is not None else set()
-    recent = getattr(plan, "recent_ids", None) if plan is not None else None
-    keep = set(recent if recent is not None else plan.keep_ids) if plan is not None else set()
-    pinned = set(getattr(plan, "pinned_ids", ()) or ()) if plan is not None else set()
-    question = set(getattr(plan, "protected_ids", ()) or ()) if plan is not None else set()
-    because = dict(getattr(plan, "kept_because", {}) or {}) if plan is not None else {}
+    keep = set(plan.recent_ids) if plan is not None else set()
+    pinned = set(plan.pinned_ids) if plan is not None else set()
+    question = set(plan.protected_ids) if plan is not None else set()
+    because = plan.kept_because if plan is not None else {}
     rows: list[str] = []
     summary_done = not summary
     for i, msg in enumerate(messages, start=first_index + 1):
@@ -138,7 +138,7 @@ def memory_table(
     )
 
 
-def agent_table(agent: Any, plan: Any | None, max_rows: int | None) -> str:
+def agent_table(agent: Any, plan: CompressionPlan | None, max_rows: int | None) -> str:
     """The table of ``agent``'s memory: its last ``max_rows`` messages (None: all) and a note.
 
     Replies that carry provider-reported usage show that count under nb_hitl's own.

@@ -6,10 +6,14 @@ easy to time and to test.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from ._render import esc
 from ._svg import token_bar
+
+if TYPE_CHECKING:
+    from nb_hitl.agent import CompressionPlan
 
 APPROX_NOTE = (
     '<span class="nb-hitl-note">Token counts are approximate: no exact tokenizer for this '
@@ -17,12 +21,12 @@ APPROX_NOTE = (
 )
 
 
-def _tokens_of(plan: Any, ids: Any) -> int:
+def _tokens_of(plan: CompressionPlan, ids: Iterable[str]) -> int:
     tok = plan.per_message_tokens
     return sum(int(tok.get(i, 0)) for i in ids)
 
 
-def header_html(plan: Any, n_messages: int) -> str:
+def header_html(plan: CompressionPlan, n_messages: int) -> str:
     """Messages, total tokens against the threshold, ``keep_recent`` and the breakdown."""
     total, threshold = int(plan.total_tokens), int(plan.trigger_threshold or 0)
     limit = f"of {threshold:,} (trigger_threshold)" if threshold else "(no trigger_threshold)"
@@ -57,17 +61,15 @@ def bar_legend() -> str:
     return f'<div class="nb-hitl-bar-legend" style="font-size:12px">{items}</div>'
 
 
-def bar_html(plan: Any, after: int | None = None) -> str:
+def bar_html(plan: CompressionPlan, after: int | None = None) -> str:
     """The token bar with the threshold line and the ``keep_recent`` boundary, and a legend."""
     fixed = sum(int(v) for k, v in plan.breakdown.items() if k != "history")
-    recent = getattr(plan, "recent_ids", None)
-    recent_ids = recent if recent is not None else plan.keep_ids
     return (
         token_bar(
             int(plan.total_tokens),
             int(plan.trigger_threshold or 0),
             _tokens_of(plan, plan.compress_ids),
-            _tokens_of(plan, recent_ids),
+            _tokens_of(plan, plan.recent_ids),
             int(plan.tokens_after_estimate if after is None else after),
             fixed_tokens=fixed,
         )
@@ -75,7 +77,7 @@ def bar_html(plan: Any, after: int | None = None) -> str:
     )
 
 
-def plan_html(plan: Any, after: int | None = None) -> str:
+def plan_html(plan: CompressionPlan, after: int | None = None) -> str:
     """What compressing would do now, whether it happens by itself, and why.
 
     Args:
@@ -85,8 +87,7 @@ def plan_html(plan: Any, after: int | None = None) -> str:
             is shown with the assumption it makes.
     """
     n = len(plan.compress_ids)
-    recent = getattr(plan, "recent_ids", None)
-    n_recent = len(recent) if recent is not None else len(plan.keep_ids)
+    n_recent = len(plan.recent_ids)
     others = len(plan.keep_ids) - n_recent
     if after is not None:
         outcome = f"exactly <b>{after:,}</b> tokens (ScriptedModel's summary)"
@@ -100,15 +101,15 @@ def plan_html(plan: Any, after: int | None = None) -> str:
         f"summary, keep {n_recent} recent and {others} other(s) (pinned, the question, tool "
         f"partners) · {int(plan.tokens_before):,} → {outcome}"
     )
-    over = bool(getattr(plan, "over_threshold", plan.would_trigger))
-    if over and plan.would_trigger and getattr(plan, "enabled", True):
+    over = plan.over_threshold
+    if over and plan.would_trigger and plan.enabled:
         verdict = "<b>Over the threshold</b>: compresses before the next step; it would "
     elif over:
         verdict = "<b>Over the threshold</b> (automatic compression is off): "
         verdict += "<i>Compress now</i> would "
     else:
         verdict = "Below the threshold: no automatic compression; <i>Compress now</i> would "
-    reasons = list(getattr(plan, "reasons", []) or [])
+    reasons = plan.reasons
     why = ""
     if reasons:
         items = "".join(f"<li>{esc(r)}</li>" for r in reasons[:8])
@@ -120,7 +121,7 @@ def plan_html(plan: Any, after: int | None = None) -> str:
     )
 
 
-def approx_html(plan: Any) -> str:
+def approx_html(plan: CompressionPlan) -> str:
     """The note shown when token counts are approximate ("" when exact)."""
     return "" if plan.exact else APPROX_NOTE
 
