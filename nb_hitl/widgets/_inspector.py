@@ -171,10 +171,9 @@ class MemoryInspector(WhatIfSliders, w.VBox):
             if memory is not None and hasattr(memory, "add_listener")
             else None
         )
+        if first is not None:  # the chart's first points, drawn by the refresh below
+            self._history.start(agent, int(first.total_tokens))
         self.refresh()
-        if self.plan is not None:
-            self._history.start(agent, int(self.plan.total_tokens))
-            self._draw_chart()
 
     # -- public API --------------------------------------------------------------------------
     def reset_what_if(self) -> None:
