@@ -1,4 +1,4 @@
-"""Inline SVG for the inspector: the token bar and the tokens-per-turn chart (numbers only).
+"""Inline SVG for the inspector: the token bar and the step-by-step tokens chart.
 
 No plotting dependency: a few rectangles, lines and a polyline. Only numbers and fixed labels
 are interpolated, and labels still go through ``esc``.
@@ -65,55 +65,6 @@ def token_bar(
         f'<svg class="nb-hitl-bar" viewBox="0 0 {W:.0f} 42" width="100%" height="42" '
         f'preserveAspectRatio="none" data-total="{total}" data-threshold="{threshold}">'
         f"{''.join(parts)}</svg>"
-    )
-
-
-def tokens_chart(
-    points: list[tuple[int, int]], threshold: int, compressions: list[int], height: int = 110
-) -> str:
-    """Total tokens per turn (polyline), the threshold (red) and compression events (purple).
-
-    Args:
-        points: ``(turn, total_tokens)`` in turn order.
-        threshold: the trigger threshold.
-        compressions: turns at which memory was compressed.
-        height: pixel height.
-    """
-    if not points:
-        return '<svg class="nb-hitl-chart" width="100%" height="20"></svg>'
-    last_turn = max(max(t for t, _ in points), 1)
-    top = max(max(v for _, v in points), threshold, 1) * 1.15
-    h = float(height) - 14
-    px = lambda t: 30 + (W - 36) * t / last_turn  # noqa: E731
-    py = lambda v: 4 + h * (1 - v / top)  # noqa: E731
-    line = " ".join(f"{px(t):.1f},{py(v):.1f}" for t, v in points)
-    parts = [f'<polyline fill="none" stroke="#2f80ed" stroke-width="1.5" points="{line}"/>']
-    if threshold > 0:
-        parts.insert(
-            0,
-            f'<line x1="30" y1="{py(threshold):.1f}" x2="{W - 4:.0f}" y2="{py(threshold):.1f}" '
-            f'stroke="#d0021b" stroke-dasharray="4,3"><title>trigger_threshold: {threshold:,}'
-            "</title></line>",
-        )
-    for t, v in points:
-        parts.append(
-            f'<circle cx="{px(t):.1f}" cy="{py(v):.1f}" r="2" fill="#2f80ed">'
-            f"<title>turn {t}: {v:,} tokens</title></circle>"
-        )
-    for t in compressions:
-        parts.append(
-            f'<line class="nb-hitl-compression-mark" x1="{px(t):.1f}" y1="4" x2="{px(t):.1f}" '
-            f'y2="{4 + h:.1f}" stroke="#6f42c1"><title>compressed at turn {t}</title></line>'
-        )
-    parts.append(
-        f'<text x="0" y="{py(top / 1.15) + 8:.1f}" font-size="12">{int(top / 1.15):,}</text>'
-        f'<text x="0" y="{4 + h:.1f}" font-size="12">0</text>'
-        f'<text x="30" y="{height - 2}" font-size="12">turn 0</text>'
-        f'<text x="{W - 40:.0f}" y="{height - 2}" font-size="12">turn {last_turn}</text>'
-    )
-    return (
-        f'<svg class="nb-hitl-chart" viewBox="0 0 {W:.0f} {height}" width="100%" '
-        f'height="{height}">{"".join(parts)}</svg>'
     )
 
 
@@ -198,4 +149,4 @@ def steps_chart(steps: list[tuple[str, int, str]], threshold: int, height: int =
     )
 
 
-__all__ = ["STEP_STYLE", "steps_chart", "token_bar", "tokens_chart"]
+__all__ = ["STEP_STYLE", "steps_chart", "token_bar"]
