@@ -30,11 +30,13 @@ from nb_hitl.exceptions import SessionError
 from nb_hitl.message import Msg, ToolUseBlock
 
 FORMAT = "nb_hitl.session"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Version of the session file layout this nb_hitl writes (and the newest it reads).
 
 2: the memory state has AgentScope 1.x's shape (``content`` / ``_compressed_summary``);
 version 1 files (``messages`` / ``marks`` / ``summary``) still load.
+3: the agent state holds ``steering``, the steering messages queued and not yet taken in
+(an older nb_hitl would drop them silently, so it refuses the file and says to upgrade).
 """
 
 __all__ = [
@@ -137,6 +139,8 @@ class AgentState(AgentSettings):
     """The memory."""
     approvals: ApprovalsState | None = None
     """Approval state (agents with tool approval)."""
+    steering: list[Msg] | None = None
+    """Steering messages queued (``agent.steer``) and not yet taken in, oldest first."""
 
 
 class AgentPart(_Part):

@@ -7,8 +7,9 @@
 
 A session file holds memory (messages, marks, summary), the agent's plain settings, the
 compression settings, the parked tool calls with the decisions made so far, the tool
-allow-list, and the transcript extras a widget shows (approval decisions). It never holds a
-model client, an API key or a token counter: those belong to the code that builds the agent.
+allow-list, the steering messages queued and not yet taken in (``agent.steer``), and the
+transcript extras a widget shows (approval decisions). It never holds a model client, an API
+key or a token counter: those belong to the code that builds the agent.
 
 Writes are atomic: the JSON goes to a temporary file in the same folder, is flushed and
 fsynced, then renamed over the target, so a crash mid-save leaves the previous file intact.
@@ -69,6 +70,9 @@ class SessionInfo:
     """The compression settings found in the file."""
     compression_applied: bool = False
     """False when the file had compression settings but the agent has no compression config."""
+    pending_steering: int = 0
+    """Steering messages that were queued when saving and are queued again (``agent.steer``);
+    the next reply, or the resumed parked one at its next step, takes them in."""
 
 
 # -- secrets --------------------------------------------------------------------------------
@@ -282,7 +286,7 @@ def _snapshot(agent: Any) -> dict[str, Any]:
     snap["compression_config"] = getattr(agent, "compression_config", None)
     if getattr(agent, "memory", None) is not None:
         snap["memory"] = agent.memory.snapshot()
-    for attr in ("_approvals", "always_allowed", "approval_log"):
+    for attr in ("_approvals", "always_allowed", "approval_log", "_steer_queue"):
         if hasattr(agent, attr):
             value = getattr(agent, attr)
             snap[attr] = value.copy() if isinstance(value, (set, list)) else value
@@ -354,6 +358,7 @@ def load_session(agent: Any, path: str | os.PathLike[str]) -> SessionInfo:
         transcript=transcript,
         compression=doc.get("compression"),
         compression_applied=new_compression is not NOT_APPLIED,
+        pending_steering=len(getattr(agent, "pending_steering", [])),
     )
 
 

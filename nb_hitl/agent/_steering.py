@@ -14,6 +14,10 @@ prompt. Nothing is cancelled: the model turn or tool batch in flight finishes no
 
 Recorded steering messages carry ``metadata["_steered"] = True`` and ``metadata["steered_at"]``
 (where they were taken in), so transcripts can show them where they landed.
+
+Queued messages are part of the agent's state (``state_dict()["steering"]``), so a session
+saved while one waits (an idle agent, or a reply parked on an approval) brings it back on
+load, and the next reply, or the resumed one, takes it in as if nothing had happened.
 """
 
 from __future__ import annotations
@@ -99,6 +103,26 @@ class SteeringMixin(AgentBase):
                 out.set_result(self._queue_steer(m))
         return out
 
+    # -- state ------------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """The agent's state plus the steering messages still queued (``"steering"``)."""
+        state = super().state_dict()
+        state["steering"] = [m.to_dict() for m in self._steer_queue]
+        return state
+
+    def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> None:
+        """Restore ``state_dict()`` output; the queue becomes the saved one (empty if none).
+
+        Raises:
+            ValueError: ``state["steering"]`` is not a list of messages (nothing changed).
+        """
+        queue = _parse_queue(state.get("steering") if isinstance(state, dict) else None)
+        super().load_state_dict(state, strict=strict)
+        memory = self.memory
+        self._steer_queue = [
+            m for m in queue if memory is None or memory.get(m.id) is None
+        ]  # one recorded meanwhile is never taken in twice
+
     def _take_steering(self, where: str) -> list[Msg]:
         """Record the queued steering messages in memory now, synchronously (the reply calls
         this at a step boundary, or at its start); emits ``MessageAdded`` and ``Steered``."""
@@ -121,6 +145,22 @@ class SteeringMixin(AgentBase):
         """Forget queued steering that is being recorded another way (e.g. ``agent(msg)``)."""
         ids = {m.id for m in msgs}
         self._steer_queue = [m for m in self._steer_queue if m.id not in ids]
+
+
+def _parse_queue(raw: Any) -> list[Msg]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise ValueError(
+            f"agent state: steering must be a list of messages, not {type(raw).__name__}"
+        )
+    queue: list[Msg] = []
+    for i, item in enumerate(raw):
+        try:
+            queue.append(item if isinstance(item, Msg) else Msg.from_dict(item))
+        except Exception as exc:
+            raise ValueError(f"agent state: steering[{i}] is not a message ({exc})") from None
+    return queue
 
 
 def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
