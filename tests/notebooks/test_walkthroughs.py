@@ -17,6 +17,7 @@ WALKTHROUGHS = [
     "01_interrupt_and_resume.ipynb",
     "02_tools_and_human_input.ipynb",
     "03_compression_explorer.ipynb",
+    "06_multi_agent.ipynb",
 ]
 
 
