@@ -5,6 +5,11 @@ drawn from a seeded ``random.Random``, on a fresh agent every ``--session`` epis
 going after a violation (printing it) instead of stopping at the first one.
 
     python scripts/soak_interrupts.py --episodes 2000 --seed 1
+    python scripts/soak_interrupts.py --pipeline --episodes 500 --seed 1
+
+``--pipeline`` runs the pipeline episodes instead (``tests/agent/pipeline_harness.py``): a
+sequential pipeline of 2-3 agents in a ``MsgHub``, stopped at random points, resumed with a
+random choice, participants steered; a fresh hub every ``--session`` episodes.
 
 The last line is always ``N episodes, K interrupts, V violations``.
 """
@@ -31,6 +36,12 @@ from interrupt_harness import (
     Violation,
     random_agent_plan,
     random_plan,
+)
+from pipeline_harness import (
+    PipelineHarness,
+    PipelineStats,
+    random_hub_plan,
+    random_pipeline_plan,
 )
 
 
@@ -85,14 +96,65 @@ async def soak(episodes: int, seed: int, session: int, verbose: bool) -> tuple[i
     return done, interrupts, violations
 
 
+async def soak_pipeline(
+    episodes: int, seed: int, session: int, verbose: bool
+) -> tuple[int, int, int]:
+    rng = random.Random(seed)
+    done = violations = 0
+    total = PipelineStats()
+    harness: PipelineHarness | None = None
+
+    def add(stats: PipelineStats) -> None:
+        total.runs += stats.runs
+        total.interrupts += stats.interrupts
+        total.pauses += stats.pauses
+        total.actions.update(stats.actions)
+
+    while done < episodes:
+        if harness is None or harness.stats.episodes % session == 0:
+            if harness is not None:
+                add(harness.stats)
+            harness = PipelineHarness(random_hub_plan(rng))
+        plan = random_pipeline_plan(rng)
+        if rng.random() < 0.1:  # steering between runs: the participant's next reply takes it in
+            harness.steer(rng.randint(0, 2), f"steered before episode {done + 1}")
+        try:
+            await harness.episode(plan)
+            if harness.stats.episodes % session == 0:
+                await harness.replies_normally()
+        except Exception as exc:  # a violation, or anything unexpected: count it, go on
+            violations += 1
+            kind = "violation" if isinstance(exc, Violation) else "error"
+            print(f"episode {done + 1}: {kind}: {exc}\n  plan: {plan}", flush=True)
+            if verbose or not isinstance(exc, Violation):
+                traceback.print_exc()
+            add(harness.stats)
+            harness = None  # a fresh hub: one bad memory must not count twice
+            await asyncio.sleep(0.05)
+            done += 1
+            continue
+        done += 1
+        if verbose and done % 200 == 0:
+            print(f"... {done} episodes, {total.interrupts} interrupts", flush=True)
+    if harness is not None:
+        add(harness.stats)
+    print(f"pipeline runs and resumes: {total.runs}, pauses: {total.pauses}")
+    print(f"resumed with: {tally(total.actions)}")
+    return done, total.interrupts, violations
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--session", type=int, default=8, help="episodes per fresh agent")
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument(
+        "--pipeline", action="store_true", help="multi-agent pipeline episodes (MsgHub)"
+    )
     args = parser.parse_args()
-    n, k, v = asyncio.run(soak(args.episodes, args.seed, max(1, args.session), args.verbose))
+    run = soak_pipeline if args.pipeline else soak
+    n, k, v = asyncio.run(run(args.episodes, args.seed, max(1, args.session), args.verbose))
     print(f"{n} episodes, {k} interrupts, {v} violations")
 
 
