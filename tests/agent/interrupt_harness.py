@@ -40,7 +40,7 @@ EVENT_KINDS = (
     "message_updated",
     "message_added",
     "tool_call_started",
-    "tool_result_ready",
+    "tool_result",  # ToolResultReady.kind
     "approval_requested",
     "compression_started",
 )
@@ -478,7 +478,9 @@ class Harness:
             tail = after[after.index(marker) + 1 :]
             recorded = [m.id for m in tail]
             wanted = [m.id for m, ok in steering if ok]
-            if recorded != wanted:
+            threads = sum("(thread)" in (m.get_text_content() or "") for m, _ in steering)
+            if recorded != wanted and not (threads > 1 and sorted(recorded) == sorted(wanted)):
+                # two threads' interrupt(msg) reach the loop in an order no one fixes
                 raise Violation(
                     f"steering messages after the interrupted one: {recorded}, "
                     f"expected those accepted: {wanted}"
