@@ -31,7 +31,7 @@ from ._hub_style import HUB_CSS, speakers_html
 from ._invisible import is_blank
 from ._keys import KeyBindings
 from ._live import html
-from ._loop import LoopBridge
+from ._loop import LoopBridge, WidgetRegistry
 from ._render import CSS, RemoteImages, check_remote_images, esc
 
 if TYPE_CHECKING:
@@ -43,6 +43,12 @@ if TYPE_CHECKING:
 Pipeline = SequentialPipeline | FanoutPipeline
 ACTIONS = ("retry", "skip", "stop")
 ENDINGS = {"stopped": "Stopped.", "finished": "Finished.", "error": "Ended with an error."}
+REPLACED_NOTE = (
+    "This panel no longer follows the discussion: a newer panel was created for the same hub "
+    "(its run, if any, was stopped). Use the newer one."
+)
+_HUBS = WidgetRegistry()
+"""The newest HubPanel of each hub."""
 
 
 class HubPanel(w.VBox):
@@ -152,8 +158,11 @@ class HubPanel(w.VBox):
         )
         super().__init__(children=[html(CSS + HUB_CSS), row])
         self.add_class("nb-hitl-hub")
+        self.detached = False
+        """True once a newer panel for the same hub took over (re-running the cell)."""
         self._sync_participants()
         self.feed.preload()
+        _HUBS.replace(hub, self, REPLACED_NOTE)
 
     # -- public API ----------------------------------------------------------------------------
     @property
@@ -199,6 +208,8 @@ class HubPanel(w.VBox):
             msg: the first speaker's input (a string becomes a message from ``user_name``).
             rounds: with a list of agents (or the default), how many times round the table.
         """
+        if self.detached:
+            raise RuntimeError(REPLACED_NOTE)
         if self.running:
             raise RuntimeError(
                 "A discussion is already running in this panel: press Stop (or panel.stop()), "
@@ -212,8 +223,6 @@ class HubPanel(w.VBox):
         self.pipeline, self.result, self.error, self.outcome = pipe, None, None, ""
         self.feed.error_seen = False
         self._note.value = ""
-        if first is not None:
-            self.feed.add(first)
         self._active = True
         self._set_state("running")
         self._runner = self._bridge.spawn(self._drive(pipe, first), name="nb_hitl-hub-runner")
@@ -292,6 +301,25 @@ class HubPanel(w.VBox):
             raise RuntimeError("This panel was created with inspector=False.")
         return self.inspectors.show(target)
 
+    def detach(self, reason: str = "") -> None:
+        """Stop following the hub: no more events, its run (if any) ends, buttons off.
+
+        A newer panel for the same hub detaches the older one, so re-running the cell leaves
+        one live panel and one discussion, not two fighting over the same agents.
+        """
+        self.feed.close()
+        if self._runner is not None and not self._runner.done():
+            self._runner.cancel()  # the speaking agent is interrupted by the cancel
+        self.detached = True
+        self.feed.speaking.clear()
+        self.feed.stopping.clear()
+        self._draw_speakers()
+        self.pause.hide()
+        for button in (self.stop_button, self.send_button):
+            button.disabled = True
+        if reason:
+            self._say(reason)
+
     def close(self) -> None:
         """Stop following the agents, end a run, leave the hub if the panel entered it."""
         # getattr: ipywidgets also closes a widget whose __init__ raised (bad input)
@@ -322,7 +350,9 @@ class HubPanel(w.VBox):
         """Follow participants added to the hub since (colours are kept for the panel's life)."""
         for agent in self.hub.participants:
             if self.feed.follow(agent) and isinstance(agent, UserAgent):
-                if isinstance(agent.input_source, TerminalInput):
+                if isinstance(agent.input_source, TerminalInput) or HubInputBar.made_it(
+                    agent.input_source
+                ):
                     agent.input_source = self.input_source()  # a notebook has no terminal
         if self.inspectors is not None:
             self.inspectors.set_agents(self.agents)
@@ -353,8 +383,14 @@ class HubPanel(w.VBox):
     async def _drive(self, pipe: Pipeline, msg: Msg | None) -> None:
         try:
             if not self.hub.is_open:
+                announced = self.hub.announcement
+                for m in announced if isinstance(announced, list) else [announced]:
+                    if isinstance(m, Msg):
+                        self.feed.add(m)  # drawn before the first message, as observed
                 await self.hub.__aenter__()
                 self._opened_hub = True
+            if msg is not None:
+                self.feed.add(msg)
             result = await pipe(msg)
             while pipe.paused is not None:
                 action, instruction = await self._ask(pipe)
@@ -430,7 +466,9 @@ class HubPanel(w.VBox):
 
     def _draw_speakers(self) -> None:
         stopping = self.feed.stopping
-        if stopping:
+        if self.detached:
+            now = "No longer live: a newer panel for this hub took over."
+        elif stopping:
             now = f"Stopping {', '.join(sorted(stopping))}…"
         elif self.state == "waiting":
             now = "Waiting for you: type your message below and press Send."

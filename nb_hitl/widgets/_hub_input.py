@@ -6,7 +6,9 @@ It is the ``WaitingDisplay`` of a ``WidgetInput`` (see ``_input.py``): Send is o
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
+from typing import Any
 
 import ipywidgets as w
 
@@ -22,6 +24,9 @@ NOT_WAITING_NOTE = (
 )
 EMPTY_NOTE = "Nothing sent: the message is empty. Type it first."
 IDLE_PLACEHOLDER = "Your turn comes when a UserAgent in the discussion waits for you…"
+
+
+_MADE: weakref.WeakSet[WidgetInput] = weakref.WeakSet()
 
 
 class HubInputBar(w.HBox):
@@ -53,13 +58,24 @@ class HubInputBar(w.HBox):
         self._on_waiting = on_waiting
         self._say = say
         self._source: WidgetInput | None = None
-        super().__init__([self.input, w.VBox([self.send_button, *extra])], layout={"width": "100%"})
+        buttons = w.VBox([self.send_button, *extra], layout={"width": "110px", "flex": "0 0 auto"})
+        buttons.add_class("nb-hitl-chat-buttons")  # buttons as wide as the column (chat CSS)
+        super().__init__([self.input, buttons], layout={"width": "100%"})
 
     def source(self) -> WidgetInput:
         """The input source a ``UserAgent`` reads (one per bar)."""
         if self._source is None:
             self._source = WidgetInput(self)
+            _MADE.add(self._source)
         return self._source
+
+    @staticmethod
+    def made_it(source: Any) -> bool:
+        """True if ``source`` is a hub panel's input source (a newer panel may take it over)."""
+        try:
+            return source in _MADE
+        except TypeError:
+            return False
 
     def send(self, text: str) -> bool:
         """Give ``text`` to the waiting ``UserAgent``; ``False`` (and a note) if none waits."""

@@ -68,7 +68,8 @@ class PausePrompt(w.VBox):
         who = ", ".join(speakers)
         after = f"Skip goes on with {next_name}" if next_name else "Skip ends the round"
         self.question.value = (
-            f"<b>&#9208; Paused: {esc(who)} was interrupted.</b> Type an instruction (optional), "
+            f'<b><i class="fa fa-pause" aria-hidden="true"></i> Paused: {esc(who)} was '
+            "interrupted.</b> Type an instruction (optional), "
             f"then <b>Retry</b> asks {esc(who)} again with it; {esc(after)}; "
             "<b>Stop</b> ends the discussion."
         )

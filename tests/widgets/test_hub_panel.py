@@ -369,3 +369,39 @@ async def test_a_panel_over_an_earlier_discussion_draws_each_message_once() -> N
         assert bob.memory.messages[-1].get_text_content() == "A2."
     panel.close()
     assert not hub.is_open
+
+
+async def test_the_announcement_comes_before_the_first_message() -> None:
+    alice, bob = speaker("Alice", ["A."]), speaker("Bob", ["B."])
+    panel = HubPanel(MsgHub([alice, bob], announcement=Msg("Host", "Topic.", "user")))
+    await panel.run(msg="Go.")
+    texts = [e.msg.get_text_content() for e in panel.transcript.entries if e.msg]
+    assert texts == ["Topic.", "Go.", "A.", "B."]
+    assert [m.get_text_content() for m in alice.memory.messages] == texts
+    panel.close()
+
+
+async def test_a_newer_panel_for_the_same_hub_takes_over() -> None:
+    alice, bob, carol = debate()
+    you = UserAgent("You")
+    hub = MsgHub([alice, bob, carol, you])
+    old = HubPanel(hub)
+    old.start(msg="Go.")
+    await until(lambda: bool(rows_of(old, "Bob")))
+    new = HubPanel(hub)  # the cell was run again
+    assert old.detached and not new.detached
+    await until(lambda: not old.running and not bob.is_replying, what="the old run to end")
+    assert bob.memory.messages[-1].is_interrupted  # the old run's speaker was stopped
+    assert "newer panel" in old._note.value and old.stop_button.disabled
+    with pytest.raises(RuntimeError, match="newer panel"):
+        old.start()
+    assert you.input_source is new.input_source()  # the person types in the newer panel
+    bob.model.script.append(ScriptedTurn(text="Bob again."))
+    new.start([bob, you], "Once more.")
+    await until(lambda: new.state == "waiting")
+    new.send("Me too.")
+    await new.wait()
+    assert new.outcome == "finished" and new.result.get_text_content() == "Me too."
+    assert not rows_of(old, "You")  # the old panel no longer draws anything
+    new.close()
+    old.close()
