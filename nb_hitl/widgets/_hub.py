@@ -14,44 +14,34 @@ between participants. Widget callbacks go through a ``LoopBridge`` (see ``_chat.
 
 from __future__ import annotations
 
-import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import ipywidgets as w
 
 from nb_hitl.agent import AgentBase, TerminalInput, UserAgent
-from nb_hitl.message import Msg
-from nb_hitl.pipeline import FanoutPipeline, MsgHub, SequentialPipeline
+from nb_hitl.pipeline import MsgHub
 
 from ._hub_feed import HubFeed
 from ._hub_input import HubInputBar
 from ._hub_inspect import InspectorSwitch
 from ._hub_pause import PausePrompt
+from ._hub_run import REPLACED_NOTE, DiscussionRun
 from ._hub_style import HUB_CSS, speakers_html
-from ._invisible import is_blank
 from ._keys import KeyBindings
 from ._live import html
 from ._loop import LoopBridge, WidgetRegistry
 from ._render import CSS, RemoteImages, check_remote_images, esc
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from ._input import WidgetInput
     from ._inspector import MemoryInspector
 
-Pipeline = SequentialPipeline | FanoutPipeline
-ACTIONS = ("retry", "skip", "stop")
 ENDINGS = {"stopped": "Stopped.", "finished": "Finished.", "error": "Ended with an error."}
-REPLACED_NOTE = (
-    "This panel no longer follows the discussion: a newer panel was created for the same hub "
-    "(its run, if any, was stopped). Use the newer one."
-)
 _HUBS = WidgetRegistry()
 """The newest HubPanel of each hub."""
 
 
-class HubPanel(w.VBox):
+class HubPanel(DiscussionRun, w.VBox):
     """The transcript of every participant of a ``MsgHub``, Stop, the pause prompt, memory.
 
     Args:
@@ -95,18 +85,7 @@ class HubPanel(w.VBox):
         self.transcript = self.feed.transcript
         self.state = "idle"
         """``idle``, ``running``, ``paused`` (asking the person) or ``waiting`` (a UserAgent)."""
-        self.outcome = ""
-        """How the last run ended: ``finished``, ``stopped`` or ``error``."""
-        self.pipeline: Pipeline | None = None
-        """The pipeline of the current (or last) run."""
-        self.result: Any = None
-        """What the last run returned (the pipeline's output)."""
-        self.error: BaseException | None = None
-        """The exception that ended the last run, if one did."""
-        self._runner: asyncio.Task[Any] | None = None
-        self._active = False
-        self._decision: asyncio.Future[tuple[str, str | Msg | None]] | None = None
-        self._opened_hub = False
+        self._init_run()
 
         self.speakers = html()
         self.speakers.add_class("nb-hitl-hub-speakers")
@@ -166,16 +145,6 @@ class HubPanel(w.VBox):
 
     # -- public API ----------------------------------------------------------------------------
     @property
-    def running(self) -> bool:
-        """True while a run (started with ``start`` or ``run``) is going on, pauses included."""
-        return self._active
-
-    @property
-    def paused(self) -> bool:
-        """True while the panel asks the person what to do after an interrupt."""
-        return self._decision is not None and not self._decision.done()
-
-    @property
     def agents(self) -> list[AgentBase]:
         """Every participant the panel follows, in the order it first saw them."""
         return self.feed.agents
@@ -193,90 +162,12 @@ class HubPanel(w.VBox):
         """The colour (``#rrggbb``) of participant ``name``, stable for the panel's life."""
         return self.feed.colour_of(name)
 
-    def start(
-        self,
-        pipeline: Pipeline | Sequence[AgentBase] | None = None,
-        msg: Msg | str | None = None,
-        *,
-        rounds: int = 1,
-    ) -> asyncio.Task[Any]:
-        """Run a discussion as a background task and return it (the cell returns at once).
-
-        Args:
-            pipeline: a ``SequentialPipeline`` or ``FanoutPipeline``, or a list of agents (run
-                one after the other); default: every participant in turn.
-            msg: the first speaker's input (a string becomes a message from ``user_name``).
-            rounds: with a list of agents (or the default), how many times round the table.
-        """
-        if self.detached:
-            raise RuntimeError(REPLACED_NOTE)
-        if self.running:
-            raise RuntimeError(
-                "A discussion is already running in this panel: press Stop (or panel.stop()), "
-                "answer its pause prompt, or `await panel.wait()` before starting another."
-            )
-        pipe = self._make_pipeline(pipeline, rounds)
-        first = Msg(self.user_name, msg, "user") if isinstance(msg, str) else msg
-        if first is not None and not isinstance(first, Msg):
-            raise TypeError(f"msg must be a Msg, a str or None, got {type(first).__name__}.")
-        self._sync_participants()
-        self.pipeline, self.result, self.error, self.outcome = pipe, None, None, ""
-        self.feed.error_seen = False
-        self._note.value = ""
-        self._active = True
-        self._set_state("running")
-        self._runner = self._bridge.spawn(self._drive(pipe, first), name="nb_hitl-hub-runner")
-        return self._runner
-
-    async def run(
-        self,
-        pipeline: Pipeline | Sequence[AgentBase] | None = None,
-        msg: Msg | str | None = None,
-        *,
-        rounds: int = 1,
-    ) -> Any:
-        """``start()`` and wait for the end; returns the pipeline's result (raises its error).
-
-        In a notebook prefer ``start()``: on ipykernel before 7.4 no button click reaches the
-        kernel while a cell awaits, so the pause prompt could not be answered.
-        """
-        self.start(pipeline, msg, rounds=rounds)
-        return await self.wait()
-
-    async def wait(self) -> Any:
-        """Wait for the current run to end; returns its result (raises its error)."""
-        if self._runner is not None:
-            await asyncio.wait({self._runner})
-        if self.error is not None:
-            raise self.error
-        return self.result
-
     def stop(self) -> bool:
         """Interrupt whoever is speaking (the Stop button's twin); ``False`` if no one is."""
         stopped = self.feed.stop()
         if stopped:
             self.stop_button.description = "Stopping…"
         return stopped
-
-    def resume(self, action: str = "retry", instruction: str | Msg | None = None) -> None:
-        """Answer the pause prompt (its buttons' twin): ``retry``, ``skip`` or ``stop``.
-
-        Args:
-            action: ``retry`` asks the interrupted agent again, ``skip`` goes on with the next
-                one, ``stop`` ends the discussion.
-            instruction: what the agent asked next is told (blank: nothing is added).
-        """
-        if action not in ACTIONS:
-            raise ValueError(f"resume() takes 'retry', 'skip' or 'stop', got {action!r}.")
-        if instruction is not None and not isinstance(instruction, (str, Msg)):
-            raise TypeError("instruction must be a str, a Msg or None.")
-        if not self.paused:
-            raise RuntimeError(
-                f"Nothing to resume: the panel is {self.state}, not paused. resume() answers "
-                "the prompt shown after Stop interrupted a speaker."
-            )
-        assert self._decision is not None
-        self._decision.set_result((action, instruction))
 
     def send(self, text: str) -> bool:
         """Give ``text`` to the ``UserAgent`` waiting for the person (the Send button's twin)."""
@@ -357,95 +248,6 @@ class HubPanel(w.VBox):
         if self.inspectors is not None:
             self.inspectors.set_agents(self.agents)
         self._draw_speakers()
-
-    def _make_pipeline(self, pipeline: Any, rounds: int) -> Pipeline:
-        if not self.hub.participants:
-            raise ValueError("The hub has no participants left: hub.add(agent) first.")
-        if isinstance(pipeline, (SequentialPipeline, FanoutPipeline)):
-            if rounds != 1:
-                raise ValueError("rounds= goes with a list of agents, not with a pipeline.")
-            agents = pipeline.agents
-        else:
-            if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-                raise ValueError(f"rounds must be a whole number of at least 1, got {rounds!r}.")
-            agents = list(self.hub.participants if pipeline is None else pipeline)
-            if not agents:
-                raise ValueError("No agents to run: pass a pipeline or a list of agents.")
-        strangers = [a for a in agents if a not in self.hub.participants]
-        if strangers:
-            who = ", ".join(getattr(a, "name", repr(a)) for a in strangers)
-            raise ValueError(f"{who} not in the hub: hub.add(...) first, so everyone hears them.")
-        if isinstance(pipeline, (SequentialPipeline, FanoutPipeline)):
-            return pipeline
-        return SequentialPipeline(agents * rounds)
-
-    # -- running ---------------------------------------------------------------------------------
-    async def _drive(self, pipe: Pipeline, msg: Msg | None) -> None:
-        try:
-            if not self.hub.is_open:
-                announced = self.hub.announcement
-                for m in announced if isinstance(announced, list) else [announced]:
-                    if isinstance(m, Msg):
-                        self.feed.add(m)  # drawn before the first message, as observed
-                await self.hub.__aenter__()
-                self._opened_hub = True
-            if msg is not None:
-                self.feed.add(msg)
-            result = await pipe(msg)
-            while pipe.paused is not None:
-                action, instruction = await self._ask(pipe)
-                given = self._instruction(instruction) if action != "stop" else None
-                if given is not None:
-                    self.feed.add(given)
-                self.feed.note(self._choice_text(pipe, action))
-                self._set_state("running")
-                result = await pipe.resume(action, given)  # type: ignore[arg-type]
-                if action == "stop":
-                    self.outcome = "stopped"
-            self.result = result
-            self.outcome = self.outcome or "finished"
-        except Exception as exc:  # shown; the panel stays usable for the next run
-            self.error, self.outcome = exc, "error"
-            await asyncio.sleep(0)  # the agent's ErrorOccurred event may draw it first
-            if not self.feed.error_seen:
-                self.feed.error(f"{type(exc).__name__}: {exc}")
-        finally:
-            self.pause.hide()
-            self._decision = None
-            self._active = False
-            self._set_state("idle")
-
-    async def _ask(self, pipe: Pipeline) -> tuple[str, str | Msg | None]:
-        paused = pipe.paused
-        assert paused is not None
-        names = [pipe.agents[i].name for i in paused.positions]
-        nxt = None
-        if isinstance(pipe, SequentialPipeline) and paused.positions[0] + 1 < len(pipe.agents):
-            nxt = pipe.agents[paused.positions[0] + 1].name
-        self._decision = self._bridge.loop.create_future()
-        self.pause.show(names, nxt)
-        self._set_state("paused")
-        try:
-            return await self._decision
-        finally:
-            self.pause.hide()
-
-    def _instruction(self, given: str | Msg | None) -> Msg | None:
-        if isinstance(given, Msg):
-            return given
-        if given is None or is_blank(given):
-            return None
-        return Msg(self.user_name, given, "user")
-
-    @staticmethod
-    def _choice_text(pipe: Pipeline, action: str) -> str:
-        paused = pipe.paused
-        who = ", ".join(pipe.agents[i].name for i in paused.positions) if paused else "?"
-        return {
-            "retry": f"You asked {who} to try again.",
-            "skip": f"You skipped {who}.",
-            "stop": "You stopped the discussion.",
-        }[action]
 
     def _chosen(self, action: str, text: str) -> None:
         try:
