@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
 from nb_hitl.agent import ReActAgent
 from nb_hitl.model import ScriptedModel
 from nb_hitl.tool import Toolkit
+
+# The fake OpenAI server (tests/model/fake_openai_server.py) serves the model, hardening and
+# AgentScope-compat tests alike: its folder is importable from every test folder.
+_MODEL_TESTS = str(Path(__file__).resolve().parent / "model")
+if _MODEL_TESTS not in sys.path:
+    sys.path.insert(0, _MODEL_TESTS)
+
+from fake_openai_server import FakeOpenAIServer  # noqa: E402
 
 
 @pytest.fixture
@@ -26,3 +36,16 @@ def make_agent() -> Callable[..., ReActAgent]:
         return ReActAgent("Friday", "You are a test agent.", model, toolkit=toolkit, **kwargs)
 
     return build
+
+
+@pytest.fixture(scope="session")
+def fake_server() -> Iterator[FakeOpenAIServer]:
+    """A real HTTP server speaking the chat-completions protocol, on a free local port.
+
+    One per session: each test selects its answers by the fresh model name ``add()`` returns.
+    """
+    server = FakeOpenAIServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -9,15 +9,10 @@ marked ``# differs on purpose:`` with the reason.
 from __future__ import annotations
 
 import asyncio
-import sys
-from collections.abc import AsyncGenerator, Iterator
-from pathlib import Path
+from collections.abc import AsyncGenerator
 from typing import Any
 
 import pytest
-from pydantic import BaseModel, Field
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "model"))
 from fake_openai_server import (
     Completion,
     FakeOpenAIServer,
@@ -27,6 +22,7 @@ from fake_openai_server import (
     tool_call_chunks,
     usage_chunk,
 )
+from pydantic import BaseModel, Field
 
 from nb_hitl.agent import ReActAgent
 from nb_hitl.events import MessageUpdated
@@ -44,15 +40,6 @@ from nb_hitl.tool import Toolkit, ToolResponse
 
 KEY = "sk-compat-test-key-0123456789"
 USER = [{"role": "user", "content": "hi"}]
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[FakeOpenAIServer]:
-    fake = FakeOpenAIServer().start()
-    try:
-        yield fake
-    finally:
-        fake.stop()
 
 
 # -- ChatModelBase subclasses written the AgentScope way ----------------------------------------
@@ -177,13 +164,13 @@ async def test_scripted_structured_output_lands_in_metadata() -> None:
 
 
 # -- OpenAIChatModel against a real local server ------------------------------------------------
-async def test_openai_model_awaited_streaming_and_not(server: FakeOpenAIServer) -> None:
-    name = server.add(Scenario([Sse([*text_chunks(["Hel", "lo"]), usage_chunk(7, 2)])]))
+async def test_openai_model_awaited_streaming_and_not(fake_server: FakeOpenAIServer) -> None:
+    name = fake_server.add(Scenario([Sse([*text_chunks(["Hel", "lo"]), usage_chunk(7, 2)])]))
     model = OpenAIChatModel(
         name,
         api_key=KEY,
         stream=True,
-        client_kwargs={"base_url": server.base_url, "default_headers": {"X-Trace": "abc"}},
+        client_kwargs={"base_url": fake_server.base_url, "default_headers": {"X-Trace": "abc"}},
         generate_kwargs={"temperature": 0.25, "seed": 7},
         reasoning_effort="low",
         organization="org-123",
@@ -195,7 +182,7 @@ async def test_openai_model_awaited_streaming_and_not(server: FakeOpenAIServer) 
         chunks = [c async for c in stream]
         assert chunks[-1].content == [TextBlock(type="text", text="Hello")]
         assert chunks[-1].usage is not None and chunks[-1].usage.input_tokens == 7
-        request = server.requests_for(name)[0]
+        request = fake_server.requests_for(name)[0]
         assert request.body["temperature"] == 0.25 and request.body["seed"] == 7
         assert request.body["reasoning_effort"] == "low"
         assert request.body["stream"] is True
@@ -218,24 +205,24 @@ async def test_openai_model_awaited_streaming_and_not(server: FakeOpenAIServer) 
         ],
         "usage": {"prompt_tokens": 4, "completion_tokens": 1, "total_tokens": 5},
     }
-    name = server.add(Scenario([Completion(payload)]))
+    name = fake_server.add(Scenario([Completion(payload)]))
     model = OpenAIChatModel(
-        name, api_key=KEY, stream=False, client_kwargs={"base_url": server.base_url}
+        name, api_key=KEY, stream=False, client_kwargs={"base_url": fake_server.base_url}
     )
     try:
         response = await model(USER)
         assert isinstance(response, ChatResponse)
         assert response.content == [TextBlock(type="text", text="Whole.")]
         assert response.usage is not None and response.usage.output_tokens == 1
-        assert server.requests_for(name)[0].body["stream"] is False
+        assert fake_server.requests_for(name)[0].body["stream"] is False
     finally:
         await model.aclose()
 
 
-async def test_client_args_is_a_deprecated_alias(server: FakeOpenAIServer) -> None:
-    name = server.add(Scenario([Sse(text_chunks(["ok"]))]))
+async def test_client_args_is_a_deprecated_alias(fake_server: FakeOpenAIServer) -> None:
+    name = fake_server.add(Scenario([Sse(text_chunks(["ok"]))]))
     with pytest.warns(DeprecationWarning, match="client_kwargs"):
-        model = OpenAIChatModel(name, api_key=KEY, client_args={"base_url": server.base_url})
+        model = OpenAIChatModel(name, api_key=KEY, client_args={"base_url": fake_server.base_url})
     try:
         assert [c async for c in await model(USER)][-1].content[0].text == "ok"  # type: ignore[union-attr]
     finally:
@@ -244,20 +231,20 @@ async def test_client_args_is_a_deprecated_alias(server: FakeOpenAIServer) -> No
         OpenAIChatModel(name, api_key=KEY, client_args={}, client_kwargs={})
 
 
-async def test_tool_choice_by_name_and_invalid_choice(server: FakeOpenAIServer) -> None:
+async def test_tool_choice_by_name_and_invalid_choice(fake_server: FakeOpenAIServer) -> None:
     tool = {
         "type": "function",
         "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {}}},
     }
-    name = server.add(
+    name = fake_server.add(
         Scenario([Sse(tool_call_chunks([("c1", "get_weather", ['{"ci', 'ty": "Nice"}'])]))])
     )
-    model = OpenAIChatModel(name, api_key=KEY, client_kwargs={"base_url": server.base_url})
+    model = OpenAIChatModel(name, api_key=KEY, client_kwargs={"base_url": fake_server.base_url})
     try:
         chunks = [c async for c in await model(USER, tools=[tool], tool_choice="get_weather")]
         (call,) = chunks[-1].content
         assert isinstance(call, ToolUseBlock) and call.input == {"city": "Nice"}
-        body = server.requests_for(name)[0].body
+        body = fake_server.requests_for(name)[0].body
         assert body["tool_choice"] == {"type": "function", "function": {"name": "get_weather"}}
         with pytest.raises(ValueError, match="Invalid tool_choice"):
             await model(USER, tools=[tool], tool_choice="nope")
@@ -268,21 +255,21 @@ async def test_tool_choice_by_name_and_invalid_choice(server: FakeOpenAIServer) 
 
 
 async def test_structured_model_forces_one_tool_and_fills_metadata(
-    server: FakeOpenAIServer,
+    fake_server: FakeOpenAIServer,
 ) -> None:
     events = tool_call_chunks(
         [("s1", "generate_structured_output", ['{"name": "Ada", ', '"age": 36}'])]
     )
-    name = server.add(Scenario([Sse(events)]))
+    name = fake_server.add(Scenario([Sse(events)]))
     model = OpenAIChatModel(
-        name, api_key=KEY, stream=True, client_kwargs={"base_url": server.base_url}
+        name, api_key=KEY, stream=True, client_kwargs={"base_url": fake_server.base_url}
     )
     try:
         chunks = [c async for c in await model(USER, structured_model=Person)]
     finally:
         await model.aclose()
     assert chunks[-1].metadata == {"name": "Ada", "age": 36}
-    body = server.requests_for(name)[0].body
+    body = fake_server.requests_for(name)[0].body
     (tool,) = body["tools"]
     assert tool["function"]["name"] == "generate_structured_output"
     assert tool["function"]["parameters"]["required"] == ["name", "age"]
@@ -303,10 +290,10 @@ def test_unknown_client_type_is_refused() -> None:
 
 # -- DashScopeChatModel -------------------------------------------------------------------------
 async def test_dashscope_thinking_forces_streaming(
-    server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+    fake_server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    name = server.add(Scenario([Sse(text_chunks(["42"], reasoning=["Let me ", "think."]))]))
-    monkeypatch.setenv("DASHSCOPE_BASE_URL", server.base_url)
+    name = fake_server.add(Scenario([Sse(text_chunks(["42"], reasoning=["Let me ", "think."]))]))
+    monkeypatch.setenv("DASHSCOPE_BASE_URL", fake_server.base_url)
     model = DashScopeChatModel(
         name,
         KEY,
@@ -325,7 +312,7 @@ async def test_dashscope_thinking_forces_streaming(
             ThinkingBlock(type="thinking", thinking="Let me think."),
             TextBlock(type="text", text="42"),
         ]
-        body = server.requests_for(name)[0].body
+        body = fake_server.requests_for(name)[0].body
         assert body["stream"] is True and body["enable_thinking"] is True and body["top_p"] == 0.5
     finally:
         await model.aclose()

@@ -14,12 +14,8 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "model"))
 from fake_openai_server import FakeOpenAIServer, Scenario, Sse, text_chunks
 
 SEED = """
@@ -91,25 +87,16 @@ class ByLastMessage(list):  # type: ignore[type-arg]
         return RESUMED if "Please continue" in json.dumps(last) else LONG
 
 
-@pytest.fixture
-def server() -> Iterator[FakeOpenAIServer]:
-    fake = FakeOpenAIServer().start()
-    try:
-        yield fake
-    finally:
-        fake.stop()
-
-
 def test_the_seed_example_runs_unchanged_after_renaming_the_package(
-    server: FakeOpenAIServer, tmp_path: Path
+    fake_server: FakeOpenAIServer, tmp_path: Path
 ) -> None:
-    server.add(Scenario(ByLastMessage(server)), name="qwen-max")
+    fake_server.add(Scenario(ByLastMessage(fake_server)), name="qwen-max")
     script = tmp_path / "seed.py"
     script.write_text(SEED.replace("agentscope", "nb_hitl"), encoding="utf-8")
     env = {
         **os.environ,
         "DASHSCOPE_API_KEY": "sk-local-test-key-not-real",
-        "DASHSCOPE_BASE_URL": server.base_url,
+        "DASHSCOPE_BASE_URL": fake_server.base_url,
         "PYTHONUNBUFFERED": "1",
     }
     env.pop("NB_HITL_DISABLE_CONSOLE_OUTPUT", None)
@@ -133,7 +120,7 @@ def test_the_seed_example_runs_unchanged_after_renaming_the_package(
     assert "Friday: Picking up where I left off: the end.\n" in out  # printed as it streamed
     assert out.endswith("user: exit\n")  # the person's turn, read from stdin
     assert "sk-local-test-key-not-real" not in out + run.stderr
-    requests = server.requests_for("qwen-max")
+    requests = fake_server.requests_for("qwen-max")
     resumed = requests[-1].body
     assert resumed["stream"] is True
     # The resumed request carries the interrupted turn: the question, the partial answer (if

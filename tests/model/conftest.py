@@ -1,24 +1,14 @@
-"""Fixtures for the OpenAI-compatible adapter tests: one fake server per session."""
+"""Fixtures for the OpenAI-compatible adapter tests (the fake server is tests/conftest.py's)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
 from fake_openai_server import FakeOpenAIServer
 
 from nb_hitl.model import OpenAIChatModel
-
-
-@pytest.fixture(scope="session")
-def fake_server() -> Iterator[FakeOpenAIServer]:
-    """A real HTTP server speaking the chat-completions protocol, on a free local port."""
-    server = FakeOpenAIServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
