@@ -47,6 +47,19 @@ def echo_near_cut(secret: str, at: int) -> str:
     return "x" * at + f" you sent {secret} which is wrong " + "y" * 50
 
 
+async def reply_fails(model: OpenAIChatModel) -> tuple[ReActAgent, list[Event], ModelError]:
+    """Send "hi" to an agent on ``model``, which must fail with ModelError; close the model."""
+    agent = ReActAgent("Friday", "Be brief.", model)
+    events: list[Event] = []
+    agent.subscribe(events.append)
+    try:
+        with pytest.raises(ModelError) as info:
+            await agent(Msg("User", "hi", "user"))
+    finally:
+        await model.aclose()
+    return agent, events, info.value
+
+
 @pytest.mark.parametrize("model_class", [OpenAIChatModel, DashScopeChatModel])
 @pytest.mark.parametrize("at", [270, 280, 285])
 async def test_a_key_echoed_across_the_cut_leaves_no_fragment(
@@ -57,16 +70,10 @@ async def test_a_key_echoed_across_the_cut_leaves_no_fragment(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     name = fake_server.add(Scenario([Status(400, echo_near_cut(KEY, at))]))
-    model = model_class(name, api_key=KEY, base_url=fake_server.base_url)
-    agent = ReActAgent("Friday", "Be brief.", model)
-    events: list[Event] = []
-    agent.subscribe(events.append)
-    try:
-        with pytest.raises(ModelError) as info:
-            await agent(Msg("User", "hi", "user"))
-    finally:
-        await model.aclose()
-    message = str(info.value)
+    _, events, error = await reply_fails(
+        model_class(name, api_key=KEY, base_url=fake_server.base_url)
+    )
+    message = str(error)
     assert "HTTP 400" in message and "you sent *" in message
     errors = [e for e in events if isinstance(e, ErrorOccurred)]
     assert errors
@@ -81,21 +88,15 @@ async def test_a_mid_stream_error_echo_leaves_no_fragment_in_memory_state_or_ses
     error_event = {"error": {"message": echo_near_cut(KEY, 275), "type": "server_error"}}
     name = fake_server.add(Scenario([Sse([*text_chunks(["Partial", " answer"], finish=None),
                                           error_event])]))  # fmt: skip
-    model = OpenAIChatModel(name, api_key=KEY, base_url=fake_server.base_url)
-    agent = ReActAgent("Friday", "Be brief.", model)
-    events: list[Event] = []
-    agent.subscribe(events.append)
-    try:
-        with pytest.raises(ModelError) as info:
-            await agent(Msg("User", "hi", "user"))
-    finally:
-        await model.aclose()
-    assert "middle of the stream" in str(info.value)
+    agent, events, error = await reply_fails(
+        OpenAIChatModel(name, api_key=KEY, base_url=fake_server.base_url)
+    )
+    assert "middle of the stream" in str(error)
     assert any("_error" in m.metadata for m in agent.memory.messages)  # the partial was kept
     path = agent.save_session(tmp_path / "s.json")
     assert_no_fragment(
         [
-            str(info.value),
+            str(error),
             *[repr(e) for e in events],
             MsgListAdapter.dump_json(agent.memory.messages).decode(),
             json.dumps(agent.state_dict()),
