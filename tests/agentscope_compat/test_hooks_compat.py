@@ -113,6 +113,10 @@ def agent() -> MyAgent:
     return MyAgent()
 
 
+# (returns, is_async) of hooks 1-4: every kind of hook, in one order
+RETURNS_AND_ASYNC = [(True, True), (False, True), (True, False), (False, False)]
+
+
 # -- reply hooks -----------------------------------------------------------------------------------
 async def test_pre_and_post_reply_hooks_change_arguments_and_output_in_order(
     agent: MyAgent,
@@ -120,35 +124,17 @@ async def test_pre_and_post_reply_hooks_change_arguments_and_output_in_order(
     res = await agent(text_msg())
     assert texts(res) == ["0", "mark"]
 
-    agent.register_instance_hook(
-        "pre_reply", "pre_1", appending_pre("pre_1", returns=True, is_async=True)
-    )
-    agent.register_instance_hook(
-        "pre_reply", "pre_2", appending_pre("pre_2", returns=False, is_async=True)
-    )
-    agent.register_instance_hook(
-        "pre_reply", "pre_3", appending_pre("pre_3", returns=True, is_async=False)
-    )
-    agent.register_instance_hook(
-        "pre_reply", "pre_4", appending_pre("pre_4", returns=False, is_async=False)
-    )
+    for i, (returns, is_async) in enumerate(RETURNS_AND_ASYNC, 1):
+        hook = appending_pre(f"pre_{i}", returns=returns, is_async=is_async)
+        agent.register_instance_hook("pre_reply", f"pre_{i}", hook)
     res = await agent(text_msg())
     # a hook returning None keeps the arguments: its edits to its copy are dropped
     assert texts(res) == ["0", "pre_1", "pre_3", "mark"]
     assert agent.records == ["pre_1", "pre_2", "pre_3", "pre_4"]
 
-    agent.register_instance_hook(
-        "post_reply", "post_1", appending_post("post_1", returns=True, is_async=True)
-    )
-    agent.register_instance_hook(
-        "post_reply", "post_2", appending_post("post_2", returns=False, is_async=True)
-    )
-    agent.register_instance_hook(
-        "post_reply", "post_3", appending_post("post_3", returns=True, is_async=False)
-    )
-    agent.register_instance_hook(
-        "post_reply", "post_4", appending_post("post_4", returns=False, is_async=False)
-    )
+    for i, (returns, is_async) in enumerate(RETURNS_AND_ASYNC, 1):
+        hook = appending_post(f"post_{i}", returns=returns, is_async=is_async)
+        agent.register_instance_hook("post_reply", f"post_{i}", hook)
     agent.records.clear()
     res = await agent(text_msg())
     assert texts(res) == ["0", "pre_1", "pre_3", "mark", "post_1", "post_3"]
