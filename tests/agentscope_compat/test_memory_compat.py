@@ -156,9 +156,9 @@ async def test_load_state_dict_strict_and_malformed() -> None:
     before = memory.state_dict()
     with pytest.raises(KeyError):
         memory.load_state_dict({"_compressed_summary": "x"})  # strict: no "content"
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"content\[0\] must be"):
         memory.load_state_dict({"content": [42]})
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"content\[0\] is not a valid message"):
         memory.load_state_dict({"content": [[{"content": "no name or role"}, []]]})
     assert memory.state_dict() == before  # nothing changed by a failed load
     memory.load_state_dict({"_compressed_summary": "only this"}, strict=False)

@@ -248,7 +248,7 @@ async def test_tool_choice_by_name_and_invalid_choice(fake_server: FakeOpenAISer
         assert body["tool_choice"] == {"type": "function", "function": {"name": "get_weather"}}
         with pytest.raises(ValueError, match="Invalid tool_choice"):
             await model(USER, tools=[tool], tool_choice="nope")
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match="messages must be a list"):
             await model("not a list")  # type: ignore[arg-type]
     finally:
         await model.aclose()

@@ -97,7 +97,7 @@ async def test_namesake_strategies() -> None:
 
     toolkit = Toolkit()
     toolkit.register_tool_function(sync_func)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="already registered"):
         toolkit.register_tool_function(Holder().sync_func)
     toolkit.register_tool_function(Holder().sync_func, namesake_strategy="skip")
     assert toolkit.get_json_schemas() == [SYNC_FUNC_SCHEMA]
@@ -214,7 +214,8 @@ async def test_manual_json_schema() -> None:
         }
     ]
     assert texts(await run(toolkit, "echo", x=1)) == ["[('token', 't'), ('x', 1)]"]
-    with pytest.raises(ValueError):  # AgentScope asserts; nb_hitl raises ToolError (a ValueError)
+    # AgentScope asserts; nb_hitl raises ToolError (a ValueError)
+    with pytest.raises(ValueError, match="json_schema must look like"):
         toolkit.register_tool_function(echo, json_schema={"name": "no type"}, func_name="e2")
 
 
@@ -248,7 +249,7 @@ async def test_extended_model_merges_into_the_schema_and_reaches_the_tool() -> N
     assert bad.is_error and "arg3" in bad.get_text()
     toolkit.set_extended_model("flexible", None)
     assert "arg3" not in toolkit.get_json_schemas()[0]["function"]["parameters"]["properties"]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="'nope' not found"):
         toolkit.set_extended_model("nope", Extra)
     with pytest.raises(TypeError):
         toolkit.set_extended_model("flexible", dict)  # type: ignore[arg-type]
@@ -386,9 +387,9 @@ async def test_tool_groups() -> None:
     toolkit = Toolkit()
     toolkit.create_tool_group("browser", "Browse the web.", notes="Cite your sources.")
     toolkit.create_tool_group("maps", "Find places.", active=True)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="already registered"):
         toolkit.create_tool_group("browser", "again")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="'missing' not found"):
         toolkit.register_tool_function(tool_function_1, group_name="missing")
     toolkit.register_tool_function(tool_function_1, group_name="browser")
     toolkit.register_tool_function(tool_function_2, group_name="maps")
@@ -405,12 +406,12 @@ async def test_tool_groups() -> None:
 
     toolkit.load_state_dict({"active_groups": []})
     assert toolkit.get_json_schemas() == []
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="active_groups"):
         toolkit.load_state_dict({"groups": []})
 
     toolkit.remove_tool_groups("browser")
     assert list(toolkit.tools) == ["tool_function_2"] and list(toolkit.groups) == ["maps"]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="cannot be removed"):
         toolkit.remove_tool_groups(["basic"])
 
 
