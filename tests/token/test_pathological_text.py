@@ -42,6 +42,28 @@ def test_a_tokenizer_panic_becomes_a_token_count_error() -> None:
         assert n > 0
 
 
+class Panic(BaseException):
+    """Like ``pyo3_runtime.PanicException``: a ``BaseException``, not an ``Exception``."""
+
+
+def test_measure_turns_any_tokenizer_failure_into_a_token_count_error() -> None:
+    # The test above meets a real panic only with a tiktoken that still panics; this one
+    # checks the translation whatever tiktoken is installed.
+    def panics(text: str) -> int:
+        raise Panic("called `Result::unwrap()` on an `Err` value")
+
+    with pytest.raises(TokenCountError, match="1,000,000 characters") as info:
+        measure(panics, MILLION_SPACES)
+    assert "Panic: called `Result::unwrap()`" in str(info.value)
+    assert isinstance(info.value.__cause__, Panic)
+
+    def interrupted(text: str) -> int:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):  # a person's Ctrl+C is not a tokenizer failure
+        measure(interrupted, "text")
+
+
 async def test_compression_counting_a_huge_whitespace_message_does_not_wedge_the_agent() -> None:
     config = CompressionConfig(
         enable=True, agent_token_counter=TokenCounter(), trigger_threshold=10**9, keep_recent=2
