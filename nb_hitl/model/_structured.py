@@ -16,21 +16,12 @@ STRUCTURED_TOOL = "generate_structured_output"
 """Name of the tool a ``structured_model`` call forces."""
 
 
-def _without_titles(schema: Any) -> Any:
-    if isinstance(schema, dict):
-        return {k: _without_titles(v) for k, v in schema.items() if k != "title"}
-    if isinstance(schema, list):
-        return [_without_titles(v) for v in schema]
-    return schema
-
-
 def structured_tool(model: type[BaseModel]) -> dict[str, Any]:
     """The tool schema whose arguments are ``model``'s fields."""
-    params = model.model_json_schema()
-    properties = params.pop("properties", {})
-    params = _without_titles(params)
-    # a field may itself be called "title": keep property names, drop only schema titles
-    params["properties"] = {name: _without_titles(p) for name, p in properties.items()}
+    from nb_hitl.tool._schema import strip_titles  # the tools' own schema rule: one for both
+
+    params = model.model_json_schema()  # a fresh dict on each call: safe to change in place
+    strip_titles(params)  # schema titles only: a field called "title" stays, nested ones too
     return {
         "type": "function",
         "function": {
