@@ -9,18 +9,18 @@ person (or a saved file) could see text: the exception, the ErrorOccurred event,
 from __future__ import annotations
 
 import base64
-import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from fake_openai_server import FakeOpenAIServer, Scenario, Sse, Status, text_chunks
+from secret_checks import assert_no_fragment, exposed
 
 from nb_hitl.agent import ReActAgent
 from nb_hitl.events import ErrorOccurred, Event
 from nb_hitl.exceptions import ModelError
-from nb_hitl.message import Msg, MsgListAdapter
+from nb_hitl.message import Msg
 from nb_hitl.model import DashScopeChatModel, OpenAIChatModel
 from nb_hitl.model._secrets import redact, redact_urls, split_url_credentials
 
@@ -28,18 +28,6 @@ MakeModel = Callable[..., OpenAIChatModel]
 KEY = "sk-test-SECRET-MARKER-7f3e9a1b2c4d5e6f"
 URL_KEY = "AIzaURLSECRETMARKER0123456789"
 PASSWORD = "pw-URLSECRET-passw0rd-4242"
-
-
-def fragments(secret: str, size: int = 8) -> list[str]:
-    """Every run of ``size`` characters of ``secret``."""
-    return [secret[i : i + size] for i in range(len(secret) - size + 1)]
-
-
-def assert_no_fragment(texts: list[str], *secrets: str) -> None:
-    for text in texts:
-        for secret in secrets:
-            for piece in fragments(secret):
-                assert piece not in text, f"{piece!r} of a secret leaked into {text[:200]!r}"
 
 
 def echo_near_cut(secret: str, at: int) -> str:
@@ -70,16 +58,13 @@ async def test_a_key_echoed_across_the_cut_leaves_no_fragment(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     name = fake_server.add(Scenario([Status(400, echo_near_cut(KEY, at))]))
-    _, events, error = await reply_fails(
-        model_class(name, api_key=KEY, base_url=fake_server.base_url)
-    )
+    model = model_class(name, api_key=KEY, base_url=fake_server.base_url)
+    agent, events, error = await reply_fails(model)
     message = str(error)
     assert "HTTP 400" in message and "you sent *" in message
     errors = [e for e in events if isinstance(e, ErrorOccurred)]
     assert errors
-    assert_no_fragment(
-        [message, *[repr(e) for e in events], *[r.getMessage() for r in caplog.records]], KEY
-    )
+    assert_no_fragment([message, *exposed(model, agent, events, caplog.records)], KEY)
 
 
 async def test_a_mid_stream_error_echo_leaves_no_fragment_in_memory_state_or_session(
@@ -88,22 +73,12 @@ async def test_a_mid_stream_error_echo_leaves_no_fragment_in_memory_state_or_ses
     error_event = {"error": {"message": echo_near_cut(KEY, 275), "type": "server_error"}}
     name = fake_server.add(Scenario([Sse([*text_chunks(["Partial", " answer"], finish=None),
                                           error_event])]))  # fmt: skip
-    agent, events, error = await reply_fails(
-        OpenAIChatModel(name, api_key=KEY, base_url=fake_server.base_url)
-    )
+    model = OpenAIChatModel(name, api_key=KEY, base_url=fake_server.base_url)
+    agent, events, error = await reply_fails(model)
     assert "middle of the stream" in str(error)
     assert any("_error" in m.metadata for m in agent.memory.messages)  # the partial was kept
     path = agent.save_session(tmp_path / "s.json")
-    assert_no_fragment(
-        [
-            str(error),
-            *[repr(e) for e in events],
-            MsgListAdapter.dump_json(agent.memory.messages).decode(),
-            json.dumps(agent.state_dict()),
-            path.read_text(),
-        ],
-        KEY,
-    )
+    assert_no_fragment([str(error), path.read_text(), *exposed(model, agent, events, [])], KEY)
 
 
 def test_redact_replaces_a_cut_key_by_its_prefix_and_leaves_other_text() -> None:
@@ -155,19 +130,10 @@ async def test_credentials_in_base_url_are_sent_but_never_shown(
         await model.aclose()
     assert any("HTTP Request" in r.getMessage() for r in caplog.records)  # httpx did log
     session = agent.save_session(tmp_path / "s.json").read_text()
-    exposed = [
-        repr(model),
-        str(model),
-        repr(vars(model)),
-        model.base_url,
-        model.provider,
-        str(info.value),
-        json.dumps(agent.state_dict()),
-        session,
-        *[repr(e) for e in events],
-        *[f"{r.getMessage()} {r.args!r}" for r in caplog.records],
-    ]
-    assert_no_fragment(exposed, PASSWORD, URL_KEY, basic)
+    seen = [model.base_url, model.provider, str(info.value), session]
+    assert_no_fragment(
+        [*seen, *exposed(model, agent, events, caplog.records)], PASSWORD, URL_KEY, basic
+    )
 
 
 def test_a_session_holding_a_key_fragment_is_refused(tmp_path: Path) -> None:

@@ -6,7 +6,6 @@ a key could travel back is exercised.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -16,11 +15,12 @@ import pytest
 from fake_openai_server import FakeOpenAIServer, Scenario, Sse, text_chunks, usage_chunk
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
+from secret_checks import assert_no_fragment, exposed
 
 from nb_hitl.agent import ReActAgent
 from nb_hitl.events import ErrorOccurred, Event
 from nb_hitl.exceptions import ModelAuthError
-from nb_hitl.message import Msg, MsgListAdapter
+from nb_hitl.message import Msg
 from nb_hitl.model import OpenAIChatModel
 
 KEY = "sk-proj-SECRET-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c"
@@ -45,22 +45,10 @@ async def test_the_key_is_in_no_repr_log_error_event_memory_or_state(
         await agent(Msg("User", "again", "user"))
     assert "***" in str(info.value)
 
-    exposed = [
-        repr(model),
-        str(model),
-        repr(vars(model)),
-        repr(agent),
-        json.dumps(agent.state_dict()),
-        MsgListAdapter.dump_json(agent.memory.messages).decode(),
-        str(info.value),
-        repr(info.value.args),
-        *[repr(e) for e in events],
-        *[f"{r.getMessage()} {r.args!r} {r.exc_text or ''}" for r in caplog.records],
-    ]
+    seen = [str(info.value), repr(info.value.args), *exposed(model, agent, events, caplog.records)]
     assert any(isinstance(e, ErrorOccurred) and "OPENAI_API_KEY" in e.message for e in events)
     assert caplog.records  # the SDK did log the requests
-    for text in exposed:
-        assert KEY not in text
+    assert_no_fragment(seen, KEY)
 
 
 @pytest.mark.notebook
@@ -109,4 +97,4 @@ await agent(Msg("User", "and now?", "user"))
     assert "Hello there." in saved  # the reply ran
     assert "ModelAuthError" in saved and "OPENAI_API_KEY" in saved  # the error was shown
     assert "application/vnd.jupyter.widget-state+json" in saved  # widget state was saved
-    assert KEY not in saved
+    assert_no_fragment([saved], KEY)
