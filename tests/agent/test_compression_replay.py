@@ -110,6 +110,7 @@ async def test_replay_keeps_pins_like_the_agent_does() -> None:
     for question in QUESTIONS[1:]:
         await agent(user(question))
     finished = [e.compressed_ids for e in events if isinstance(e, CompressionFinished)]
+    assert finished, "the agent must compress, or the pin checks below hold vacuously"
     replay = replay_compression(
         agent.memory,
         config,
@@ -146,7 +147,7 @@ async def test_async_replay_with_a_real_model_summariser_calls_it_and_reports_pr
         summary=summariser,
         progress=lambda p: seen.append((p.compressions, p.phase)),
     )
-    assert len(summariser.calls) == replay.compressions == len(finished)
+    assert len(summariser.calls) == replay.compressions == len(finished) > 0
     assert replay.summaries == [e.summary for e in finished]
     assert seen[-1] == (replay.compressions, "done")
     assert [s for s in seen if s[1] == "summarising"] == [
