@@ -1,0 +1,97 @@
+"""The property test's checker catches what it must, and its episodes really interrupt.
+
+``test_interrupt_property.py`` passes when no invariant breaks; that means something only if
+the invariants can break (a bad history is reported) and the episodes deliver interrupts.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from interrupt_harness import (
+    AgentPlan,
+    EpisodePlan,
+    Harness,
+    ToolPlan,
+    TurnPlan,
+    Violation,
+    check_history,
+)
+
+from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def use(call_id: str) -> Msg:
+    return Msg("Friday", [ToolUseBlock(id=call_id, name="sync", input={"ms": 0})], "assistant")
+
+
+def result(call_id: str) -> Msg:
+    return Msg("system", [ToolResultBlock(id=call_id, name="sync", output="ok")], "system")
+
+
+@pytest.mark.parametrize(
+    ("history", "complaint"),
+    [
+        ([use("a")], "never answered"),
+        ([use("a"), result("a"), result("a")], "answered twice"),
+        ([result("a"), use("a")], "answers no earlier tool_use"),
+        ([use("a"), result("a"), use("a"), result("a")], "not unique"),
+        ([use(""), result("")], "empty"),
+    ],
+)
+def test_check_history_reports_each_broken_history(history: list[Msg], complaint: str) -> None:
+    with pytest.raises(Violation, match=complaint):
+        check_history(history)
+    check_history([use("a"), result("a"), use("b"), result("b")])  # a valid one passes
+
+
+async def test_check_memory_reports_an_unanswered_call_left_in_memory() -> None:
+    harness = Harness(AgentPlan())
+    await harness.episode(EpisodePlan(turns=[TurnPlan(3)]))
+    harness.check_memory()
+    harness.agent.memory.add_sync(use("dangling"))
+    with pytest.raises(Violation, match="never answered"):
+        harness.check_memory()
+
+
+@pytest.mark.parametrize("how", ["interrupt", "caller_cancel", "raw_cancel"])
+async def test_an_episode_delivers_its_interrupt_and_counts_it(how: str) -> None:
+    harness = Harness(AgentPlan())
+    slow_tool = TurnPlan(2, [ToolPlan("async", ms=20)])
+    await harness.episode(
+        EpisodePlan(
+            turns=[slow_tool, TurnPlan(5)], moment="event", event_kind="tool_call_started", how=how
+        )
+    )
+    assert (harness.stats.episodes, harness.stats.interrupts, harness.stats.interrupted) == (
+        1,
+        1,
+        1,
+    )
+    await harness.replies_normally()
+
+
+def test_the_soak_script_runs_episodes_with_interrupts_and_no_violation() -> None:
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "scripts" / "soak_interrupts.py"),
+            "--episodes",
+            "12",
+            "--seed",
+            "3",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    last = run.stdout.strip().splitlines()[-1]
+    n, k, v = (int(part.split()[0]) for part in last.split(", "))
+    assert (run.returncode, n, v) == (0, 12, 0), run.stdout + run.stderr
+    assert k > 0, last
