@@ -78,11 +78,3 @@ def test_no_import_cycle_between_chat_and_input_widgets() -> None:
     graph = _graph()
     assert _reaches(graph, "nb_hitl.widgets._chat", "nb_hitl.widgets._input")
     assert not _reaches(graph, "nb_hitl.widgets._input", "nb_hitl.widgets._chat")
-
-
-def test_widgets_render_reexports_the_one_render_module() -> None:
-    from nb_hitl import _render
-    from nb_hitl.widgets import _render as widget_render
-
-    for name in _render.__all__:
-        assert getattr(widget_render, name) is getattr(_render, name), name

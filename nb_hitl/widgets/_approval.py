@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
+from nb_hitl._render import TOOL_GLYPH, esc
 from nb_hitl.events import ApprovalDecided, ApprovalRequested, Event, ReplyFinished
 from nb_hitl.exceptions import ApprovalError
 from nb_hitl.message import ToolUseBlock
 
 from ._invisible import show_invisible
 from ._loop import LoopBridge
-from ._render import TOOL_GLYPH, esc
 
 if TYPE_CHECKING:
     from nb_hitl.agent._approval import ToolApprovalMixin

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
+from nb_hitl._render import CSS, RemoteImages, check_remote_images, esc, msg_flags
 from nb_hitl.agent._approval import ToolApprovalMixin
 from nb_hitl.events import (
     ErrorOccurred,
@@ -33,7 +34,6 @@ from ._invisible import is_blank
 from ._keys import KeyBindings
 from ._live import html
 from ._loop import LoopBridge, WidgetRegistry
-from ._render import CSS, RemoteImages, check_remote_images, esc, msg_flags
 from ._send_mode import (
     MODE_HINTS,
     MODE_LABELS,

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
+from nb_hitl._render import RemoteImages, esc, header_html, msg_classes, msg_html, plain
+
 from ._live import html
-from ._render import RemoteImages, esc, header_html, msg_classes, msg_html, plain
 
 if TYPE_CHECKING:
     from nb_hitl.message import Msg

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import ipywidgets as w
 
+from nb_hitl._render import CSS, RemoteImages, check_remote_images, esc
 from nb_hitl.agent import AgentBase, TerminalInput, UserAgent
 from nb_hitl.pipeline import MsgHub
 
@@ -30,7 +31,6 @@ from ._hub_style import HUB_CSS, speakers_html
 from ._keys import KeyBindings
 from ._live import html
 from ._loop import LoopBridge, WidgetRegistry
-from ._render import CSS, RemoteImages, check_remote_images, esc
 
 if TYPE_CHECKING:
     from ._input import WidgetInput

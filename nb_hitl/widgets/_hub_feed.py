@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
+from nb_hitl._render import RemoteImages, esc, msg_flags
 from nb_hitl.events import (
     ErrorOccurred,
     Event,
@@ -28,7 +29,6 @@ from nb_hitl.message import Msg
 
 from ._hub_style import PALETTE, speaker_class
 from ._live import html
-from ._render import RemoteImages, esc, msg_flags
 from ._transcript import Entry, LiveRows, Transcript
 
 if TYPE_CHECKING:

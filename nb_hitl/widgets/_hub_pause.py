@@ -9,9 +9,10 @@ from collections.abc import Callable
 
 import ipywidgets as w
 
+from nb_hitl._render import esc
+
 from ._live import html
 from ._loop import LoopBridge
-from ._render import esc
 
 
 class PausePrompt(w.VBox):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ._render import esc
+from nb_hitl._render import esc
 
 PALETTE: tuple[str, ...] = (
     "#1a5fb4",  # blue

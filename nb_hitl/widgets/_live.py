@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import ipywidgets as w
 from ipywidgets.widgets.widget_string import HTMLStyle
 
-from ._render import (
+from nb_hitl._render import (
     TOOL_GLYPH,
     RemoteImages,
     block_html,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._render import esc, msg_flags, preview
+from nb_hitl._render import esc, msg_flags, preview
 
 if TYPE_CHECKING:
     from nb_hitl.agent import CompressionPlan

@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
+from nb_hitl._render import CSS
 from nb_hitl.agent._approval import ToolApprovalMixin
 
 from ._chat import ChatWidget
 from ._inspector import MemoryInspector
 from ._live import html
-from ._render import CSS
 from ._session import DEFAULT_SESSION_PATH, SessionBar
 
 if TYPE_CHECKING:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ._render import esc
+from nb_hitl._render import esc
+
 from ._svg import token_bar
 
 if TYPE_CHECKING:

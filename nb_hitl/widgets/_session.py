@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
+from nb_hitl._render import esc
 from nb_hitl.events import ApprovalRequested, Event, ReplyFinished, ReplyStarted
 from nb_hitl.exceptions import NbHitlError
 
 from ._loop import LoopBridge
-from ._render import esc
 
 if TYPE_CHECKING:
     from nb_hitl.agent._approval import ToolApprovalMixin

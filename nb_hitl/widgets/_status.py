@@ -14,6 +14,7 @@ from typing import Any
 
 import ipywidgets as w
 
+from nb_hitl._render import esc
 from nb_hitl.events import (
     CompressionFinished,
     CompressionStarted,
@@ -24,7 +25,6 @@ from nb_hitl.events import (
 )
 
 from ._loop import LoopBridge
-from ._render import esc
 
 STATES = ("idle", "running", "stopping", "waiting", "error")
 LABELS = {

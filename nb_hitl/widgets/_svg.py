@@ -6,7 +6,7 @@ are interpolated, and labels still go through ``esc``.
 
 from __future__ import annotations
 
-from ._render import esc
+from nb_hitl._render import esc
 
 W = 400.0
 """ViewBox width; the SVG scales to the widget's width."""

@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
+from nb_hitl._render import RemoteImages, msg_html
+
 from ._collapsed import CollapsedMessage, is_long
 from ._live import LiveMessageView, html
-from ._render import RemoteImages, msg_html
 
 if TYPE_CHECKING:
     from nb_hitl.message import Msg

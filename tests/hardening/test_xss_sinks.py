@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 from widget_helpers import all_html, until
 
+from nb_hitl._render import CSS
 from nb_hitl.agent import CompressionConfig, ReActAgent
 from nb_hitl.message import Base64Source, ImageBlock, Msg, URLSource
 from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
 from nb_hitl.tool import Toolkit
 from nb_hitl.widgets import AgentPanel
-from nb_hitl.widgets._render import CSS
 
 PAYLOADS = [
     "<script>alert(1)</script>",

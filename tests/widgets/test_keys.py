@@ -11,11 +11,11 @@ import asyncio
 
 from widget_helpers import until
 
+from nb_hitl._render import CSS
 from nb_hitl.agent import ReActAgent
 from nb_hitl.model import ScriptedModel
 from nb_hitl.widgets import AgentPanel, ChatWidget
 from nb_hitl.widgets._keys import INACTIVE_TEXT, STOPPING_CLASS, KeyBindings
-from nb_hitl.widgets._render import CSS
 
 LONG = " ".join(f"word{i}" for i in range(400))
 
