@@ -64,14 +64,19 @@ class PausePrompt(w.VBox):
 
         return clicked
 
-    def show(self, speakers: list[str], next_name: str | None) -> None:
-        """Ask about the interrupted ``speakers``; ``next_name`` is who Skip goes to."""
+    def show(self, speakers: list[str], next_name: str | None, skip: str) -> None:
+        """Ask about the interrupted ``speakers``.
+
+        Args:
+            speakers: the interrupted agents' names.
+            next_name: who Skip goes on with (``None``: no one).
+            skip: what Skip does, in words.
+        """
         who = ", ".join(speakers)
-        after = f"Skip goes on with {next_name}" if next_name else "Skip ends the round"
         self.question.value = (
             f'<b><i class="fa fa-pause" aria-hidden="true"></i> Paused: {esc(who)} was '
             "interrupted.</b> Type an instruction (optional), "
-            f"then <b>Retry</b> asks {esc(who)} again with it; {esc(after)}; "
+            f"then <b>Retry</b> asks {esc(who)} again with it; {esc(skip)}; "
             "<b>Stop</b> ends the discussion."
         )
         self.retry_button.description = f"Retry {speakers[0]}" if len(speakers) == 1 else "Retry"

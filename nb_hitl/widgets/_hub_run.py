@@ -58,6 +58,7 @@ class DiscussionRun:
         self._active = False
         self._decision: asyncio.Future[tuple[str, str | Msg | None]] | None = None
         self._opened_hub = False
+        self._next: str | None = None
 
     def _set_state(self, state: str) -> None:
         raise NotImplementedError
@@ -189,7 +190,9 @@ class DiscussionRun:
             result = await pipe(msg)
             while pipe.paused is not None:
                 action, instruction = await self._ask(pipe)
-                given = self._instruction(instruction) if action != "stop" else None
+                # Only Retry, and Skip to a next speaker, pass the instruction on to anyone.
+                heard = action == "retry" or (action == "skip" and self._next is not None)
+                given = self._instruction(instruction) if heard else None
                 if given is not None:
                     self.feed.add(given)
                 self.feed.note(self._choice_text(pipe, action))
@@ -214,11 +217,15 @@ class DiscussionRun:
         paused = pipe.paused
         assert paused is not None
         names = [pipe.agents[i].name for i in paused.positions]
-        nxt = None
-        if isinstance(pipe, SequentialPipeline) and paused.positions[0] + 1 < len(pipe.agents):
-            nxt = pipe.agents[paused.positions[0] + 1].name
+        nxt, skip = None, "Skip leaves their replies out of the result"
+        if isinstance(pipe, SequentialPipeline):
+            skip = "Skip ends the discussion (no one speaks after them)"
+            if paused.positions[0] + 1 < len(pipe.agents):
+                nxt = pipe.agents[paused.positions[0] + 1].name
+                skip = f"Skip goes on with {nxt}"
+        self._next = nxt
         self._decision = self._bridge.loop.create_future()
-        self.pause.show(names, nxt)
+        self.pause.show(names, nxt, skip)
         self._set_state("paused")
         try:
             return await self._decision

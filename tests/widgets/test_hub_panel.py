@@ -405,3 +405,23 @@ async def test_a_newer_panel_for_the_same_hub_takes_over() -> None:
     assert not rows_of(old, "You")  # the old panel no longer draws anything
     new.close()
     old.close()
+
+
+async def test_keys_stop_and_send_and_skip_on_the_last_speaker_ends_the_run() -> None:
+    alice = speaker("Alice", [LONG], tps=40)
+    you = UserAgent("You")
+    panel = HubPanel(MsgHub([you, alice]))
+    panel.start()
+    await until(lambda: panel.state == "waiting")
+    panel.shortcuts.press("send", "Hello, Alice.")  # Ctrl+Enter in the box
+    await until(lambda: bool(rows_of(panel, "Alice")))
+    panel.shortcuts.press("stop")  # Esc in the panel
+    await until(lambda: panel.paused)
+    assert "Skip ends the discussion" in panel.pause.question.value
+    assert panel.pause.skip_button.description == "Skip"
+    panel.resume("skip", "ignored: no one is left")
+    result = await panel.wait()  # the pipeline's result: what the skipped speaker was given
+    assert result.get_text_content() == "Hello, Alice." and panel.outcome == "finished"
+    assert "ignored" not in all_html(panel)  # an instruction no one hears is not shown
+    assert alice.model.calls[0].messages[-1]["content"] == "Hello, Alice."
+    panel.close()
