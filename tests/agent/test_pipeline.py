@@ -77,11 +77,13 @@ async def test_add_delete_broadcast_and_auto_broadcast_off() -> None:
         await hub.broadcast(Msg("Host", "time is up", "user"))
     assert [t for _, t in seen(bob)] == ["a1"]  # deleted before a2
     assert [t for _, t in seen(carol)] == ["a2", "time is up"]
-    dave, erin = speaker("Dave", ["d"]), speaker("Erin", [])
+    dave, erin = speaker("Dave", ["d", "d2"]), speaker("Erin", [])
     async with MsgHub([dave, erin], enable_auto_broadcast=False) as hub:
         await dave()
         assert seen(erin) == []
         hub.set_auto_broadcast(True)
+        await dave()
+    assert seen(erin) == [("Dave", "d2")]
     with pytest.raises(TypeError, match="must be agents"):
         MsgHub([dave, "not an agent"])  # type: ignore[list-item]
 
@@ -305,5 +307,5 @@ async def test_fanout_sequential_mode_with_no_interrupt() -> None:
     agents = [speaker("A", ["a"]), speaker("B", ["b"])]
     results = await fanout_pipeline(agents, Msg("user", "q", "user"), enable_gather=False)
     assert [m.get_text_content() for m in results] == ["a", "b"]
-    ids = {agents[0].memory.messages[0].id, agents[1].memory.messages[0].id}
-    assert len(ids) == 1  # deep copies of the same message
+    first, second = agents[0].memory.messages[0], agents[1].memory.messages[0]
+    assert first.id == second.id and first is not second  # deep copies of the same message
