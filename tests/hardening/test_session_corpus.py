@@ -105,19 +105,20 @@ def raw(text: str) -> Callable[[str], str]:
 HUGE_INT = "9" * 5000
 CORPUS: list[tuple[str, Callable[[str], str], str]] = [
     ("deep nesting", raw("[" * 100_000), "nested too deeply"),
-    ("deep nesting inside", lambda t: t[:-2] + ', "x": ' + "[" * 100_000 + "}", "corrupted"),
+    ("deep nesting inside", lambda t: t[:-2] + ', "x": ' + "[" * 100_000 + "}", "too deeply"),
     ("huge integer", lambda t: t.rstrip()[:-1] + f', "n": {HUGE_INT}}}', "over 4,300 digits"),
     ("NaN", lambda t: t.rstrip()[:-1] + ', "n": NaN}', "NaN"),
     ("empty", raw(""), "not valid JSON"),
     ("a list", raw("[1, 2]"), "not an nb_hitl session file"),
     ("null", raw("null"), "not an nb_hitl session file"),
-    ("no agent", edit("agent", None), "agent"),
+    # the field then ": " (every message ends "The agent is unchanged": "agent" alone is in all)
+    ("no agent", edit("agent", None), "agent: "),
     ("approvals 5", edit("transcript.approvals", 5), "transcript.approvals"),
     ("approvals of ints", edit("transcript.approvals", [1, 2]), "transcript.approvals[0]"),
     ("approvals abc", edit("transcript.approvals", "abc"), "transcript.approvals"),
     ("approval entry typed wrong", edit("transcript.approvals.0.call_id", 7), "call_id"),
-    ("transcript abc", edit("transcript", "abc"), "transcript"),
-    ("transcript list", edit("transcript", [1, 2]), "transcript"),
+    ("transcript abc", edit("transcript", "abc"), "transcript: "),
+    ("transcript list", edit("transcript", [1, 2]), "transcript: "),
     ("interrupt_text 42", edit("agent.state.interrupt_text", 42), "agent.state.interrupt_text"),
     ("sys_prompt dict", edit("agent.state.sys_prompt", {"a": 1}), "agent.state.sys_prompt"),
     ("max_iters 0", edit("agent.state.max_iters", 0), "agent.state.max_iters"),
@@ -144,7 +145,7 @@ CORPUS: list[tuple[str, Callable[[str], str], str]] = [
      "compression.trigger_threshold"),
     ("threshold negative", edit("compression.trigger_threshold", -5),
      "compression.trigger_threshold"),
-    ("compression list", edit("compression", [1]), "compression"),
+    ("compression list", edit("compression", [1]), "compression: "),
     ("schema bool", edit("schema_version", True), "schema_version"),
     ("surrogate", lambda t: t.replace("look x up", "look \\udcff up"), "unpaired surrogate"),
 ]  # fmt: skip
