@@ -242,29 +242,16 @@ class JSONSession(SessionBase):
 
 def _read(path: Path) -> dict[str, Any] | None:
     """The saved states, or ``None`` when there is no file."""
+    from nb_hitl._session_schema import load_json
     from nb_hitl.session import FORMAT
 
     if not path.exists():
         return None
     try:
-        states = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise SessionError(
-            f"The session file {path} is corrupted: not valid JSON ({exc.msg}: line "
-            f"{exc.lineno}, column {exc.colno}). Nothing was loaded."
-        ) from None
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SessionError(f"Cannot read the session file {path}: {exc}.") from None
-    except RecursionError:
-        raise SessionError(
-            f"The session file {path} is corrupted: its JSON is nested too deeply to read. "
-            "Nothing was loaded."
-        ) from None
-    except ValueError:  # an integer over 4,300 digits (Python's safety limit)
-        raise SessionError(
-            f"The session file {path} is corrupted: it holds an integer of over 4,300 digits. "
-            "Nothing was loaded."
-        ) from None
+    states = load_json(text, path, "Nothing was loaded.")
     if isinstance(states, dict) and states.get("format") == FORMAT:
         raise SessionError(
             f"{path} was written by agent.save_session(); load it with "

@@ -45,6 +45,7 @@ __all__ = [
     "SessionDocument",
     "check_agent_settings",
     "find_surrogate",
+    "load_json",
     "parse_session_text",
 ]
 
@@ -278,16 +279,16 @@ def find_surrogate(value: Any, where: str = "") -> str | None:
     return None
 
 
-def parse_session_text(raw: str, source: object) -> tuple[dict[str, Any], SessionDocument]:
-    """Check the text of a session file whole; return the raw JSON and its typed form.
+def load_json(raw: str, source: object, unchanged: str) -> Any:
+    """``json.loads`` for a session file (``save_session``'s or ``JSONSession``'s).
 
     Raises:
-        SessionError: not JSON, unsafe JSON, not a session file, a newer schema, or any field
-            of the wrong type or value (the message names the field).
+        SessionError: ``raw`` is not JSON, or JSON that Python cannot read safely (nesting
+            deeper than the recursion limit, an integer over 4,300 digits) or that nb_hitl never
+            writes (``NaN``, ``Infinity``); the message names it and ends with ``unchanged``.
     """
-    unchanged = "The agent is unchanged."
     try:
-        doc = json.loads(raw, parse_constant=_refuse_constant)
+        return json.loads(raw, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
         raise SessionError(
             f"The session file {source} is corrupted: not valid JSON ({exc.msg}: line "
@@ -301,6 +302,17 @@ def parse_session_text(raw: str, source: object) -> tuple[dict[str, Any], Sessio
     except ValueError as exc:  # an integer over 4,300 digits, NaN, Infinity
         what = str(exc) if "not allowed" in str(exc) else "it holds an integer of over 4,300 digits"
         raise SessionError(f"The session file {source} is corrupted: {what}. {unchanged}") from None
+
+
+def parse_session_text(raw: str, source: object) -> tuple[dict[str, Any], SessionDocument]:
+    """Check the text of a session file whole; return the raw JSON and its typed form.
+
+    Raises:
+        SessionError: not JSON, unsafe JSON, not a session file, a newer schema, or any field
+            of the wrong type or value (the message names the field).
+    """
+    unchanged = "The agent is unchanged."
+    doc = load_json(raw, source, unchanged)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise SessionError(f"{source} is not an nb_hitl session file. {unchanged}")
     version = doc.get("schema_version")

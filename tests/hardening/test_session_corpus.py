@@ -265,3 +265,23 @@ async def test_json_session_refuses_wrong_typed_agent_settings(
     with pytest.raises(SessionError, match=field):
         await session.load_session_state("s1", agent=agent)
     assert fingerprint(agent) == before
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+async def test_json_session_refuses_what_it_never_writes(tmp_path: Path, constant: str) -> None:
+    from nb_hitl.module import StateModule
+    from nb_hitl.session import JSONSession
+
+    class Gauge(StateModule):
+        def __init__(self) -> None:
+            super().__init__()
+            self.level = 1.0
+            self.register_state("level")
+
+    gauge, session = Gauge(), JSONSession(save_dir=str(tmp_path))
+    await session.save_session_state("s1", gauge=gauge)
+    (tmp_path / "s1.json").write_text(f'{{"gauge": {{"level": {constant}}}}}', "utf-8")
+    with pytest.raises(SessionError, match=f"the number {constant} is not allowed"):
+        await session.load_session_state("s1", gauge=gauge)
+    assert gauge.level == 1.0
+    await session.save_session_state("s1", gauge=gauge)  # and saving still works
