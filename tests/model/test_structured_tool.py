@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from nb_hitl.model._structured import STRUCTURED_TOOL, structured_tool
+from nb_hitl.model._structured import structured_tool
 
 
 class Book(BaseModel):
@@ -41,7 +41,7 @@ def schema_titles(node: Any, path: str = "") -> list[str]:
 
 def test_fields_named_title_survive_at_every_level_and_schema_titles_go() -> None:
     tool = structured_tool(Shelf)
-    assert tool["function"]["name"] == STRUCTURED_TOOL
+    assert tool["function"]["name"] == "generate_structured_output"  # the documented name
     params = tool["function"]["parameters"]
     assert list(params["properties"]) == ["title", "books"]
     book = params["$defs"]["Book"]
