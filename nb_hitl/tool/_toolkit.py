@@ -118,6 +118,11 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
         """
         if not callable(tool_func):
             raise ToolError(f"register_tool_function needs a function, got {tool_func!r}.")
+        if namesake_strategy not in ("raise", "override", "skip", "rename"):
+            raise ToolError(
+                f"namesake_strategy must be 'raise', 'override', 'skip' or 'rename', "
+                f"got {namesake_strategy!r}."
+            )
         if group_name != BASIC and group_name not in self.groups:
             raise ToolError(
                 f"Tool group {group_name!r} not found; call create_tool_group({group_name!r}, "
@@ -176,12 +181,7 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
                 return self.tools[tool_name]
             if namesake_strategy == "rename":
                 tool = self._renamed(tool)
-            elif namesake_strategy != "override":
-                if namesake_strategy != "raise":
-                    raise ToolError(
-                        f"namesake_strategy must be 'raise', 'override', 'skip' or 'rename', "
-                        f"got {namesake_strategy!r}."
-                    )
+            elif namesake_strategy == "raise":
                 raise ToolError(
                     f"A tool named {tool_name!r} is already registered; pass func_name=..., "
                     "namesake_strategy='override'/'rename', or call remove_tool_function first."

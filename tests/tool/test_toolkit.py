@@ -60,6 +60,10 @@ def test_registration_errors_are_clear() -> None:
         toolkit.register_tool_function(get_weather, name="bad name!")
     with pytest.raises(ToolError, match="needs a function"):
         toolkit.register_tool_function("nope")  # type: ignore[arg-type]
+    # a misspelt strategy is refused at once, not only when a name happens to be taken
+    with pytest.raises(ToolError, match="namesake_strategy must be"):
+        toolkit.register_tool_function(get_weather, func_name="w2", namesake_strategy="replace")  # type: ignore[arg-type]
+    assert list(toolkit.tools) == ["get_weather"]
 
 
 async def test_sync_tool_runs_in_a_worker_thread() -> None:
