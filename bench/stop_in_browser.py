@@ -9,8 +9,8 @@ DOM click on the button) and measures, in the page, two times from the click:
 - *applied*: the partial answer's row carries the interrupted style (the kernel's
   ``nb-hitl-interrupted`` class or the front end's ``nb-hitl-stopping`` guess);
 - *painted*: the frame with that style was rendered (style, layout, paint, commit): a
-  ``requestAnimationFrame`` after the change, then the first task after that frame (an upper
-  bound: tasks already queued, e.g. websocket messages, run before it).
+  ``requestAnimationFrame`` after the change, then a ``user-blocking`` task posted from it,
+  which runs right after that frame, ahead of tasks already queued (websocket messages).
 
 Two paths, alternating trial by trial in the same page so both see the same machine load:
 *front* (the default: the front end draws the style in the click's own frame) and *kernel*
@@ -76,10 +76,14 @@ CLICK_STOP = """() => new Promise((resolve) => {
       done = true;
       observer.disconnect();
       const seen = performance.now() - t0;
+      const by = live.classList.contains('nb-hitl-stopping') ? 'front' : 'kernel';
+      // The frame renders right after its requestAnimationFrame callbacks, in the same task;
+      // a user-blocking task posted from there runs after it, ahead of queued ordinary tasks.
       requestAnimationFrame(() => {
-        const after = new MessageChannel();
-        after.port1.onmessage = () => resolve({seen, painted: performance.now() - t0, words});
-        after.port2.postMessage(null);
+        const frame = performance.now() - t0;
+        scheduler.postTask(
+          () => resolve({seen, frame, painted: performance.now() - t0, words, by}),
+          {priority: 'user-blocking'});
       });
     }
   };
@@ -162,10 +166,14 @@ def run(args: argparse.Namespace) -> dict[str, list[dict[str, float]]]:
                     print(f"trial {trial + 1:3}: the answer finished before Stop; skipped")
                     page.wait_for_selector(".nb-hitl-status[data-state='idle']", timeout=60_000)
                     continue
+                if result["by"] != path:
+                    raise RuntimeError(f"trial {trial + 1}: the {result['by']} path drew the "
+                                       f"style, not the {path} path")  # fmt: skip
                 results[path].append(result)
                 print(
                     f"trial {trial + 1:3} ({path:6}): {result['words']:5} words, style after "
-                    f"{result['seen']:6.1f} ms, painted after {result['painted']:6.1f} ms   "
+                    f"{result['seen']:6.1f} ms, frame {result['frame']:6.1f} ms, painted after "
+                    f"{result['painted']:6.1f} ms   "
                     f"{load_average()}",
                     flush=True,
                 )
