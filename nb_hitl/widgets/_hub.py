@@ -272,6 +272,9 @@ class HubPanel(DiscussionRun, w.VBox):
             now = "No longer live: a newer panel for this hub took over."
         elif stopping:
             now = f"Stopping {', '.join(sorted(stopping))}…"
+        elif self.feed.approving:
+            who = "; ".join(f"{n}: {d}" for n, d in self.feed.approving.items())
+            now = f"Waiting for your approval ({who}): see the card below."
         elif self.state == "waiting":
             now = "Waiting for you: type your message below and press Send."
         elif self.state == "paused":

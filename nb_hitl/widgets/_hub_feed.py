@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as w
 
 from nb_hitl._render import RemoteImages, esc, msg_flags
+from nb_hitl.agent._approval import ToolApprovalMixin
 from nb_hitl.events import (
     ErrorOccurred,
     Event,
@@ -27,6 +28,7 @@ from nb_hitl.events import (
 )
 from nb_hitl.message import Msg
 
+from ._approval import ApprovalCards
 from ._hub_style import PALETTE, speaker_class
 from ._live import html
 from ._transcript import Entry, LiveRows, Transcript
@@ -86,6 +88,10 @@ class HubFeed:
         self.stopping: set[str] = set()
         self.error_seen = False
         """True once an agent's error was drawn (reset by the panel for each run)."""
+        self.approving: dict[str, str] = {}
+        """Participants whose tool calls wait for the person's approval: name -> what."""
+        self.approvals: dict[int, ApprovalCards] = {}
+        """The approval cards of each participant that has approvals (by ``id(agent)``)."""
         self._subs: dict[int, Subscription] = {}
         self._live: dict[int, LiveRows] = {}
 
@@ -108,6 +114,9 @@ class HubFeed:
         self._live[id(agent)] = LiveRows(self.transcript, self.bridge, self.interval)
         handler = functools.partial(self._on_event, agent)
         self._subs[id(agent)] = agent.subscribe(self.bridge.callback(handler))
+        if isinstance(agent, ToolApprovalMixin):
+            status = functools.partial(self._approval_status, agent.name)
+            self.approvals[id(agent)] = ApprovalCards(agent, self._add_row, status, self.bridge)
         return True
 
     def stop(self) -> bool:
@@ -157,8 +166,22 @@ class HubFeed:
         for sub in self._subs.values():
             sub.close()
         self._subs.clear()
+        for cards in self.approvals.values():
+            cards.close()
+        self.approvals.clear()
         for live in self._live.values():
             live.stop()
+
+    def _add_row(self, widget: w.Widget) -> None:
+        """A widget row (an approval card) at the end of the transcript."""
+        self.transcript.add(Entry("widget-" + uuid.uuid4().hex[:12], None, widget))
+
+    def _approval_status(self, name: str, state: str, detail: str) -> None:
+        if state == "waiting":
+            self.approving[name] = detail
+        else:
+            self.approving.pop(name, None)
+        self.on_change()
 
     # -- events ----------------------------------------------------------------------------------
     def _on_event(self, agent: AgentBase, ev: Event) -> None:
@@ -180,6 +203,7 @@ class HubFeed:
             elif ev.msg is not None:
                 self.add(ev.msg)  # a UserAgent's reply (it keeps no memory); else drawn
             self.stopping.discard(agent.name)
+            self.approving.pop(agent.name, None)
             if agent.name in self.speaking:
                 self.speaking.remove(agent.name)
             self.on_change()

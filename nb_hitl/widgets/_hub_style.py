@@ -24,6 +24,18 @@ PALETTE: tuple[str, ...] = (
 """Speaker colours: each has a contrast of at least 4.5:1 on white (WCAG AA for text), and
 none is the orange of "interrupted" or the red of "error"."""
 
+DARK_PALETTE: tuple[str, ...] = (
+    "#78aeff",
+    "#5cc98a",
+    "#c39bf5",
+    "#4fc3d1",
+    "#f27cb8",
+    "#c9c94a",
+    "#d9a55c",
+    "#a8b3c2",
+)
+"""The same hues, lighter, for JupyterLab's dark themes: at least 4.5:1 on its ``#111111``."""
+
 
 def speaker_class(index: int) -> str:
     """The CSS class of the ``index``-th participant's rows and chip."""
@@ -32,13 +44,16 @@ def speaker_class(index: int) -> str:
 
 def _css() -> str:
     rules = []
-    for i, colour in enumerate(PALETTE):
+    dark = '[data-jp-theme-light="false"]'
+    for i, (colour, night) in enumerate(zip(PALETTE, DARK_PALETTE, strict=True)):
         c = f"nb-hitl-speaker-{i}"
-        rules.append(
-            f".{c}.nb-hitl-msg, .{c} .nb-hitl-msg {{ border-left-color: {colour}; }}\n"
-            f".{c} .nb-hitl-head b, .nb-hitl-chip.{c} {{ color: {colour}; }}\n"
-            f".nb-hitl-chip.{c}.nb-hitl-speaking {{ background: {colour}; color: white; }}"
-        )
+        for scope, col, ink in (("", colour, "white"), (f"{dark} ", night, "#111111")):
+            rules.append(
+                f"{scope}.{c}.nb-hitl-msg, {scope}.{c} .nb-hitl-msg "
+                f"{{ border-left-color: {col}; }}\n"
+                f"{scope}.{c} .nb-hitl-head b, {scope}.nb-hitl-chip.{c} {{ color: {col}; }}\n"
+                f"{scope}.nb-hitl-chip.{c}.nb-hitl-speaking {{ background: {col}; color: {ink}; }}"
+            )
     return (
         "<style>\n"
         ".nb-hitl-hub { font-family: var(--jp-ui-font-family, sans-serif); }\n"
@@ -78,4 +93,4 @@ def speakers_html(
     return f'<div>{"".join(chips)}</div><div class="nb-hitl-now">{esc(now)}</div>'
 
 
-__all__ = ["HUB_CSS", "PALETTE", "speaker_class", "speakers_html"]
+__all__ = ["DARK_PALETTE", "HUB_CSS", "PALETTE", "speaker_class", "speakers_html"]

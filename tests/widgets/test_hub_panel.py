@@ -19,7 +19,7 @@ from nb_hitl.pipeline import FanoutPipeline, MsgHub, SequentialPipeline
 from nb_hitl.testing import assert_history_valid
 from nb_hitl.tool import Toolkit
 from nb_hitl.widgets import AgentPanel, HubPanel
-from nb_hitl.widgets._hub_style import PALETTE
+from nb_hitl.widgets._hub_style import DARK_PALETTE, HUB_CSS, PALETTE
 
 LONG = " ".join(f"word{i}" for i in range(400))
 XSS = '<img src=x onerror="alert(1)">'
@@ -65,6 +65,12 @@ def test_palette_colours_are_distinct_and_readable_on_white() -> None:
         assert contrast >= 4.5, (colour, contrast)
     # none is the interrupted orange or the error red of the chat's stylesheet
     assert not {"#e67e22", "#d0021b"} & {c.lower() for c in PALETTE}
+    # JupyterLab's dark themes get lighter ones, readable on their #111111
+    assert len(set(DARK_PALETTE)) == len(DARK_PALETTE) == len(PALETTE)
+    for colour in DARK_PALETTE:
+        contrast = (_luminance(colour) + 0.05) / (_luminance("#111111") + 0.05)
+        assert contrast >= 4.5, (colour, contrast)
+        assert '[data-jp-theme-light="false"] .nb-hitl-chip' in HUB_CSS and colour in HUB_CSS
 
 
 async def test_show_hub_gives_a_hub_panel_with_a_colour_per_participant() -> None:
@@ -424,4 +430,56 @@ async def test_keys_stop_and_send_and_skip_on_the_last_speaker_ends_the_run() ->
     assert result.get_text_content() == "Hello, Alice." and panel.outcome == "finished"
     assert "ignored" not in all_html(panel)  # an instruction no one hears is not shown
     assert alice.model.calls[0].messages[-1]["content"] == "Hello, Alice."
+    panel.close()
+
+
+def _deploy_toolkit(ran: list[str]) -> Toolkit:
+    def deploy(env: str) -> str:
+        """Deploy the release.
+
+        Args:
+            env: where to.
+        """
+        ran.append(env)
+        return f"deployed to {env}"
+
+    tk = Toolkit()
+    tk.register_tool_function(deploy, needs_approval=True)
+    return tk
+
+
+async def test_a_speakers_tool_call_waits_for_approval_in_the_hub_transcript() -> None:
+    ran: list[str] = []
+    call = ScriptedTurn(text="Deploying.", tool_calls=[ScriptedToolCall("deploy", {"env": "eu"})])
+    alice = speaker("Alice", ["Ship it."])
+    bob = speaker("Bob", [call, "Deployed."], toolkit=_deploy_toolkit(ran))
+    panel = HubPanel(MsgHub([alice, bob]))
+    panel.start(msg="Release?")
+    cards = panel.feed.approvals[id(bob)]
+    await until(lambda: bool(cards.waiting), what="the approval card")
+    card = cards.waiting[0]
+    assert any(e.view is card for e in panel.transcript.entries)  # in the one transcript
+    await until(lambda: "Waiting for your approval (Bob" in panel.speakers.value)
+    card.approve_button.click()
+    result = await panel.wait()
+    assert ran == ["eu"] and result.get_text_content() == "Deployed."
+    assert "approval" not in panel.speakers.value and panel.outcome == "finished"
+    assert_history_valid(bob.memory.messages)
+    panel.close()
+
+
+async def test_stop_while_a_call_waits_for_approval_pauses_the_discussion() -> None:
+    ran: list[str] = []
+    call = ScriptedTurn(text="Deploying.", tool_calls=[ScriptedToolCall("deploy", {"env": "eu"})])
+    bob = speaker("Bob", [call, "Not deployed then."], toolkit=_deploy_toolkit(ran))
+    carol = speaker("Carol", ["Noted."])
+    panel = HubPanel(MsgHub([bob, carol]))
+    panel.start(msg="Release?")
+    await until(lambda: bool(panel.feed.approvals[id(bob)].waiting))
+    panel.stop_button.click()
+    await until(lambda: panel.paused)
+    assert "Bob was interrupted" in panel.pause.question.value and ran == []
+    assert_history_valid(bob.memory.messages)
+    panel.resume("skip")
+    assert (await panel.wait()).get_text_content() == "Noted."
     panel.close()
