@@ -89,6 +89,10 @@ async def test_steer_mode_answers_in_a_new_reply_when_the_reply_ends_first() -> 
     assert user_texts(agent) == ["long story", "and make it funny"]
     assert agent.memory.messages[2].metadata["steered_at"] == "reply start"
     assert agent.pending_steering == []
+    rows = [all_html(r) for r in chat.rows]
+    at = next(i for i, h in enumerate(rows) if "and make it funny" in h)
+    assert "nb-hitl-badge-steered" in rows[at] and "taken in at the reply start" in rows[at]
+    assert at < next(i for i, h in enumerate(rows) if "Answering your steer." in h)
 
 
 async def test_queue_mode_answers_after_this_reply() -> None:
