@@ -20,6 +20,13 @@ def _text(text: str, **kwargs: bool) -> ToolResponse:
     return ToolResponse(content=[TextBlock(type="text", text=text)], **kwargs)
 
 
+def _cancelled() -> ToolResponse:
+    return _text(
+        "<system-info>The tool call has been cancelled by the user.</system-info>",
+        is_interrupted=True,
+    )
+
+
 class BackgroundTasksMixin:
     """Background execution for ``Toolkit``: a strong reference to every task it starts."""
 
@@ -37,17 +44,22 @@ class BackgroundTasksMixin:
                 async for chunk in responses():
                     final = chunk
             except asyncio.CancelledError:
-                final = _text(
-                    "<system-info>The tool call has been cancelled by the user.</system-info>",
-                    is_interrupted=True,
-                )
+                final = _cancelled()
             except Exception as exc:  # reported to the model, never lost
                 final = _text(f"Error during async execution: {exc}", is_error=True)
             finally:
                 self._async_results[task_id] = final
                 self._async_tasks.pop(task_id, None)
 
-        self._async_tasks[task_id] = asyncio.get_running_loop().create_task(run())
+        def cancelled_before_it_ran(task: asyncio.Task[None]) -> None:
+            # A task cancelled before its first step never enters run(): record it here.
+            if task.cancelled():
+                self._async_results.setdefault(task_id, _cancelled())
+                self._async_tasks.pop(task_id, None)
+
+        task = asyncio.get_running_loop().create_task(run())
+        task.add_done_callback(cancelled_before_it_ran)
+        self._async_tasks[task_id] = task
         return _text(
             f"<system-reminder>Tool '{tool_name}' is executing asynchronously. "
             f"Task ID: {task_id}. Use view_task('{task_id}') to check its status, "

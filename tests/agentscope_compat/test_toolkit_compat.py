@@ -497,10 +497,15 @@ async def test_async_execution_view_wait_cancel() -> None:
     assert "InvalidTaskIdError" in (await toolkit.view_task(first)).get_text()  # consumed
 
     release.clear()
-    second = await start("two")
-    assert "has been cancelled" in (await toolkit.cancel_task(second)).get_text()
-    await asyncio.sleep(0)
-    assert second not in toolkit._async_tasks
+    for already_running in (False, True):  # cancelled before its first step, or while waiting
+        second = await start("two")
+        if already_running:
+            await asyncio.sleep(0.01)
+        assert "has been cancelled" in (await toolkit.cancel_task(second)).get_text()
+        await asyncio.sleep(0.01)
+        assert second not in toolkit._async_tasks
+        stopped = await toolkit.view_task(second)  # the tool really stopped, and says so
+        assert stopped.is_interrupted and "cancelled by the user" in stopped.get_text()
 
 
 # -- ToolResponse and a ReActAgent --------------------------------------------------------------
