@@ -26,7 +26,9 @@ def speaker(name, script, tps):
 alice = speaker("Alice", ["Tabs: one keystroke, one level."], 200)
 bob = speaker("Bob", [LONG, "Redirected: spaces, in one line."], 15)
 carol = speaker("Carol", ["Carol sums up: both have a point."], 200)
-hub = MsgHub([alice, bob, carol], announcement=Msg("Host", "Tabs or spaces?", "user"))
+BAD = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
+mallory = speaker(BAD, ["Last word: " + BAD], 200)
+hub = MsgHub([alice, bob, carol, mallory], announcement=Msg("Host", "Tabs or spaces?", "user"))
 panel = nb_hitl.show(hub)
 panel"""
 
@@ -49,7 +51,9 @@ def test_stop_the_second_speaker_then_redirect_and_the_debate_goes_on(
                     {"commsOverSubshells": comms})  # fmt: skip
     page = browser.new_page(viewport={"width": 1500, "height": 1100})
     errors: list[str] = []
+    dialogs: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     try:
         page.goto(lab.write_notebook(f"hub-{comms}.ipynb", [SETUP, START]))
         page.wait_for_selector("text=/\\| Idle/", timeout=90_000)
@@ -83,7 +87,13 @@ def test_stop_the_second_speaker_then_redirect_and_the_debate_goes_on(
         prompt.locator(".nb-hitl-pause-retry").click()
         page.wait_for_selector(f"{HUB} .nb-hitl-msg >> text=/Redirected: spaces/", timeout=60_000)
         page.wait_for_selector(f"{HUB} .nb-hitl-msg >> text=/Carol sums up/", timeout=60_000)
+        page.wait_for_selector(f"{HUB} .nb-hitl-msg >> text=/Last word/", timeout=60_000)
         page.wait_for_selector(f"{NOW} >> text=/Finished/", timeout=30_000)
+        # A hostile participant's name and text stay text: in its chip, its rows, the picker.
+        hub = page.locator(HUB)
+        assert hub.locator("img").count() == 0 and hub.locator("script").count() == 0
+        assert '<img src=x onerror="alert(1)">' in hub.locator(".nb-hitl-chip").nth(3).inner_text()
+        assert dialogs == []
         text = page.locator(HUB).inner_text()
         assert "Say it in one line." in text and "You asked Bob to try again." in text
         assert not prompt.is_visible()
