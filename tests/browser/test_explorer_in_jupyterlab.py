@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lab_page import drag_slider, open_and_run_all, track_box
 from lab_server import LabServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -35,10 +36,7 @@ def test_slider_drag_redraws_the_curve_and_the_sweep_picks_the_cheapest(
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
-        page.goto(lab.write_notebook("explorer.ipynb", [SETUP]))
-        page.wait_for_selector("text=/\\| Idle/", timeout=90_000)
-        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        open_and_run_all(page, lab.write_notebook("explorer.ipynb", [SETUP]))
         page.wait_for_selector(".nb-hitl-explorer-curve", timeout=120_000)
         before = curve(page)
         compressions = page.locator(".nb-hitl-explorer-curve").first.get_attribute(
@@ -46,14 +44,8 @@ def test_slider_drag_redraws_the_curve_and_the_sweep_picks_the_cheapest(
         )
         # Drag the threshold slider to the left: more compressions, a new curve.
         slider = page.locator(".nb-hitl-explorer .widget-hslider").first
-        handle = slider.locator(".noUi-handle").first
-        track = slider.locator(".noUi-target").first.bounding_box()
-        box = handle.bounding_box()
-        assert track is not None and box is not None
-        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-        page.mouse.down()
-        page.mouse.move(track["x"] + track["width"] * 0.15, box["y"] + box["height"] / 2, steps=10)
-        page.mouse.up()
+        track = track_box(slider)
+        drag_slider(page, slider, track["x"] + track["width"] * 0.15, steps=10)
         page.wait_for_function(
             "old => document.querySelector('.nb-hitl-curve').getAttribute('points') !== old",
             arg=before,

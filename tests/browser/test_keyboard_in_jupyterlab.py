@@ -16,46 +16,30 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lab_page import (
+    CHAT,
+    INPUT,
+    PANEL,
+    SEND,
+    STOP,
+    interrupted_rows,
+    open_and_run_all,
+    run_all,
+    wait_more_interrupted,
+    wait_status,
+    wait_streaming,
+)
+from lab_page import STREAMING_SETUP as SETUP
 from lab_server import LabServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(400)]
 
-SETUP = """\
-%load_ext nb_hitl
-import nb_hitl
-from nb_hitl import ReActAgent, ScriptedModel
-LONG = " ".join(f"word{i}" for i in range(4000))
-agent = ReActAgent("Friday", "You are a test agent.",
-                   ScriptedModel([LONG] * 6, tokens_per_second=40))"""
-PANEL = "panel = nb_hitl.show(agent, session=None)\npanel"
 
-CHAT = ".nb-hitl-chat"
-INPUT = ".nb-hitl-chat textarea"
-STOP = ".nb-hitl-chat button:has-text('Stop')"
-SEND = ".nb-hitl-chat button.nb-hitl-send"
-
-
-def wait_status(page: Any, state: str, timeout: float = 60.0) -> None:
-    page.wait_for_selector(f".nb-hitl-status[data-state='{state}']", timeout=timeout * 1000)
-
-
-def interrupted_rows(page: Any) -> int:
-    return int(page.locator(f"{CHAT} .nb-hitl-msg.nb-hitl-interrupted").count())
-
-
-def open_and_run_all(page: Any, lab: LabServer, name: str) -> None:
-    page.goto(lab.write_notebook(name, [SETUP, PANEL]))
-    page.wait_for_selector("text=/\\| Idle/", timeout=90_000)
-    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+def open_panel(page: Any, lab: LabServer, name: str) -> None:
+    open_and_run_all(page, lab.write_notebook(name, [SETUP, PANEL]))
     page.wait_for_selector(INPUT, timeout=90_000)
     # The keyboard widget is an anywidget: wait until its front end has rendered.
     page.wait_for_selector(f"{CHAT} .nb-hitl-keys", state="attached", timeout=60_000)
-
-
-def wait_streaming(page: Any) -> None:
-    wait_status(page, "running")
-    page.wait_for_selector(".nb-hitl-live >> text=/word30 /", timeout=60_000)
 
 
 WATCH_ROW = """() => {
@@ -81,7 +65,7 @@ def test_interrupt_button_keyboard_and_rerun(browser: Any, lab: LabServer, artif
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
-        open_and_run_all(page, lab, "keyboard.ipynb")
+        open_panel(page, lab, "keyboard.ipynb")
         box = page.locator(INPUT)
         assert "Ctrl+Enter" in (page.locator(SEND).get_attribute("title") or "")
         assert "Esc" in (page.locator(STOP).get_attribute("title") or "")
@@ -108,11 +92,7 @@ def test_interrupt_button_keyboard_and_rerun(browser: Any, lab: LabServer, artif
         page.locator(SEND).click()
         wait_streaming(page)
         page.locator("jp-button[data-command='notebook:interrupt-kernel']").first.click()
-        page.wait_for_function(
-            f"n => document.querySelectorAll('{CHAT} .nb-hitl-msg.nb-hitl-interrupted').length > n",
-            arg=before,
-            timeout=30_000,
-        )
+        wait_more_interrupted(page, before)
         wait_status(page, "idle")
         page.screenshot(path=str(artifacts / "kernel-interrupt-stopped-panel.png"))
 
@@ -129,11 +109,7 @@ def test_interrupt_button_keyboard_and_rerun(browser: Any, lab: LabServer, artif
         before = interrupted_rows(page)
         page.evaluate(WATCH_ROW)
         page.locator(STOP).click()
-        page.wait_for_function(
-            f"n => document.querySelectorAll('{CHAT} .nb-hitl-msg.nb-hitl-interrupted').length > n",
-            arg=before,
-            timeout=30_000,
-        )
+        wait_more_interrupted(page, before)
         wait_status(page, "idle")
         assert_guess_then_kernel(page)
 
@@ -159,7 +135,7 @@ def test_restart_and_shutdown_leave_the_old_panel_inactive(
 ) -> None:
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
-        open_and_run_all(page, lab, "restart.ipynb")
+        open_panel(page, lab, "restart.ipynb")
         page.locator(INPUT).fill("a long answer please")
         page.locator(INPUT).press("Control+Enter")
         wait_streaming(page)
@@ -174,8 +150,7 @@ def test_restart_and_shutdown_leave_the_old_panel_inactive(
         page.screenshot(path=str(artifacts / "panel-inactive-after-restart.png"))
 
         # A fresh panel in the new kernel works; then a shutdown makes it inactive too.
-        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        run_all(page)
         page.wait_for_selector(f"{SEND}:enabled", timeout=90_000)
         page.wait_for_selector(f"{CHAT} .nb-hitl-keys", state="attached", timeout=60_000)
         assert page.locator(".nb-hitl-inactive-note").count() == 0

@@ -12,40 +12,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lab_page import CHAT, INPUT, INTERRUPTED, PANEL, run_all, wait_more_interrupted, wait_streaming
+from lab_page import STREAMING_SETUP as SETUP
 from lab_server import LabServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(400)]
-
-SETUP = """\
-%load_ext nb_hitl
-import nb_hitl
-from nb_hitl import ReActAgent, ScriptedModel
-LONG = " ".join(f"word{i}" for i in range(4000))
-agent = ReActAgent("Friday", "You are a test agent.",
-                   ScriptedModel([LONG] * 6, tokens_per_second=40))"""
-PANEL = "panel = nb_hitl.show(agent, session=None)\npanel"
-CHAT = ".nb-hitl-chat"
-INPUT = ".nb-hitl-chat textarea"
-INTERRUPTED = f"{CHAT} .nb-hitl-msg.nb-hitl-interrupted"
-
-
-def wait_more_interrupted(page: Any, before: int) -> None:
-    page.wait_for_function(
-        f"n => document.querySelectorAll('{INTERRUPTED}').length > n", arg=before, timeout=30_000
-    )
-
-
-def wait_streaming(page: Any) -> None:
-    page.wait_for_selector(".nb-hitl-status[data-state='running']", timeout=60_000)
-    page.wait_for_selector(".nb-hitl-live >> text=/word30 /", timeout=60_000)
 
 
 def run_all_until_the_panel_shows(page: Any) -> None:
     """Run All; again if the kernel was not connected yet and the run was dropped."""
     keys = page.locator(f"{CHAT} .nb-hitl-keys")
     for _attempt in range(3):
-        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        run_all(page)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if keys.count():

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lab_page import SEND, STATUS, STOP, drag_slider, open_and_run_all, track_box, wait_status
 from lab_server import LabServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -26,25 +27,13 @@ agent = ReActAgent(
 panel = nb_hitl.show(agent, session=None)
 panel"""
 
-SEND = ".nb-hitl-chat button.nb-hitl-send"
-STOP = ".nb-hitl-chat button:has-text('Stop')"
-STATUS = ".nb-hitl-status"
-
 
 def status(page: Any) -> str:
     return str(page.locator(STATUS).first.get_attribute("data-state"))
 
 
-def wait_status(page: Any, state: str, timeout: float = 60.0) -> None:
-    page.wait_for_selector(f"{STATUS}[data-state='{state}']", timeout=timeout * 1000)
-
-
 def open_notebook(page: Any, lab: LabServer, name: str) -> None:
-    page.goto(lab.write_notebook(name, [SETUP]))
-    # A fresh page briefly shows an idle status before the kernel exists: wait for the kernel.
-    page.wait_for_selector("text=/\\| Idle/", timeout=90_000)
-    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+    open_and_run_all(page, lab.write_notebook(name, [SETUP]))
     page.wait_for_selector(".nb-hitl-chat textarea", timeout=90_000)
 
 
@@ -115,14 +104,7 @@ def test_send_stop_resume_and_what_if(
         plan = page.locator(".nb-hitl-plan")
         assert "Below the threshold" in plan.inner_text()
         slider = page.locator(".nb-hitl-inspector .widget-hslider").first
-        handle = slider.locator(".noUi-handle").first
-        track = slider.locator(".noUi-target").first.bounding_box()
-        box = handle.bounding_box()
-        assert track is not None and box is not None
-        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-        page.mouse.down()
-        page.mouse.move(track["x"] + 2, box["y"] + box["height"] / 2, steps=8)
-        page.mouse.up()
+        drag_slider(page, slider, track_box(slider)["x"] + 2, steps=8)
         page.wait_for_selector(".nb-hitl-plan >> text=/Over the threshold/", timeout=20_000)
         value = int(page.locator(".nb-hitl-inspector input[type=number]").first.input_value())
         assert value < 3000
@@ -171,10 +153,7 @@ def test_hostile_strings_stay_text_in_the_browser(
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     try:
-        page.goto(lab.write_notebook("hostile.ipynb", [HOSTILE]))
-        page.wait_for_selector("text=/\\| Idle/", timeout=90_000)
-        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        open_and_run_all(page, lab.write_notebook("hostile.ipynb", [HOSTILE]))
         page.wait_for_selector(".nb-hitl-chat textarea", timeout=90_000)
         page.locator(".nb-hitl-chat textarea").fill("<img src=y onerror=alert(4)>")
         page.locator(SEND).click()

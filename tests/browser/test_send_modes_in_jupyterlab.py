@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lab_page import CHAT, INPUT, SEND, STATUS, open_and_run_all, wait_status
 from lab_server import LabServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -48,18 +49,9 @@ agent = ReActAgent("Friday", "Test.", ScriptedModel([
 panel = nb_hitl.show(agent, session=None)
 panel"""
 
-CHAT = ".nb-hitl-chat"
-INPUT = ".nb-hitl-chat textarea"
-SEND = ".nb-hitl-chat button.nb-hitl-send"
-STATUS = ".nb-hitl-status"
-
 
 def pick(page: Any, label: str) -> None:
     page.locator(".nb-hitl-send-mode button", has_text=label).first.click()
-
-
-def wait_status(page: Any, state: str, timeout: float = 60.0) -> None:
-    page.wait_for_selector(f"{STATUS}[data-state='{state}']", timeout=timeout * 1000)
 
 
 def row_texts(page: Any) -> list[str]:
@@ -84,10 +76,7 @@ def test_steer_while_a_tool_runs_then_queue(browser: Any, lab: LabServer, artifa
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
-        page.goto(lab.write_notebook("send-modes.ipynb", [SETUP]))
-        page.wait_for_selector("text=/\\| Idle/", timeout=90_000)
-        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        open_and_run_all(page, lab.write_notebook("send-modes.ipynb", [SETUP]))
         page.wait_for_selector(INPUT, timeout=90_000)
         send = page.locator(SEND)
         assert send.inner_text().strip() == "Send"

@@ -1,0 +1,88 @@
+"""Driving a notebook page in the browser tests: Run All, the chat's selectors and status, the
+interrupted rows, a slider drag, and the streaming panel the keyboard tests share."""
+
+from __future__ import annotations
+
+from typing import Any
+
+CHAT = ".nb-hitl-chat"
+INPUT = f"{CHAT} textarea"
+SEND = f"{CHAT} button.nb-hitl-send"
+STOP = f"{CHAT} button:has-text('Stop')"
+STATUS = ".nb-hitl-status"
+INTERRUPTED = f"{CHAT} .nb-hitl-msg.nb-hitl-interrupted"
+
+STREAMING_SETUP = """\
+%load_ext nb_hitl
+import nb_hitl
+from nb_hitl import ReActAgent, ScriptedModel
+LONG = " ".join(f"word{i}" for i in range(4000))
+agent = ReActAgent("Friday", "You are a test agent.",
+                   ScriptedModel([LONG] * 6, tokens_per_second=40))"""
+"""A notebook cell: an agent whose every answer streams 4,000 words, slowly."""
+PANEL = "panel = nb_hitl.show(agent, session=None)\npanel"
+"""A notebook cell showing that agent's panel."""
+
+
+def run_all(page: Any) -> None:
+    """Run ▸ Run All Cells from the menu bar."""
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+
+
+def open_and_run_all(page: Any, url: str) -> None:
+    """Open a notebook in JupyterLab and run all its cells once its kernel is idle.
+
+    A fresh page briefly shows an idle status before the kernel exists: wait for the kernel.
+    """
+    page.goto(url)
+    page.wait_for_selector("text=/\\| Idle/", timeout=90_000)
+    run_all(page)
+
+
+def wait_status(page: Any, state: str, timeout: float = 60.0) -> None:
+    """Wait until the chat's status line is in ``state``."""
+    page.wait_for_selector(f"{STATUS}[data-state='{state}']", timeout=timeout * 1000)
+
+
+def wait_streaming(page: Any) -> None:
+    """Wait until the streaming panel runs and its answer is on screen (``STREAMING_SETUP``)."""
+    wait_status(page, "running")
+    page.wait_for_selector(".nb-hitl-live >> text=/word30 /", timeout=60_000)
+
+
+def interrupted_rows(page: Any) -> int:
+    """How many chat rows are drawn in the interrupted style."""
+    return int(page.locator(INTERRUPTED).count())
+
+
+def wait_more_interrupted(page: Any, before: int) -> None:
+    """Wait until more than ``before`` chat rows are drawn in the interrupted style."""
+    page.wait_for_function(
+        f"n => document.querySelectorAll('{INTERRUPTED}').length > n", arg=before, timeout=30_000
+    )
+
+
+def drag_slider(page: Any, slider: Any, to_x: float, steps: int) -> None:
+    """Drag an ipywidgets slider's handle with the mouse to page x ``to_x``.
+
+    Args:
+        page: the page.
+        slider: the ``.widget-hslider`` locator.
+        to_x: where the handle is let go; ``track_box(slider)`` gives the track's bounds.
+        steps: mouse moves on the way.
+    """
+    box = slider.locator(".noUi-handle").first.bounding_box()
+    assert box is not None
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(box["x"] + box["width"] / 2, y)
+    page.mouse.down()
+    page.mouse.move(to_x, y, steps=steps)
+    page.mouse.up()
+
+
+def track_box(slider: Any) -> dict[str, float]:
+    """The bounding box of a slider's track."""
+    track = slider.locator(".noUi-target").first.bounding_box()
+    assert track is not None
+    return dict(track)
