@@ -6,6 +6,7 @@ environment is up to date, open a working copy of the notebooks, and leave the c
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import pwd
@@ -143,6 +144,10 @@ def normal_user(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         return
     if shutil.which("useradd") is None or shutil.which("runuser") is None:
         pytest.skip("running as root without useradd/runuser: cannot test as a normal user")
+    # One user and one cached venv per machine: a second checkout's run of this test (several
+    # people on one machine) waits here instead of deleting the user under the first one.
+    lock = open(Path(tempfile.gettempdir()) / "nb-hitl-newcomer.lock", "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
     home = Path(tempfile.mkdtemp(prefix="nbhitl-home-"))
     created = False
     try:
@@ -160,6 +165,7 @@ def normal_user(tmp_path: Path) -> Iterator[tuple[str, Path]]:
                 break
             time.sleep(0.5)
         shutil.rmtree(home, ignore_errors=True)
+        lock.close()  # releases the lock
 
 
 def readable_by_others(path: Path) -> bool:
