@@ -191,3 +191,21 @@ async def test_agentscope_json_session_keeps_queued_steering(tmp_path: Path) -> 
     await restarted()  # answers the steer
     assert [m.id for m in restarted.memory.messages].count(steer.id) == 1
     assert restarted.pending_steering == []
+
+
+async def test_a_queued_steer_that_memory_already_holds_is_not_queued_again(
+    tmp_path: Path,
+) -> None:
+    agent = make(["Hello."])
+    await agent(user("Hi"))
+    recorded = agent.memory.messages[0]
+    doc = json.loads(agent.save_session(tmp_path / "s.json").read_text(encoding="utf-8"))
+    doc["agent"]["state"]["steering"] = [recorded.to_dict()]  # e.g. a file edited by hand
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(doc), encoding="utf-8")
+
+    restarted = make(["Again."])
+    info = restarted.load_session(edited)
+    assert info.pending_steering == 0 and restarted.pending_steering == []
+    await restarted(user("More?"))
+    assert [m.id for m in restarted.memory.messages].count(recorded.id) == 1
