@@ -193,6 +193,10 @@ class SessionBar(w.HBox):
         waiting = (
             f"; {info.pending_approvals} tool call(s) wait for you" if info.parked_calls else ""
         )
+        if info.pending_steering:
+            waiting += (
+                f"; {info.pending_steering} steering message(s) queued, taken in by the next reply"
+            )
         other = ""
         if info.agent_name and info.agent_name != self.agent.name and said.startswith("Loaded"):
             other = (
