@@ -524,8 +524,11 @@ class ChatWidget(w.VBox):
         self.transcript.add(Entry(msg.id, msg))
 
     def _input_source_gone(self) -> None:
-        """The loop that read ``input_source()`` stopped: say so; Send answers directly now."""
-        self._note.value = f'<span class="nb-hitl-note">{esc(INPUT_GONE_NOTE)}</span>'
+        """The loop that read ``input_source()`` stopped: say so; Send answers directly now.
+
+        A line in the transcript, where it happened: the note under it clears on the next send.
+        """
+        self._note_row(INPUT_GONE_NOTE)
         self.input.placeholder = f"Message {self.agent.name}…"
 
     def _set_waiting(self, waiting: bool, prompt: Msg | None = None) -> None:

@@ -142,6 +142,34 @@ async def test_user_agent_loop_runs_through_the_widget() -> None:
             await task
 
 
+async def test_a_chat_whose_loop_ended_says_so_in_its_transcript_and_answers_directly() -> None:
+    agent = ReActAgent("Friday", "sys", ScriptedModel(["First answer.", "Direct answer."]))
+    chat = ChatWidget(agent)
+    user = UserAgent("User", chat.input_source())
+
+    async def conversation() -> None:
+        msg = None
+        while True:
+            msg = await user(msg)
+            msg = await agent(msg)
+
+    task = asyncio.get_running_loop().create_task(conversation())
+    await until(lambda: chat.state == "waiting", what="waiting for you")
+    chat.send("first")
+    await until(lambda: chat.state == "waiting" and len(agent.memory.messages) == 2)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert chat.state == "idle" and "Your turn" not in chat.input.placeholder
+    chat.send("after the loop")  # answered directly; the line about the loop stays
+    await until(lambda: chat.state == "idle" and len(agent.memory.messages) == 4)
+    assert agent.memory.messages[-1].get_text_content() == "Direct answer."
+    texts = [getattr(r, "value", "") for r in chat.rows]
+    gone = next(i for i, t in enumerate(texts) if "conversation loop" in t)
+    after = next(i for i, t in enumerate(texts) if "after the loop" in t)
+    assert "nb-hitl-event" in texts[gone] and gone < after
+
+
 async def test_show_builds_a_panel_over_a_big_memory_with_bounded_rows() -> None:
     memory = InMemoryMemory()
     memory.add_sync(
