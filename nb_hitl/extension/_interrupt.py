@@ -21,35 +21,40 @@ import signal
 import threading
 from collections.abc import Callable
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nb_hitl.agent._registry import interrupt_agent, running_agents
+
+if TYPE_CHECKING:
+    from nb_hitl.agent._base import AgentBase
 
 KERNEL_CAUSE = "kernel"
 """``metadata["interrupted_by"]`` of replies stopped by Kernel ▸ Interrupt."""
 
 
-def interrupt_running(cause: str = KERNEL_CAUSE) -> list[str]:
-    """Interrupt every running agent reply gracefully; returns the agents' names.
+def interrupt_on_its_loop(agent: AgentBase, cause: str) -> bool:
+    """Interrupt ``agent``'s running reply gracefully; ``False`` when nothing runs.
 
-    Call on the kernel's event loop. An agent replying on another loop (another thread) is
-    interrupted on that loop, thread-safely.
+    An agent replying on another loop (another thread) is interrupted on that loop,
+    thread-safely (and counted as interrupted: the hop cannot report back).
     """
-    names = []
     try:
         here: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
     except RuntimeError:
         here = None
-    for agent in running_agents():
-        loop = agent._loop
-        if loop is None or loop is here or loop.is_closed():
-            interrupted = interrupt_agent(agent, cause)
-        else:
-            loop.call_soon_threadsafe(interrupt_agent, agent, cause)
-            interrupted = True
-        if interrupted:
-            names.append(agent.name)
-    return names
+    loop = agent._loop
+    if loop is None or loop is here or loop.is_closed():
+        return interrupt_agent(agent, cause)
+    loop.call_soon_threadsafe(interrupt_agent, agent, cause)
+    return True
+
+
+def interrupt_running(cause: str = KERNEL_CAUSE) -> list[str]:
+    """Interrupt every running agent reply gracefully; returns the agents' names.
+
+    Call on the kernel's event loop (see ``interrupt_on_its_loop`` for agents on other loops).
+    """
+    return [agent.name for agent in running_agents() if interrupt_on_its_loop(agent, cause)]
 
 
 def _idle_handler_reset(handler: Any) -> bool:
@@ -144,4 +149,4 @@ class KernelInterrupt:
             self.on_interrupt(names)
 
 
-__all__ = ["KERNEL_CAUSE", "KernelInterrupt", "interrupt_running"]
+__all__ = ["KERNEL_CAUSE", "KernelInterrupt", "interrupt_on_its_loop", "interrupt_running"]

@@ -13,7 +13,9 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
 from nb_hitl.agent._base import AgentBase
-from nb_hitl.agent._registry import interrupt_agent, live_agents, running_agents
+from nb_hitl.agent._registry import live_agents
+
+from ._interrupt import interrupt_on_its_loop, interrupt_running
 
 LAST_CHARS = 60
 """How much of an agent's last message ``%agents`` shows."""
@@ -115,13 +117,12 @@ class AgentMagics(Magics):
         """%stop [AGENT]: interrupt AGENT's running reply, or every running reply."""
         if line.strip():
             agent = self.find_agent(line)
-            if interrupt_agent(agent, "interrupt"):
+            if agent.is_replying and interrupt_on_its_loop(agent, "interrupt"):
                 print(f"Stopping {agent.name}.")
             else:
                 print(f"{agent.name} is not replying: nothing to stop.")
             return
-        agents = running_agents()
-        names = [a.name for a in agents if interrupt_agent(a, "interrupt")]
+        names = interrupt_running("interrupt")
         if names:
             print("Stopping " + ", ".join(names) + ".")
         else:
