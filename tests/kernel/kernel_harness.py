@@ -100,7 +100,7 @@ class KernelHarness:
         assert reply["content"].get("status") == "ok", reply["content"]
         return str(reply["content"]["subshell_id"])
 
-    def subshell_for(self, comm_id: str, trait: str, value: str) -> str:
+    def subshell_for(self, comm_id: str, trait: str, value: Any) -> str:
         """A new subshell that the widget ``comm_id``'s messages are handled on; returns its id.
 
         ipykernel 7.4 routes a comm's messages to the subshell its last publish came from; a
