@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 import pytest
+from lab_page import open_and_run_all
 from lab_server import LabServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -115,10 +116,7 @@ def test_a_hostile_transcript_fetches_nothing_and_runs_nothing(
     page.on("dialog", lambda d: (ran.append(f"dialog {d.message}"), d.dismiss()))
     page.on("pageerror", lambda exc: ran.append(f"pageerror {exc}") if RAN in str(exc) else None)
     try:
-        page.goto(url)
-        page.wait_for_selector("text=/\\| Idle/", timeout=90_000)
-        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        open_and_run_all(page, url)
         page.wait_for_selector(".nb-hitl-chat textarea", timeout=90_000)
         page.wait_for_selector(".nb-hitl-status[data-state='idle']", timeout=90_000)
         page.wait_for_function(

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lab_page import open_and_run_all
 from lab_server import LabServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -55,10 +56,7 @@ def test_stop_the_second_speaker_then_redirect_and_the_debate_goes_on(
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     try:
-        page.goto(lab.write_notebook(f"hub-{comms}.ipynb", [SETUP, START]))
-        page.wait_for_selector("text=/\\| Idle/", timeout=90_000)
-        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        open_and_run_all(page, lab.write_notebook(f"hub-{comms}.ipynb", [SETUP, START]))
         # Alice has spoken, Bob is streaming: the indicator says so and Stop is on.
         page.wait_for_selector(f"{NOW} >> text=/Bob is speaking/", timeout=90_000)
         page.wait_for_selector(f"{HUB} .nb-hitl-live >> text=/point5/", timeout=60_000)

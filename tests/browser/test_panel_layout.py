@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lab_page import open_and_run_all
 from lab_server import LabServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -97,10 +98,7 @@ def check_widths(page: Any, artifacts: Path, name: str) -> None:
 def test_panel_layout_at_800_and_1400_px(browser: Any, lab: LabServer, artifacts: Path) -> None:
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
-        page.goto(lab.write_notebook("layout.ipynb", [SETUP]))
-        page.wait_for_selector("text=/\\| Idle/", timeout=90_000)
-        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        open_and_run_all(page, lab.write_notebook("layout.ipynb", [SETUP]))
         page.wait_for_selector(TEXTAREA, timeout=90_000)
         undo = page.locator(".nb-hitl-inspector button:has-text('Undo')").first
         assert undo.is_disabled()  # nothing compressed: nothing to undo

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lab_page import open_and_run_all
 from lab_server import LabServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -24,11 +25,7 @@ def test_run_all_on_walkthrough_01_shows_interrupt_and_resume(
     url = f"{lab.url}/lab/workspaces/walkthrough01/tree/{NOTEBOOK.name}?reset&token={lab.token}"
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
-        page.goto(url)
-        # A fresh page briefly shows an idle status before the kernel exists: wait for it.
-        page.wait_for_selector("text=/\\| Idle/", timeout=90_000)
-        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        open_and_run_all(page, url)
         # Run All is done when the last code cell shows its execution count instead of [*].
         last_prompt = page.locator(".jp-CodeCell .jp-InputPrompt").last
         deadline = time.monotonic() + 180
