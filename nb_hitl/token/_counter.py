@@ -180,20 +180,24 @@ class TokenCounter:
             return self._len
         with self._load_lock:
             if self._len is None:
-                try:
-                    enc = load_offline_encoding(self._encoding_name, self.vocab_dir)
-                    encode = enc.encode_ordinary
-                    self._exact = True
-                    self._len = lambda text: len(encode(text))
-                except VocabularyUnavailable as exc:
-                    self.fallback_reason = str(exc)
-                    logger.warning(
-                        "No exact %s vocabulary (%s); token counts are APPROXIMATE.",
-                        self._encoding_name,
-                        exc,
-                    )
-                    self._len = approximate_count
+                self._len = self._load_encoder()
         return self._len
+
+    def _load_encoder(self) -> Callable[[str], int]:
+        """Load the vocabulary (once, under the load lock); return the text-counting function."""
+        try:
+            enc = load_offline_encoding(self._encoding_name, self.vocab_dir)
+        except VocabularyUnavailable as exc:
+            self.fallback_reason = str(exc)
+            logger.warning(
+                "No exact %s vocabulary (%s); token counts are APPROXIMATE.",
+                self._encoding_name,
+                exc,
+            )
+            return approximate_count
+        encode = enc.encode_ordinary
+        self._exact = True
+        return lambda text: len(encode(text))
 
     @property
     def exact(self) -> bool:

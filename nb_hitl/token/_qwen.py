@@ -180,27 +180,23 @@ class QwenTokenCounter(TokenCounter):
         self._encoding_name = QWEN_ENCODING
         self._qwen = True
 
-    def _encoder(self) -> Callable[[str], int]:
-        if self._len is not None:
-            return self._len
-        with self._load_lock:
-            if self._len is None:
-                try:
-                    self._len = qwen_len(load_qwen_encoding())
-                    self._exact = True
-                except (VocabularyUnavailable, OSError) as exc:
-                    self._qwen = False
-                    self.fallback_reason = f"{exc} Counting with {DEFAULT_ENCODING} meanwhile."
-                    self._encoding_name = DEFAULT_ENCODING
-                    try:
-                        encode = load_offline_encoding(DEFAULT_ENCODING).encode_ordinary
-                        self._len = lambda text: len(encode(text))
-                    except VocabularyUnavailable:
-                        from ._approx import approximate_count
+    def _load_encoder(self) -> Callable[[str], int]:
+        try:
+            count = qwen_len(load_qwen_encoding())
+        except (VocabularyUnavailable, OSError) as exc:
+            self._qwen = False
+            self.fallback_reason = f"{exc} Counting with {DEFAULT_ENCODING} meanwhile."
+            self._encoding_name = DEFAULT_ENCODING
+            self._exact = False
+            try:
+                encode = load_offline_encoding(DEFAULT_ENCODING).encode_ordinary
+            except VocabularyUnavailable:
+                from ._approx import approximate_count
 
-                        self._len = approximate_count
-                    self._exact = False
-        return self._len
+                return approximate_count
+            return lambda text: len(encode(text))
+        self._exact = True
+        return count
 
     def count_message(self, message: dict[str, Any]) -> int:
         """Tokens of one OpenAI-format message rendered with Qwen's ChatML template."""
