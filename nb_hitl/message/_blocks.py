@@ -124,28 +124,30 @@ MediaSource = Annotated[
 """The source of an image, audio or video block."""
 
 
-class ImageBlock(_Block):
+class _MediaBlock(_Block):
+    """A media block: its ``type`` tag (set by each kind) and where the data is."""
+
+    type: str
+    source: MediaSource
+    """Where the image, audio or video is."""
+
+
+class ImageBlock(_MediaBlock):
     """An image, inline (base64) or by URL."""
 
     type: Literal["image"] = "image"
-    source: MediaSource
-    """Where the image is."""
 
 
-class AudioBlock(_Block):
+class AudioBlock(_MediaBlock):
     """An audio clip, inline (base64) or by URL."""
 
     type: Literal["audio"] = "audio"
-    source: MediaSource
-    """Where the audio is."""
 
 
-class VideoBlock(_Block):
+class VideoBlock(_MediaBlock):
     """A video, inline (base64) or by URL."""
 
     type: Literal["video"] = "video"
-    source: MediaSource
-    """Where the video is."""
 
 
 class ToolUseBlock(_Block):
