@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import nb_hitl
 
 
@@ -160,3 +162,27 @@ def test_widget_panels_are_public() -> None:
     for name in ("AgentPanel", "ChatWidget", "HubPanel", "MemoryInspector"):
         assert name in nb_hitl.widgets.__all__, name
         assert hasattr(nb_hitl.widgets, name), name
+
+
+def test_import_loads_no_agent_code_until_a_name_is_used() -> None:
+    code = (
+        "import sys, nb_hitl; "
+        "print('nb_hitl.agent' in sys.modules, 'pydantic' in sys.modules); "
+        "nb_hitl.ReActAgent; "
+        "print('nb_hitl.agent' in sys.modules, 'nb_hitl.agent._replay' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False", "True", "False"]
+
+
+def test_lazy_names_are_listed_and_cached_and_unknown_names_still_fail() -> None:
+    import nb_hitl.agent as agent
+
+    assert set(nb_hitl.__all__) | {"agent", "widgets"} <= set(dir(nb_hitl))
+    assert set(agent.__all__) <= set(dir(agent))
+    assert nb_hitl.Msg is nb_hitl.message.Msg
+    assert "Msg" in vars(nb_hitl)  # resolved once, then an ordinary attribute
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+        nb_hitl.no_such_name  # noqa: B018
+    with pytest.raises(ImportError, match="cannot import name 'NoSuchAgent'"):
+        from nb_hitl.agent import NoSuchAgent  # noqa: F401
