@@ -59,20 +59,19 @@ async def test_check_memory_reports_an_unanswered_call_left_in_memory() -> None:
         harness.check_memory()
 
 
-@pytest.mark.parametrize("how", ["interrupt", "caller_cancel", "raw_cancel"])
-async def test_an_episode_delivers_its_interrupt_and_counts_it(how: str) -> None:
+@pytest.mark.parametrize(
+    ("how", "by"),
+    [("interrupt", "interrupt"), ("caller_cancel", "cancelled"), ("raw_cancel", "cancelled")],
+)
+async def test_an_episode_delivers_its_interrupt_and_counts_it(how: str, by: str) -> None:
     harness = Harness(AgentPlan())
-    slow_tool = TurnPlan(2, [ToolPlan("async", ms=20)])
+    turns = [TurnPlan(2, [ToolPlan("async", ms=20)]), TurnPlan(5)]
     await harness.episode(
-        EpisodePlan(
-            turns=[slow_tool, TurnPlan(5)], moment="event", event_kind="tool_call_started", how=how
-        )
+        EpisodePlan(turns=turns, moment="event", event_kind="tool_call_started", how=how)
     )
-    assert (harness.stats.episodes, harness.stats.interrupts, harness.stats.interrupted) == (
-        1,
-        1,
-        1,
-    )
+    stats = harness.stats
+    assert (stats.episodes, stats.interrupts, stats.interrupted) == (1, 1, 1)
+    assert dict(stats.by) == {by: 1}  # interrupted_by names what stopped it
     await harness.replies_normally()
 
 
