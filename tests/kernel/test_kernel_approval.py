@@ -65,7 +65,11 @@ def setup(k: KernelHarness) -> dict[str, str]:
 
 def finished(k: KernelHarness) -> list[str]:
     out = k.execute(
-        "while agent.is_replying:\n    await asyncio.sleep(0.01)\n"
+        # The chat turns idle when it handles the reply's end, a moment after is_replying
+        # turns false; wait for both, with a bound, so a chat stuck in "running" still fails.
+        "for _ in range(1000):\n"
+        "    if not agent.is_replying and chat.state == 'idle':\n        break\n"
+        "    await asyncio.sleep(0.01)\n"
         "print(json.dumps([ran, agent.memory.messages[-1].get_text_content(), chat.state,"
         " [c.decision for c in chat.approvals.cards.values()]]))"
     )
