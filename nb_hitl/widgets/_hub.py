@@ -105,6 +105,8 @@ class HubPanel(DiscussionRun, w.VBox):
                 {"key": "Escape", "action": "stop"},
                 {"key": "Enter", "mod": True, "within": ".nb-hitl-hub-instruction",
                  "click": ".nb-hitl-pause-retry"},
+                {"key": "Enter", "within": ".nb-hitl-deny-reason", "near": ".nb-hitl-approval",
+                 "click": ".nb-hitl-deny-ok"},
             ],
             self._bridge,
             inactive_scope="nb-hitl-hub",
