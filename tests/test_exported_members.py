@@ -23,8 +23,10 @@ def test_agentscope_import_paths() -> None:
     from nb_hitl.exceptions import HookError, SessionError  # noqa: F401
     from nb_hitl.formatter import (  # noqa: F401
         DashScopeChatFormatter,
+        DashScopeMultiAgentFormatter,
         FormatterBase,
         OpenAIChatFormatter,
+        OpenAIMultiAgentFormatter,
     )
     from nb_hitl.memory import InMemoryMemory  # noqa: F401
     from nb_hitl.message import (  # noqa: F401

@@ -2,6 +2,13 @@
 
 from ._base import FormatterBase
 from ._dashscope import DashScopeChatFormatter
+from ._multiagent import DashScopeMultiAgentFormatter, OpenAIMultiAgentFormatter
 from ._openai import OpenAIChatFormatter
 
-__all__ = ["DashScopeChatFormatter", "FormatterBase", "OpenAIChatFormatter"]
+__all__ = [
+    "DashScopeChatFormatter",
+    "DashScopeMultiAgentFormatter",
+    "FormatterBase",
+    "OpenAIChatFormatter",
+    "OpenAIMultiAgentFormatter",
+]

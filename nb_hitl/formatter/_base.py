@@ -1,12 +1,31 @@
-"""FormatterBase: what every formatter shares (AgentScope's ``FormatterBase`` surface)."""
+"""FormatterBase: what every formatter shares (AgentScope's ``FormatterBase`` surface).
+
+A chat formatter walks each message's blocks once: ``tool_use`` blocks become the message's
+``tool_calls``, each ``tool_result`` becomes a ``tool`` message placed before its carrier (with
+its media optionally promoted into a user message after it), and every other block is handed
+to the subclass's ``_content_part``; the subclass's ``_entry`` then builds the message itself.
+"""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from nb_hitl.exceptions import ConfigError
-from nb_hitl.message import Msg
+from nb_hitl.message import (
+    AudioBlock,
+    ContentBlock,
+    ImageBlock,
+    Msg,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    URLSource,
+    VideoBlock,
+)
+
+_MEDIA: dict[str, Any] = {"image": ImageBlock, "audio": AudioBlock, "video": VideoBlock}
 
 
 class FormatterBase:
@@ -44,8 +63,73 @@ class FormatterBase:
         return out
 
     def format_msg(self, msg: Msg) -> list[dict[str, Any]]:
-        """Format one message into zero or more chat messages."""
-        raise NotImplementedError
+        """Format one message into zero or more chat messages (tool results first)."""
+        parts: list[dict[str, Any]] = []
+        calls: list[dict[str, Any]] = []
+        out: list[dict[str, Any]] = []
+        promoted: list[Msg] = []
+        for block in msg.get_content_blocks():
+            if isinstance(block, ToolUseBlock):
+                calls.append(tool_call_entry(block))
+            elif isinstance(block, ToolResultBlock):
+                text, media = self.convert_tool_result_to_string(block.output)
+                out.append(self._tool_message(block, text, media))
+                promoted.extend(self._promoted(block.name, media))
+            else:
+                part = self._content_part(msg, block)
+                if part is not None:
+                    parts.append(part)
+        entry = self._entry(msg, parts, calls)
+        if entry is not None:
+            out.append(entry)
+        for extra in promoted:
+            out.extend(self.format_msg(extra))
+        return out
+
+    # -- what each chat formatter fills in ----------------------------------------------------
+    promoted_intro: ClassVar[str] = "media"
+    """The word in the promoted message's heading (AgentScope's: ``image`` for OpenAI)."""
+
+    def _content_part(self, msg: Msg, block: ContentBlock) -> dict[str, Any] | None:
+        """The content part for a text or media block of ``msg`` (``None``: not sent)."""
+        raise NotImplementedError(f"{type(self).__name__} does not format single messages.")
+
+    def _tool_message(
+        self, block: ToolResultBlock, text: str, media: list[tuple[str, Any]]
+    ) -> dict[str, Any]:
+        """The ``tool`` message for one tool result (``text`` from its output)."""
+        return {"role": "tool", "tool_call_id": block.id, "content": text, "name": block.name}
+
+    def _entry(
+        self, msg: Msg, parts: list[dict[str, Any]], calls: list[dict[str, Any]]
+    ) -> dict[str, Any] | None:
+        """The chat message for ``msg`` itself (``None`` when it has nothing to send)."""
+        raise NotImplementedError(f"{type(self).__name__} does not format single messages.")
+
+    def _promote_kinds(self) -> set[str]:
+        """Which media kinds of a tool result are promoted into a user message."""
+        kinds = {"image": "promote_tool_result_images", "audio": "promote_tool_result_audios"}
+        kinds["video"] = "promote_tool_result_videos"
+        return {kind for kind, flag in kinds.items() if getattr(self, flag, False)}
+
+    def _promoted(self, tool_name: str, media: list[tuple[str, Any]]) -> list[Msg]:
+        """The user message carrying a tool result's promoted media (none if nothing is)."""
+        wanted = self._promote_kinds()
+        blocks: list[Any] = []
+        for where, block in media:
+            kind = block["type"]
+            if kind in wanted:
+                blocks.append(TextBlock(text=f"\n- The {kind} from '{where}': "))
+                blocks.append(_MEDIA[kind](source=URLSource(url=where)))
+        if not blocks:
+            return []
+        intro = (
+            f"<system-info>The following are the {self.promoted_intro} contents from the tool "
+            f"result of '{tool_name}':"
+        )
+        return [
+            Msg("user", [TextBlock(text=intro), *blocks, TextBlock(text="</system-info>")], "user")
+        ]
 
     @staticmethod
     def assert_list_of_msgs(msgs: Sequence[Msg]) -> None:
@@ -101,6 +185,24 @@ class FormatterBase:
         if len(lines) == 1:
             return lines[0], media
         return "\n".join("- " + line for line in lines), media
+
+
+def tool_call_entry(block: ToolUseBlock) -> dict[str, Any]:
+    """The ``tool_calls`` entry for a ``tool_use`` block.
+
+    A finished call whose arguments were not valid JSON keeps them verbatim (its
+    ``tool_result`` says so); the agent drops half-streamed ones on interrupt.
+    """
+    arguments = (
+        block.raw_input
+        if block.raw_input is not None
+        else json.dumps(block.input, ensure_ascii=False)
+    )
+    return {
+        "id": block.id,
+        "type": "function",
+        "function": {"name": block.name, "arguments": arguments},
+    }
 
 
 def safe_name(name: str) -> str:

@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from nb_hitl.message import (
-    AudioBlock,
-    ImageBlock,
-    Msg,
-    TextBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-    URLSource,
-    VideoBlock,
-)
+from nb_hitl.message import AudioBlock, ContentBlock, ImageBlock, Msg, TextBlock, VideoBlock
 
 from ._base import FormatterBase
 from ._media import dashscope_media_url
-
-_MEDIA = {"image": ImageBlock, "audio": AudioBlock, "video": VideoBlock}
 
 
 class DashScopeChatFormatter(FormatterBase):
@@ -65,69 +53,25 @@ class DashScopeChatFormatter(FormatterBase):
         self.promote_tool_result_audios = promote_tool_result_audios
         self.promote_tool_result_videos = promote_tool_result_videos
 
-    def format_msg(self, msg: Msg) -> list[dict[str, Any]]:
-        """Format one message into zero or more chat messages (tool results first)."""
-        parts: list[dict[str, Any]] = []
-        calls: list[dict[str, Any]] = []
-        out: list[dict[str, Any]] = []
-        promoted: list[Msg] = []
-        for block in msg.get_content_blocks():
-            if isinstance(block, TextBlock):
-                parts.append({"text": block.text})
-            elif isinstance(block, (ImageBlock, AudioBlock, VideoBlock)):
-                parts.append({block.type: dashscope_media_url(block.source)})
-            elif isinstance(block, ToolUseBlock):
-                arguments = (
-                    block.raw_input
-                    if block.raw_input is not None
-                    else json.dumps(block.input, ensure_ascii=False)
-                )
-                calls.append(
-                    {
-                        "id": block.id,
-                        "type": "function",
-                        "function": {"name": block.name, "arguments": arguments},
-                    }
-                )
-            elif isinstance(block, ToolResultBlock):
-                text, media = self.convert_tool_result_to_string(block.output)
-                out.append(
-                    {"role": "tool", "tool_call_id": block.id, "content": text, "name": block.name}
-                )
-                promoted.extend(self._promoted(block.name, media))
-        if parts or calls:
-            entry: dict[str, Any] = {"role": msg.role, "content": _join_text(parts)}
-            if calls:
-                entry["tool_calls"] = calls
-            out.append(entry)
-        for extra in promoted:
-            out.extend(self.format_msg(extra))
-        return out
+    def _content_part(self, msg: Msg, block: ContentBlock) -> dict[str, Any] | None:
+        if isinstance(block, TextBlock):
+            return {"text": block.text}
+        if isinstance(block, (ImageBlock, AudioBlock, VideoBlock)):
+            return {block.type: dashscope_media_url(block.source)}
+        return None  # thinking blocks are not sent
 
-    def _promoted(self, tool_name: str, media: list[tuple[str, Any]]) -> list[Msg]:
-        wanted = {
-            "image": self.promote_tool_result_images,
-            "audio": self.promote_tool_result_audios,
-            "video": self.promote_tool_result_videos,
-        }
-        blocks: list[Any] = []
-        for where, block in media:
-            kind = block["type"]
-            if wanted.get(kind):
-                blocks.append(TextBlock(text=f"\n- The {kind} from '{where}': "))
-                blocks.append(_MEDIA[kind](source=URLSource(url=where)))
-        if not blocks:
-            return []
-        intro = (
-            "<system-info>The following are the media contents from the tool result of "
-            f"'{tool_name}':"
-        )
-        return [
-            Msg("user", [TextBlock(text=intro), *blocks, TextBlock(text="</system-info>")], "user")
-        ]
+    def _entry(
+        self, msg: Msg, parts: list[dict[str, Any]], calls: list[dict[str, Any]]
+    ) -> dict[str, Any] | None:
+        if not parts and not calls:
+            return None
+        entry: dict[str, Any] = {"role": msg.role, "content": join_text(parts)}
+        if calls:
+            entry["tool_calls"] = calls
+        return entry
 
 
-def _join_text(parts: list[dict[str, Any]]) -> Any:
+def join_text(parts: list[dict[str, Any]]) -> Any:
     """All-text parts as one newline-joined string (empty texts left out); others unchanged."""
     if parts and all(set(p) == {"text"} for p in parts):
         texts = [p["text"] for p in parts if p["text"]]

@@ -2,18 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from nb_hitl.message import (
-    AudioBlock,
-    ImageBlock,
-    Msg,
-    TextBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-    URLSource,
-)
+from nb_hitl.message import AudioBlock, ContentBlock, ImageBlock, Msg, TextBlock, ToolResultBlock
 
 from ._base import FormatterBase, safe_name
 from ._media import openai_image_url, openai_input_audio
@@ -73,62 +64,25 @@ class OpenAIChatFormatter(FormatterBase):
         self.include_names = include_names
         self.plain_content = plain_content
 
-    def format_msg(self, msg: Msg) -> list[dict[str, Any]]:
-        """Format one message into zero or more chat messages (tool results first)."""
-        parts: list[dict[str, Any]] = []
-        calls: list[dict[str, Any]] = []
-        out: list[dict[str, Any]] = []
-        promoted: list[Msg] = []
-        for block in msg.get_content_blocks():
-            if isinstance(block, TextBlock):
-                parts.append({"type": "text", "text": block.text})
-            elif isinstance(block, ToolUseBlock):
-                # A finished call whose arguments were not valid JSON keeps them verbatim
-                # (its tool_result says so); the agent drops half-streamed ones on interrupt.
-                arguments = (
-                    block.raw_input
-                    if block.raw_input is not None
-                    else json.dumps(block.input, ensure_ascii=False)
-                )
-                calls.append(
-                    {
-                        "id": block.id,
-                        "type": "function",
-                        "function": {"name": block.name, "arguments": arguments},
-                    }
-                )
-            elif isinstance(block, ToolResultBlock):
-                text, media = self.convert_tool_result_to_string(block.output)
-                if self.plain_content:
-                    text = block.output_text() if not media else text
-                    out.append({"role": "tool", "tool_call_id": block.id, "content": text})
-                else:
-                    out.append(
-                        {
-                            "role": "tool",
-                            "tool_call_id": block.id,
-                            "content": text,
-                            "name": block.name,
-                        }
-                    )
-                if self.promote_tool_result_images:
-                    promoted.extend(_promoted(block.name, media))
-            elif isinstance(block, ImageBlock):
-                parts.append(
-                    {"type": "image_url", "image_url": {"url": openai_image_url(block.source)}}
-                )
-            elif isinstance(block, AudioBlock) and msg.role != "assistant":
-                # Audio a model spoke is not sent back (the API rejects it in later calls).
-                parts.append(
-                    {"type": "input_audio", "input_audio": openai_input_audio(block.source)}
-                )
-            # thinking, video and an assistant's audio are not sent.
-        entry = self._entry(msg, parts, calls)
-        if entry is not None:
-            out.append(entry)
-        for extra in promoted:
-            out.extend(self.format_msg(extra))
-        return out
+    promoted_intro = "image"
+
+    def _content_part(self, msg: Msg, block: ContentBlock) -> dict[str, Any] | None:
+        if isinstance(block, TextBlock):
+            return {"type": "text", "text": block.text}
+        if isinstance(block, ImageBlock):
+            return {"type": "image_url", "image_url": {"url": openai_image_url(block.source)}}
+        if isinstance(block, AudioBlock) and msg.role != "assistant":
+            # Audio a model spoke is not sent back (the API rejects it in later calls).
+            return {"type": "input_audio", "input_audio": openai_input_audio(block.source)}
+        return None  # thinking, video and an assistant's audio are not sent.
+
+    def _tool_message(
+        self, block: ToolResultBlock, text: str, media: list[tuple[str, Any]]
+    ) -> dict[str, Any]:
+        if self.plain_content:
+            text = block.output_text() if not media else text
+            return {"role": "tool", "tool_call_id": block.id, "content": text}
+        return super()._tool_message(block, text, media)
 
     def _entry(
         self, msg: Msg, parts: list[dict[str, Any]], calls: list[dict[str, Any]]
@@ -156,30 +110,6 @@ class OpenAIChatFormatter(FormatterBase):
         if calls:
             entry["tool_calls"] = calls
         return entry
-
-
-def _promoted(tool_name: str, media: list[tuple[str, Any]]) -> list[Msg]:
-    blocks: list[Any] = []
-    for where, block in media:
-        if block["type"] == "image":
-            blocks.append(TextBlock(text=f"\n- The image from '{where}': "))
-            blocks.append(ImageBlock(source=URLSource(url=where)))
-    if not blocks:
-        return []
-    return [
-        Msg(
-            "user",
-            [
-                TextBlock(
-                    text="<system-info>The following are the image contents from the tool "
-                    f"result of '{tool_name}':"
-                ),
-                *blocks,
-                TextBlock(text="</system-info>"),
-            ],
-            "user",
-        )
-    ]
 
 
 __all__ = ["OpenAIChatFormatter"]

@@ -101,6 +101,28 @@ def _tool_turn(files: dict[str, str]) -> list[Msg]:
     ]
 
 
+CAPITAL_CALL = {
+    "id": "1",
+    "type": "function",
+    "function": {"name": "get_capital", "arguments": '{"country": "Japan"}'},
+}
+"""The tool call of ``_tool_turn`` as both formatters send it."""
+
+
+def _capital_result(files: dict[str, str]) -> dict[str, str]:
+    """The tool message of ``_tool_turn`` as both formatters send it."""
+    return {
+        "role": "tool",
+        "tool_call_id": "1",
+        # differs on purpose: AgentScope writes base64 media to a temporary file on every
+        # format call and names it; nothing is written here.
+        "content": "- The capital of Japan is Tokyo.\n"
+        f"- The returned image can be found at: {files['image']}\n"
+        "- The returned audio is inline data (audio/wav).",
+        "name": "get_capital",
+    }
+
+
 async def test_openai_chat_formatter_output(files: dict[str, str]) -> None:
     formatter = OpenAIChatFormatter()
     assert inspect.iscoroutinefunction(formatter.format)
@@ -137,24 +159,9 @@ async def test_openai_chat_formatter_output(files: dict[str, str]) -> None:
             "role": "assistant",
             "name": "assistant",
             "content": None,  # a tool-call-only reply
-            "tool_calls": [
-                {
-                    "id": "1",
-                    "type": "function",
-                    "function": {"name": "get_capital", "arguments": '{"country": "Japan"}'},
-                }
-            ],
+            "tool_calls": [CAPITAL_CALL],
         },
-        {
-            "role": "tool",
-            "tool_call_id": "1",
-            # differs on purpose: AgentScope writes base64 media to a temporary file on every
-            # format call and names it; nothing is written here.
-            "content": "- The capital of Japan is Tokyo.\n"
-            f"- The returned image can be found at: {files['image']}\n"
-            "- The returned audio is inline data (audio/wav).",
-            "name": "get_capital",
-        },
+        _capital_result(files),
         {
             "role": "assistant",
             "name": "assistant",
@@ -356,22 +363,9 @@ async def test_dashscope_chat_formatter_output(files: dict[str, str]) -> None:
         {
             "role": "assistant",
             "content": [],  # DashScope's vision models fail on None
-            "tool_calls": [
-                {
-                    "id": "1",
-                    "type": "function",
-                    "function": {"name": "get_capital", "arguments": '{"country": "Japan"}'},
-                }
-            ],
+            "tool_calls": [CAPITAL_CALL],
         },
-        {
-            "role": "tool",
-            "tool_call_id": "1",
-            "content": "- The capital of Japan is Tokyo.\n"
-            f"- The returned image can be found at: {files['image']}\n"
-            "- The returned audio is inline data (audio/wav).",
-            "name": "get_capital",
-        },
+        _capital_result(files),
         {"role": "assistant", "content": "The capital of Japan is Tokyo."},
     ]
 
