@@ -28,7 +28,7 @@ def test_agentscope_import_paths() -> None:
         OpenAIChatFormatter,
         OpenAIMultiAgentFormatter,
     )
-    from nb_hitl.memory import InMemoryMemory  # noqa: F401
+    from nb_hitl.memory import InMemoryMemory, MemoryBase  # noqa: F401
     from nb_hitl.message import (  # noqa: F401
         AudioBlock,
         Base64Source,
@@ -61,7 +61,12 @@ def test_tool_and_memory_public_names() -> None:
         "ToolResponse",
         "Toolkit",
     ]
-    assert sorted(nb_hitl.memory.__all__) == ["COMPRESSED", "InMemoryMemory", "PINNED"]
+    assert sorted(nb_hitl.memory.__all__) == [
+        "COMPRESSED",
+        "InMemoryMemory",
+        "MemoryBase",
+        "PINNED",
+    ]
 
 
 def test_model_public_names() -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from nb_hitl.message import Msg
 
+from ._base import MemoryBase
 from ._state import new_id as _new_id
 from ._state import parse_state
 
@@ -34,7 +35,7 @@ def _mark_list(marks: str | Iterable[str] | None, label: str) -> list[str]:
     return out
 
 
-class InMemoryMemory:
+class InMemoryMemory(MemoryBase):
     """Ordered messages plus marks (labels on message ids) and a compressed summary.
 
     The async methods mirror AgentScope 1.x (``await memory.add(msg)``); they do no I/O, so
@@ -42,9 +43,9 @@ class InMemoryMemory:
     """
 
     def __init__(self) -> None:
+        super().__init__()  # the compressed summary: ``self._compressed_summary``
         self._messages: list[Msg] = []
         self._marks: dict[str, set[str]] = {}
-        self._summary: str = ""
         self.version = 0
         """Increases on every change; caches and widgets compare it to know when to redraw."""
         self._listeners: list[Callable[[InMemoryMemory], None]] = []
@@ -113,8 +114,8 @@ class InMemoryMemory:
             if value is not None and not isinstance(value, str):
                 raise TypeError(f"{label} must be a string or None, got {type(value).__name__}.")
         found = self.select(mark=mark, exclude_mark=exclude_mark)
-        if prepend_summary and self._summary:
-            return [Msg("user", self._summary, "user"), *found]
+        if prepend_summary and self._compressed_summary:
+            return [Msg("user", self._compressed_summary, "user"), *found]
         return found
 
     async def delete(self, msg_ids: str | Iterable[str] | int, **kwargs: Any) -> int:
@@ -139,7 +140,7 @@ class InMemoryMemory:
         """Remove every message, mark and the summary."""
         self._messages.clear()
         self._marks.clear()
-        self._summary = ""
+        self._compressed_summary = ""
         self._changed()
 
     async def size(self) -> int:
@@ -171,7 +172,7 @@ class InMemoryMemory:
 
     async def get_compressed_summary(self) -> str:
         """The current compressed summary ("" when none)."""
-        return self._summary
+        return self._compressed_summary
 
     # -- sync twins ------------------------------------------------------------------------
     def add_sync(
@@ -257,11 +258,11 @@ class InMemoryMemory:
     @property
     def summary(self) -> str:
         """The compressed summary ("" when none)."""
-        return self._summary
+        return self._compressed_summary
 
     @summary.setter
     def summary(self, value: str) -> None:
-        self._summary = value
+        self._compressed_summary = value
         self._changed()
 
     def select(self, mark: str | None = None, exclude_mark: str | None = None) -> list[Msg]:
@@ -300,12 +301,13 @@ class InMemoryMemory:
         """Replace the whole content at once (used by atomic compression and undo)."""
         self._messages = list(messages)
         self._marks = {k: set(v) for k, v in marks.items() if v}
-        self._summary = summary
+        self._compressed_summary = summary
         self._changed()
 
     def snapshot(self) -> tuple[list[Msg], dict[str, set[str]], str]:
         """A copy of messages, marks and summary that ``restore`` accepts."""
-        return list(self._messages), {k: set(v) for k, v in self._marks.items()}, self._summary
+        marks = {k: set(v) for k, v in self._marks.items()}
+        return list(self._messages), marks, self._compressed_summary
 
     def __len__(self) -> int:
         return len(self._messages)
@@ -317,7 +319,7 @@ class InMemoryMemory:
         ``{"_compressed_summary": str, "content": [[msg_dict, [marks...]], ...]}``, marks sorted.
         """
         return {
-            "_compressed_summary": self._summary,
+            "_compressed_summary": self._compressed_summary,
             "content": [[m.to_dict(), sorted(self._marks.get(m.id, ()))] for m in self._messages],
         }
 
@@ -337,4 +339,5 @@ class InMemoryMemory:
         self.restore(messages, marks, summary)
 
     def __repr__(self) -> str:
-        return f"InMemoryMemory({len(self._messages)} messages, summary={bool(self._summary)})"
+        summary = bool(self._compressed_summary)
+        return f"InMemoryMemory({len(self._messages)} messages, summary={summary})"

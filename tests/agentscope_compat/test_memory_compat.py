@@ -6,10 +6,13 @@ differences are marked ``# differs on purpose:`` with the reason.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from nb_hitl.memory import InMemoryMemory
+from nb_hitl.memory import InMemoryMemory, MemoryBase
 from nb_hitl.message import Msg
+from nb_hitl.module import StateModule
 
 
 def numbered(n: int) -> list[Msg]:
@@ -166,3 +169,86 @@ async def test_load_state_dict_strict_and_malformed() -> None:
     # a bare message dict (AgentScope's older states) loads with no marks
     memory.load_state_dict({"content": [before["content"][0][0]]})
     assert await ids(memory) == ["0"]
+
+
+# -- MemoryBase: a memory written for AgentScope ---------------------------------------------------
+
+
+class ListMemory(MemoryBase):
+    """A user's own memory, written as for AgentScope: a list of messages, no marks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.content: list[Msg] = []
+
+    async def add(
+        self, memories: Msg | list[Msg] | None, marks: str | list[str] | None = None, **kw: Any
+    ) -> None:
+        if memories is not None:
+            self.content.extend([memories] if isinstance(memories, Msg) else memories)
+
+    async def delete(self, msg_ids: list[str], **kwargs: Any) -> int:
+        before = len(self.content)
+        self.content = [m for m in self.content if m.id not in msg_ids]
+        return before - len(self.content)
+
+    async def size(self) -> int:
+        return len(self.content)
+
+    async def clear(self) -> None:
+        self.content = []
+
+    async def get_memory(
+        self,
+        mark: str | None = None,
+        exclude_mark: str | None = None,
+        prepend_summary: bool = True,
+        **kwargs: Any,
+    ) -> list[Msg]:
+        summary = [Msg("user", self._compressed_summary, "user")] if prepend_summary else []
+        return [*(summary if self._compressed_summary else []), *self.content]
+
+
+async def test_a_memorybase_subclass_works_as_in_agentscope() -> None:
+    memory = ListMemory()
+    assert isinstance(memory, StateModule)
+    msgs = numbered(3)
+    await memory.add(msgs)
+    assert await memory.delete(["1"]) == 1 and await memory.size() == 2
+    await memory.update_compressed_summary("earlier: a greeting")
+    got = await memory.get_memory()
+    assert [m.get_text_content() for m in got] == ["earlier: a greeting", "0", "2"]
+    # the summary is part of the saved state, as AgentScope registers it
+    assert memory.state_dict() == {"_compressed_summary": "earlier: a greeting"}
+    fresh = ListMemory()
+    fresh.load_state_dict(memory.state_dict())
+    assert fresh._compressed_summary == "earlier: a greeting"
+
+
+async def test_in_memory_memory_is_a_memorybase() -> None:
+    memory = InMemoryMemory()
+    assert isinstance(memory, MemoryBase)
+    await memory.update_compressed_summary("so far")
+    assert memory._compressed_summary == "so far"  # AgentScope's attribute name
+    assert memory.state_dict()["_compressed_summary"] == "so far"
+
+
+async def test_an_unimplemented_method_says_which() -> None:
+    class Partial(MemoryBase):
+        pass
+
+    memory = Partial()
+    # differs on purpose: AgentScope's abstract methods silently return None (MemoryBase is
+    # not an ABC), so a missing size() reads as "None messages"; nb_hitl names what is missing.
+    with pytest.raises(NotImplementedError, match=r"Partial does not implement size\(\)"):
+        await memory.size()
+    for call in (
+        memory.add(None),
+        memory.delete([]),
+        memory.delete_by_mark("x"),
+        memory.clear(),
+        memory.get_memory(),
+        memory.update_messages_mark("x"),
+    ):
+        with pytest.raises(NotImplementedError, match="a MemoryBase subclass must define"):
+            await call
