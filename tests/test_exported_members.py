@@ -19,7 +19,14 @@ def test_top_level_exports() -> None:
 
 
 def test_agentscope_import_paths() -> None:
-    from nb_hitl.agent import AgentBase, ReActAgent, UserAgent  # noqa: F401
+    from nb_hitl.agent import (  # noqa: F401
+        AgentBase,
+        ReActAgent,
+        TerminalUserInput,
+        UserAgent,
+        UserInputBase,
+        UserInputData,
+    )
     from nb_hitl.exceptions import HookError, SessionError  # noqa: F401
     from nb_hitl.formatter import (  # noqa: F401
         DashScopeChatFormatter,

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     )
     from ._sweep import CompressionSweep, sweep_compression
     from ._user import InputSource, QueueInput, ScriptedInput, TerminalInput, UserAgent
+    from ._user_input import TerminalUserInput, UserInputBase, UserInputData
 
 __all__ = [
     "DEFAULT_INTERRUPT_TEXT",
@@ -54,7 +55,10 @@ __all__ = [
     "SummaryRequest",
     "SummarySchema",
     "TerminalInput",
+    "TerminalUserInput",
     "UserAgent",
+    "UserInputBase",
+    "UserInputData",
     "plan_compression",
     "replay_compression",
     "replay_compression_async",
@@ -88,5 +92,6 @@ __getattr__, __dir__ = attach(
         ),
         "._sweep": ("CompressionSweep", "sweep_compression"),
         "._user": ("InputSource", "QueueInput", "ScriptedInput", "TerminalInput", "UserAgent"),
+        "._user_input": ("TerminalUserInput", "UserInputBase", "UserInputData"),
     },
 )

@@ -1,6 +1,7 @@
 """UserAgent: a person's turn in a loop, awaited without blocking the event loop.
 
     user = UserAgent("User", QueueInput())      # or TerminalInput(), or a widget's input source
+    user = UserAgent("User")                    # AgentScope's input methods: TerminalUserInput
     msg = None
     while True:
         msg = await user(msg)
@@ -11,24 +12,24 @@ Interrupting a UserAgent that waits returns an interrupted ``Msg`` like any agen
 ``await user(msg, structured_model=Form)`` (AgentScope's structured user input) then asks for
 each field of the pydantic model in turn, through the same input source, re-asking after an
 invalid value, and puts the validated fields in the reply's ``metadata``. A ``Msg`` input whose
-metadata already holds valid fields (a form in a front end) is taken as it is.
+metadata already holds valid fields (a form in a front end) is taken as it is. An
+AgentScope input method (``_user_input.py``) fills in the form itself.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import sys
 from collections.abc import Iterable
-from typing import Annotated, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from nb_hitl.exceptions import NbHitlError
 from nb_hitl.message import Msg
 
 from ._base import AgentBase
 from ._structured import check_structured_model
+from ._user_input import TerminalUserInput, UserInputBase, UserInputData, ask_fields, read_line
 
 FIELD_KEY = "structured_field"
 """``metadata`` key of the prompt a UserAgent sends to ask for one field of a structured model."""
@@ -115,24 +116,45 @@ class TerminalInput:
         asking = self.prompt
         if prompt is not None and FIELD_KEY in prompt.metadata:  # a field of a form
             asking = f"\t{prompt.get_text_content()}"
-
-        def read() -> str:
-            sys.stdout.write(asking)
-            sys.stdout.flush()
-            line = sys.stdin.readline()
-            if not line:
-                raise EOFError("stdin closed")
-            return line.rstrip("\n")
-
-        return await asyncio.get_running_loop().run_in_executor(None, read)
+        return await read_line(asking)
 
 
 class UserAgent(AgentBase):
-    """An agent that speaks for a person: its reply is whatever the input source yields."""
+    """An agent that speaks for a person: its reply is whatever the person enters.
+
+    The input comes from ``input_source`` when one is given (nb_hitl's sources: a queue, a
+    script, the terminal, a chat widget), else from the input method: AgentScope's
+    ``TerminalUserInput()`` unless ``override_instance_input_method`` or, for every
+    ``UserAgent``, ``override_class_input_method`` installed another ``UserInputBase``. The
+    latest choice made for an instance (its ``input_source`` or its own input method) wins
+    over the class's.
+    """
+
+    _input_method: UserInputBase = TerminalUserInput()
+    """The class's input method (``override_class_input_method`` replaces it)."""
 
     def __init__(self, name: str, input_source: InputSource | None = None) -> None:
         super().__init__(name, interrupt_text="[Interrupted] Stopped waiting for user input.")
-        self.input_source: InputSource = input_source or TerminalInput()
+        self.input_source: InputSource | None = input_source
+
+    def override_instance_input_method(self, input_method: UserInputBase) -> None:
+        """Take this agent's input from ``input_method`` (AgentScope's API).
+
+        Raises:
+            ValueError: ``input_method`` is not a ``UserInputBase`` (as in AgentScope).
+        """
+        self._input_method = _checked(input_method)
+        self.input_source = None
+
+    @classmethod
+    def override_class_input_method(cls, input_method: UserInputBase) -> None:
+        """Take the input of every agent of this class from ``input_method`` (agents given
+        their own ``input_source`` or input method keep theirs).
+
+        Raises:
+            ValueError: ``input_method`` is not a ``UserInputBase`` (as in AgentScope).
+        """
+        cls._input_method = _checked(input_method)
 
     async def reply(
         self, msg: Msg | None = None, structured_model: Any = None, **kwargs: Any
@@ -145,59 +167,68 @@ class UserAgent(AgentBase):
                 validated values go into the reply's ``metadata``.
         """
         self._where = "waiting for input"
-        item = await self.input_source(msg)
-        reply = item if isinstance(item, Msg) else Msg(self.name, str(item), "user")
-        if structured_model is not None:
-            model = check_structured_model(structured_model)
-            reply.metadata.update(await self._fill_in(model, reply.metadata))
+        model = None if structured_model is None else check_structured_model(structured_model)
+        if self.input_source is None:
+            reply = await self._from_input_method(model)
+        else:
+            item = await self.input_source(msg)
+            reply = item if isinstance(item, Msg) else Msg(self.name, str(item), "user")
+            if model is not None:
+                reply.metadata.update(await self._fill_in(model, reply.metadata))
         if self.console_output_enabled or self.has_hooks("print"):
             await self.print(reply)
         return reply
+
+    async def _from_input_method(self, model: type[BaseModel] | None) -> Msg:
+        method = self._input_method
+        data = await method(agent_id=self.id, agent_name=self.name, structured_model=model)
+        if not isinstance(data, UserInputData):
+            raise TypeError(
+                f"The input method {type(method).__name__} returned {type(data).__name__}; "
+                "it must return UserInputData(blocks_input=[...], structured_input=...)."
+            )
+        blocks = list(data.blocks_input or [])
+        content: Any = blocks
+        if len(blocks) == 1 and blocks[0].get("type") == "text":
+            content = blocks[0].get("text")  # one text block: the text itself, as AgentScope
+        metadata = dict(data.structured_input or {})
+        if model is not None:
+            # differs on purpose: AgentScope stores whatever the method returned; here the
+            # fields are checked against the model, so the caller can trust them.
+            try:
+                model.model_validate(metadata)
+            except ValidationError as exc:
+                raise ValueError(
+                    f"The input method {type(method).__name__} returned structured_input "
+                    f"{data.structured_input!r}, which does not fit {model.__name__}: {exc}"
+                ) from exc
+        return Msg(self.name, content if content else "", "user", metadata=metadata)
 
     async def _fill_in(self, model: type[BaseModel], given: dict[str, Any]) -> dict[str, Any]:
         try:  # a front end sent the form already filled in
             return model.model_validate(given).model_dump(mode="json")
         except ValidationError:
             pass
-        values: dict[str, Any] = {}
-        properties = model.model_json_schema().get("properties", {})
-        for key, info in model.model_fields.items():
-            schema = {k: v for k, v in properties.get(key, {}).items() if k != "title"}
-            field_type: Any = Annotated[info.annotation, info]
-            adapter: TypeAdapter[Any] = TypeAdapter(field_type)
-            problem = ""
-            while True:
-                self._where = f"waiting for the field {key}"
-                label = f"{key} ({json.dumps(schema, ensure_ascii=False)}){problem}: "
-                prompt = Msg(self.name, label, "assistant", metadata={FIELD_KEY: key})
-                answer = await self.input_source(prompt)
-                text = answer.get_text_content() or "" if isinstance(answer, Msg) else str(answer)
-                if not text.strip():
-                    if info.is_required():
-                        problem = " [required]"
-                        continue
-                    break  # the model's default applies
-                try:
-                    values[key] = _validate(adapter, text)
-                    break
-                except ValidationError as exc:
-                    problem = f" [invalid: {exc.errors()[0]['msg']}]"
-        return model.model_validate(values).model_dump(mode="json")
+
+        async def ask(key: str, label: str) -> str:
+            self._where = f"waiting for the field {key}"
+            prompt = Msg(self.name, label, "assistant", metadata={FIELD_KEY: key})
+            answer = await self.input_source(prompt)  # type: ignore[misc]
+            return answer.get_text_content() or "" if isinstance(answer, Msg) else str(answer)
+
+        return await ask_fields(model, ask)
 
     async def handle_interrupt(self, msg: Msg | None = None, **kwargs: Any) -> Msg:
         """The interrupted message of a person's turn (role ``user``)."""
         return self._interrupted_msg(role="user")
 
 
-def _validate(adapter: TypeAdapter[Any], text: str) -> Any:
-    # "42", "true", "[1, 2]" are read as JSON first; a text field takes the text as typed.
-    try:
-        parsed = json.loads(text)
-    except ValueError:
-        return adapter.validate_python(text)
-    try:
-        return adapter.validate_python(parsed)
-    except ValidationError:
-        if isinstance(parsed, str):
-            raise
-        return adapter.validate_python(text)
+def _checked(input_method: Any) -> UserInputBase:
+    if not isinstance(input_method, UserInputBase):
+        raise ValueError(
+            "The input method should be an instance of a subclass of UserInputBase, got "
+            f"{type(input_method).__name__}. nb_hitl's input sources (QueueInput, "
+            "ScriptedInput, TerminalInput, a chat's input_source()) go in "
+            "UserAgent(name, input_source) or user.input_source = ... instead."
+        )
+    return input_method
