@@ -164,9 +164,16 @@ def test_pipeline_names() -> None:
         "SequentialPipeline",
         "FanoutPipeline",
         "resume",
+        "stream_printing_messages",
     ):
         assert name in pipeline.__all__, name
-    for name in ("reset_subscribers", "remove_subscribers", "observe"):
+    for name in (
+        "reset_subscribers",
+        "remove_subscribers",
+        "observe",
+        "set_msg_queue_enabled",
+        "msg_queue",
+    ):
         assert hasattr(AgentBase, name), name
 
 

@@ -13,10 +13,18 @@ message with ``last=True``, tool results, the interrupted message), so ``pre_pri
 
 ``AGENTSCOPE_DISABLE_CONSOLE_OUTPUT=true`` (AgentScope's switch) or
 ``NB_HITL_DISABLE_CONSOLE_OUTPUT=true`` turns it off everywhere.
+
+AgentScope's message queue: after ``agent.set_msg_queue_enabled(True)`` (or with a queue of
+your own), every ``print(msg, last, speech)`` also puts ``(copy of msg, last, speech)`` into
+``agent.msg_queue``, whether or not the console shows it (in a kernel too, chunk by chunk), and
+waits when the queue is full (AgentScope's default queue holds 100 items): whoever enables it
+consumes it, e.g. ``nb_hitl.pipeline.stream_printing_messages``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import copy
 import json
 import os
 import sys
@@ -53,7 +61,33 @@ def _as_json(block: Any) -> str:
 
 
 class ConsoleMixin(HookMixin):
-    """``print`` / ``set_console_output_enabled`` (with print hooks); mixed into ``AgentBase``."""
+    """``print`` / ``set_console_output_enabled`` (with print hooks) and AgentScope's
+    ``msg_queue``; mixed into ``AgentBase``."""
+
+    msg_queue: asyncio.Queue[Any] | None = None
+    """Where ``print`` puts ``(msg, last, speech)`` while enabled (``set_msg_queue_enabled``)."""
+    _disable_msg_queue: bool = True
+
+    def set_msg_queue_enabled(self, enabled: bool, queue: asyncio.Queue[Any] | None = None) -> None:
+        """Turn AgentScope's message queue on or off.
+
+        Args:
+            enabled: ``True`` puts every printed message into ``msg_queue``.
+            queue: the queue to use; by default the agent's current one, or a new
+                ``asyncio.Queue(maxsize=100)``. Disabling sets ``msg_queue`` to ``None``.
+        """
+        if enabled:
+            if queue is not None:
+                self.msg_queue = queue
+            elif self.msg_queue is None:
+                self.msg_queue = asyncio.Queue(maxsize=100)
+        else:
+            self.msg_queue = None
+        self._disable_msg_queue = not enabled
+
+    def _print_wanted(self) -> bool:
+        """Whether ``print`` has anything to do: console, print hooks or the message queue."""
+        return self.console_output_enabled or self.has_hooks("print") or not self._disable_msg_queue
 
     def _console_state(self) -> dict[str, Any]:
         state = self.__dict__.get("_console")
@@ -77,9 +111,12 @@ class ConsoleMixin(HookMixin):
         Args:
             msg: the message, complete or (``last=False``) a streaming chunk of it.
             last: whether this is the final version of the message.
-            speech: AgentScope's audio to play along; accepted and ignored (nb_hitl plays
-                no audio).
+            speech: AgentScope's audio to play along; put into ``msg_queue`` with the
+                message, not played (nb_hitl plays no audio).
         """
+        if not self._disable_msg_queue and self.msg_queue is not None:
+            await self.msg_queue.put((copy.deepcopy(msg), last, speech))
+            await asyncio.sleep(0)  # let the consumer take it (AgentScope yields here too)
         state = self._console_state()
         if not state["enabled"] or (not last and in_kernel()):
             return  # in a notebook: once per message, when complete

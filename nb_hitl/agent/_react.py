@@ -207,7 +207,7 @@ class ReActAgent(CompressionMixin, ActingMixin, SteeringMixin):
         self._take_steering("step boundary")
 
     def _printing(self) -> bool:
-        return self.console_output_enabled or self.has_hooks("print")
+        return self._print_wanted()
 
     async def _stream_model(
         self,

@@ -175,7 +175,7 @@ class UserAgent(AgentBase):
             reply = item if isinstance(item, Msg) else Msg(self.name, str(item), "user")
             if model is not None:
                 reply.metadata.update(await self._fill_in(model, reply.metadata))
-        if self.console_output_enabled or self.has_hooks("print"):
+        if self._print_wanted():
             await self.print(reply)
         return reply
 

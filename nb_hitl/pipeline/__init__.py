@@ -9,6 +9,7 @@ from ._pipelines import (
     resume,
     sequential_pipeline,
 )
+from ._streaming import stream_printing_messages
 
 __all__ = [
     "FanoutPipeline",
@@ -18,4 +19,5 @@ __all__ = [
     "fanout_pipeline",
     "resume",
     "sequential_pipeline",
+    "stream_printing_messages",
 ]
