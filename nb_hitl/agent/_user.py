@@ -137,6 +137,14 @@ class UserAgent(AgentBase):
         super().__init__(name, interrupt_text="[Interrupted] Stopped waiting for user input.")
         self.input_source: InputSource | None = input_source
 
+    @property
+    def reads_terminal(self) -> bool:
+        """Whether the input comes from the terminal (``TerminalInput`` or, with no input
+        source, a ``TerminalUserInput`` method), which a notebook panel replaces."""
+        if self.input_source is None:
+            return isinstance(self._input_method, TerminalUserInput)
+        return isinstance(self.input_source, TerminalInput)
+
     def override_instance_input_method(self, input_method: UserInputBase) -> None:
         """Take this agent's input from ``input_method`` (AgentScope's API).
 

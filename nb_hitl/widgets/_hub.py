@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import ipywidgets as w
 
 from nb_hitl._render import CSS, RemoteImages, check_remote_images, esc
-from nb_hitl.agent import AgentBase, TerminalInput, UserAgent
+from nb_hitl.agent import AgentBase, UserAgent
 from nb_hitl.pipeline import MsgHub
 
 from ._hub_feed import HubFeed
@@ -243,9 +243,7 @@ class HubPanel(DiscussionRun, w.VBox):
         """Follow participants added to the hub since (colours are kept for the panel's life)."""
         for agent in self.hub.participants:
             if self.feed.follow(agent) and isinstance(agent, UserAgent):
-                if isinstance(agent.input_source, TerminalInput) or HubInputBar.made_it(
-                    agent.input_source
-                ):
+                if agent.reads_terminal or HubInputBar.made_it(agent.input_source):
                     agent.input_source = self.input_source()  # a notebook has no terminal
         if self.inspectors is not None:
             self.inspectors.set_agents(self.agents)

@@ -75,6 +75,10 @@ def test_the_default_input_method_is_the_terminal() -> None:
     assert isinstance(user._input_method, TerminalUserInput)
     assert user._input_method.input_hint == "User Input: "
     assert user.input_source is None
+    assert user.reads_terminal  # a notebook panel (HubPanel) replaces the terminal
+    user.override_instance_input_method(RecordingInput())
+    assert not user.reads_terminal
+    assert not UserAgent(name="q", input_source=QueueInput()).reads_terminal
 
 
 async def test_an_instance_input_method_gives_the_reply() -> None:
