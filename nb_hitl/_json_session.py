@@ -34,7 +34,6 @@ import asyncio
 import json
 import logging
 import os
-import re
 from pathlib import Path
 from typing import Any
 
@@ -95,11 +94,8 @@ def _objects_inside(module: Any) -> list[Any]:
     return found
 
 
-_SECRET_ATTR = re.compile(r"(api_?key|secret|password|passwd|credential|access_?token|auth_?token)")
-
-
 def _refuse_secrets(modules: dict[str, Any], text: str) -> None:
-    from nb_hitl.model._secrets import find_secret
+    from nb_hitl.model._secrets import find_secret, is_secret_name
     from nb_hitl.session import _check_no_secret
 
     for module in modules.values():
@@ -115,7 +111,7 @@ def _refuse_secrets(modules: dict[str, Any], text: str) -> None:
                 if (
                     isinstance(value, str)
                     and len(value) >= 8
-                    and _SECRET_ATTR.search(attr.lower())
+                    and is_secret_name(attr)
                     and find_secret(text, value)  # the value or its first 8+ characters
                 ):
                     raise SessionError(

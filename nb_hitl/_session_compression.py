@@ -29,9 +29,12 @@ def compression_settings(config: Any) -> dict[str, Any] | None:
         items = {name: getattr(config, name) for name in type(config).model_fields}
     else:
         items = {k: v for k, v in vars(config).items() if not k.startswith("_")}
+    from nb_hitl.model._secrets import is_secret_name
+
     plain = {}
     for name, value in items.items():
-        if _is_plain(value) and not any(w in name.lower() for w in ("key", "secret", "password")):
+        secret_text = is_secret_name(name) and not isinstance(value, (bool, int, float))
+        if _is_plain(value) and not secret_text:
             plain[name] = list(value) if isinstance(value, tuple) else value
     return plain
 

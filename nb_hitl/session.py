@@ -45,7 +45,6 @@ from nb_hitl._session_schema import (
 )
 from nb_hitl.exceptions import ConfigError, SessionError
 
-_SECRET_WORDS = ("key", "token", "secret", "password", "credential", "auth")
 _PLACEHOLDERS = frozenset({"no-key-needed", "sk-no-key-required"})
 _SETTINGS = ("sys_prompt", "max_iters", "parallel_tool_calls", "interrupt_text")
 
@@ -78,6 +77,8 @@ class SessionInfo:
 # -- secrets --------------------------------------------------------------------------------
 def _secret_values(agent: Any) -> dict[str, str]:
     """Values that must never reach a file: keys and tokens on the model and its client."""
+    from nb_hitl.model._secrets import is_secret_name
+
     found: dict[str, str] = {}
     model = getattr(agent, "model", None)
     try:
@@ -89,7 +90,7 @@ def _secret_values(agent: Any) -> dict[str, str]:
         if hasattr(value, "get_secret_value"):  # pydantic SecretStr
             value = value.get_secret_value()
         if isinstance(value, str):
-            if len(value) >= 8 and any(w in name.lower() for w in _SECRET_WORDS):
+            if len(value) >= 8 and is_secret_name(name):
                 found[label] = value
         elif isinstance(key := getattr(value, "api_key", None), str) and len(key) >= 8:
             found[f"{label}.api_key"] = key  # an SDK client

@@ -24,6 +24,7 @@ __all__ = [
     "find_secret",
     "install_log_redaction",
     "is_credential_param",
+    "is_secret_name",
     "redact",
     "redact_urls",
     "split_url_credentials",
@@ -35,8 +36,19 @@ MIN_FRAGMENT = 8
 """A run of this many characters that begins like a secret counts as a leaked fragment."""
 MASK = "***"
 
-_CREDENTIAL_WORDS = ("key", "token", "secret", "password", "passwd", "auth", "credential")
+_SECRET_NAME_WORDS = ("key", "token", "secret", "password", "passwd", "auth", "credential")
 _CREDENTIAL_NAMES = frozenset({"sig", "signature", "pwd", "code"})
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether an attribute, setting or parameter called ``name`` looks like it holds a secret.
+
+    The one rule for every place that must keep secrets out (sessions, JSONSession state,
+    saved compression settings, URL query parameters): ``api_key``, ``hf_token``,
+    ``client_secret``, ``db_password``, ``auth_header`` and the like.
+    """
+    lower = name.lower()
+    return any(word in lower for word in _SECRET_NAME_WORDS)
 
 
 def _spans(text: str, secret: str) -> list[tuple[int, int]]:
@@ -96,8 +108,7 @@ def redact(text: str, secrets: str | Iterable[str | None] | None) -> str:
 
 def is_credential_param(name: str) -> bool:
     """Whether a URL query parameter name looks like it carries a credential."""
-    lower = name.lower()
-    return lower in _CREDENTIAL_NAMES or any(word in lower for word in _CREDENTIAL_WORDS)
+    return name.lower() in _CREDENTIAL_NAMES or is_secret_name(name)
 
 
 class UrlCredentials:

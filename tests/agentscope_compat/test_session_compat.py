@@ -372,3 +372,19 @@ async def test_nb_hitl_own_sessions_keep_working_next_to_json_session(tmp_path: 
     load_session(fresh, tmp_path / "own.json")
     assert [m.get_text_content() for m in fresh.memory.messages] == ["Hi", "Hello!"]
     assert await asyncio.to_thread((tmp_path / "as.json").is_file)
+
+
+@pytest.mark.parametrize("attr", ["hf_token", "api_token", "client_auth", "db_passwd"])
+async def test_every_secret_looking_state_name_is_refused(tmp_path: Path, attr: str) -> None:
+    # differs on purpose: one rule (model._secrets.is_secret_name) for sessions, JSONSession
+    # and saved settings; JSONSession's own narrower rule let an hf_token through.
+    class Holder(StateModule):
+        def __init__(self) -> None:
+            super().__init__()
+            setattr(self, attr, "hf_abcdefghijklmnop")
+            self.register_state(attr)
+
+    session = JSONSession(save_dir=str(tmp_path))
+    with pytest.raises(SessionError, match=rf"Holder\.{attr}"):
+        await session.save_session_state("s", holder=Holder())
+    assert not (tmp_path / "s.json").exists()

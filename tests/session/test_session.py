@@ -510,3 +510,17 @@ async def test_invalid_compression_settings_roll_back(tmp_path: Path) -> None:
         live.load_session(write(tmp_path / "bad.json", doc))
     assert live.compression_config.trigger_threshold == 777
     assert live.memory.summary == ""
+
+
+async def test_secret_named_compression_settings_stay_out_of_the_file(tmp_path: Path) -> None:
+    class KeyedConfig(CompressionConfig):
+        summary_api_token: str = "tok-abcdefghijklmnop"
+        summary_max_tokens: int = 321
+
+    agent = make(Tools(), [])
+    agent.compression_config = KeyedConfig(trigger_threshold=1234)
+    path = agent.save_session(tmp_path / "s.json")
+    saved = read_session(path)["compression"]
+    assert "summary_api_token" not in saved
+    assert "tok-abcdefghijklmnop" not in path.read_text(encoding="utf-8")
+    assert saved["summary_max_tokens"] == 321  # a number named like a token count is kept
