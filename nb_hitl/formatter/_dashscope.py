@@ -24,9 +24,8 @@ class DashScopeChatFormatter(FormatterBase):
       follows in a user message;
     - thinking blocks are not sent.
 
-    With nb_hitl's ``DashScopeChatModel`` (DashScope's OpenAI-compatible mode) text and tool
-    calls work as is; for images there prefer ``OpenAIChatFormatter``, whose ``image_url``
-    parts the compatible mode takes.
+    nb_hitl's ``DashScopeChatModel`` (DashScope's OpenAI-compatible mode) sends these native
+    parts as the compatible mode's ``image_url`` / ``input_audio`` / ``video_url`` parts.
 
     Args:
         promote_tool_result_images: send tool-result images in a user message after them.

@@ -26,7 +26,18 @@ from pydantic import BaseModel, Field
 
 from nb_hitl.agent import ReActAgent
 from nb_hitl.events import MessageUpdated
-from nb_hitl.message import Msg, TextBlock, ThinkingBlock, ToolUseBlock
+from nb_hitl.formatter import DashScopeChatFormatter
+from nb_hitl.message import (
+    AudioBlock,
+    Base64Source,
+    ImageBlock,
+    Msg,
+    TextBlock,
+    ThinkingBlock,
+    ToolUseBlock,
+    URLSource,
+    VideoBlock,
+)
 from nb_hitl.model import (
     ChatModelBase,
     ChatResponse,
@@ -316,3 +327,44 @@ async def test_dashscope_thinking_forces_streaming(
         assert body["stream"] is True and body["enable_thinking"] is True and body["top_p"] == 0.5
     finally:
         await model.aclose()
+
+
+async def test_dashscope_native_media_parts_reach_the_compatible_endpoint(
+    server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = server.add(Scenario([Sse(text_chunks(["A cat."]))]))
+    monkeypatch.setenv("DASHSCOPE_BASE_URL", server.base_url)
+    msg = Msg(
+        "user",
+        [
+            TextBlock(type="text", text="What is this?"),
+            ImageBlock(type="image", source=URLSource(type="url", url="https://x/cat.png")),
+            AudioBlock(
+                type="audio",
+                source=Base64Source(type="base64", media_type="audio/mp3", data="QUJD"),
+            ),
+            VideoBlock(type="video", source=URLSource(type="url", url="https://x/cat.mp4")),
+        ],
+        "user",
+    )
+    messages = await DashScopeChatFormatter().format([Msg("system", "Be brief.", "system"), msg])
+    assert messages[1]["content"][1] == {"image": "https://x/cat.png"}  # DashScope's own parts
+    model = DashScopeChatModel(name, KEY, multimodality=True)
+    try:
+        chunks = [c async for c in await model(messages)]
+        assert chunks[-1].content == [TextBlock(type="text", text="A cat.")]
+    finally:
+        await model.aclose()
+    sent = server.requests_for(name)[0].body["messages"]
+    assert sent[0] == {"role": "system", "content": "Be brief."}
+    # differs on purpose: AgentScope sends these parts to DashScope's native API through the
+    # dashscope SDK; nb_hitl speaks the OpenAI-compatible protocol, whose parts they become.
+    assert sent[1]["content"] == [
+        {"type": "text", "text": "What is this?"},
+        {"type": "image_url", "image_url": {"url": "https://x/cat.png"}},
+        {
+            "type": "input_audio",
+            "input_audio": {"data": "data:audio/mp3;base64,QUJD", "format": "mp3"},
+        },
+        {"type": "video_url", "video_url": {"url": "https://x/cat.mp4"}},
+    ]
