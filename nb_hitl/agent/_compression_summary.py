@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from nb_hitl.exceptions import ModelError
 from nb_hitl.message import Msg, TextBlock
 
 
@@ -105,6 +106,16 @@ def summary_request(
     return [Msg("system", system, "system"), Msg("user", body, "user")]
 
 
+async def _last_chunk(stream: Any) -> Any:
+    last = None
+    try:
+        async for chunk in stream:
+            last = chunk
+    finally:
+        await stream.aclose()
+    return last
+
+
 async def summarize(
     msgs: list[Msg],
     previous: str,
@@ -119,19 +130,21 @@ async def summarize(
 
     Raises:
         ValueError: the answer is empty, not JSON, or does not fit ``schema``.
-        Exception: whatever the model call raised.
+        Exception: whatever the model call raised (with ``structured_model``, whatever the
+            retry without it raised after an HTTP 400/422 answer).
     """
     prompt = await formatter.format(summary_request(msgs, previous, instructions, schema))
-    kwargs = (
-        {"structured_model": schema} if getattr(model, "supports_structured_model", False) else {}
-    )
-    stream = model(prompt, **kwargs)
-    last = None
-    try:
-        async for chunk in stream:
-            last = chunk
-    finally:
-        await stream.aclose()
+    if getattr(model, "supports_structured_model", False):
+        try:
+            last = await _last_chunk(model(prompt, structured_model=schema))
+        except ModelError as exc:
+            if exc.status_code not in (400, 422):
+                raise
+            # A server without tool calls rejects the forced tool of structured output; the
+            # instructions ask for the same JSON as text, so ask once more without it.
+            last = await _last_chunk(model(prompt))
+    else:
+        last = await _last_chunk(model(prompt))
     if last is None:
         raise ValueError("the compression model returned nothing")
     text = "".join(b.text for b in last.content if isinstance(b, TextBlock))

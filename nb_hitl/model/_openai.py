@@ -107,8 +107,11 @@ class OpenAIChatModel(ChatModelBase):
             for a server that rejects the option.
         reasoning_effort: passed through for reasoning models (``"low"``/``"medium"``/``"high"``).
         organization: the OpenAI organization id, if the key belongs to several.
-        stream_tool_parsing: accepted for AgentScope compatibility; nb_hitl shows streaming
-            tool arguments as raw text and parses them once complete.
+        stream_tool_parsing: as AgentScope's: while a tool call's arguments stream, its
+            ``input`` holds what can be read of them so far (``False``: ``{}`` until the call
+            is complete). ``raw_input`` holds the text until then either way. Differs on
+            purpose: complete arguments that are not valid JSON are not repaired; the call
+            keeps ``input={}`` and its ``raw_input``, and the toolkit answers with an error.
         client_type: ``"openai"`` (AgentScope's ``"azure"`` is not supported: point
             ``base_url`` at the deployment instead).
         client_kwargs: extra ``openai.AsyncOpenAI`` arguments (``default_headers``...); a
@@ -127,6 +130,11 @@ class OpenAIChatModel(ChatModelBase):
     falls back to this tool call; nb_hitl always uses the tool call, which every
     OpenAI-compatible server with tool support understands.
     """
+
+    supports_structured_model = True
+    """Memory compression passes ``structured_model=`` (the forced tool call), as AgentScope's
+    compression always does; a server that rejects tools (HTTP 400/422) gets the request again
+    without."""
 
     default_base_url: str = OPENAI_BASE_URL
     default_key_env: str = "OPENAI_API_KEY"
@@ -418,7 +426,7 @@ class OpenAIChatModel(ChatModelBase):
         start = time.perf_counter()
         attempt = 0
         while True:
-            acc = StreamAccumulator()
+            acc = StreamAccumulator(parse_partial=self.stream_tool_parsing)
             attempt += 1
             stream: Any = None
             try:

@@ -7,8 +7,10 @@ and raises ``MalformedChunk`` for shapes it cannot read.
 - Text and reasoning (``reasoning_content`` as DeepSeek, DashScope and vLLM send it, or
   ``reasoning`` as Ollama and OpenRouter do) grow their own blocks.
 - Tool calls are accumulated by ``index``. A call is complete once a later index starts or the
-  stream ends; only then are its arguments parsed. Until then ``raw_input`` holds the text so
-  far, which is what lets the agent drop half-sent calls on interrupt.
+  stream ends; only then are its arguments parsed strictly. Until then ``raw_input`` holds the
+  text so far, which is what lets the agent drop half-sent calls on interrupt, and ``input``
+  holds what can be read of it so far (``parse_partial``, AgentScope's ``stream_tool_parsing``)
+  or ``{}``.
 - Some servers (llama.cpp) repeat the id and name in every delta and also send the legacy
   ``function_call`` next to ``tool_calls``; both are handled without duplicating anything.
 """
@@ -23,6 +25,7 @@ from typing import Any
 from nb_hitl.message import TextBlock, ThinkingBlock, ToolUseBlock
 
 from ._base import ChatResponse, ChatUsage, ResponseBlock
+from ._partial_json import parse_partial_object
 
 __all__ = ["MalformedChunk", "StreamAccumulator", "field_of"]
 
@@ -70,12 +73,20 @@ class _ToolCall:
     complete: bool = False
     parsed: dict[str, Any] | None = None
     parsed_from: str | None = None
+    partial: dict[str, Any] = field(default_factory=dict)
+    partial_from: str | None = None
 
-    def block(self) -> ToolUseBlock:
+    def block(self, parse_partial: bool = False) -> ToolUseBlock:
         call_id = self.id or f"call_{uuid.uuid4().hex[:12]}"
         self.id = call_id
         if not self.complete:
-            return ToolUseBlock(id=call_id, name=self.name, input={}, raw_input=self.arguments)
+            partial: dict[str, Any] = {}
+            if parse_partial:
+                if self.partial_from != self.arguments:  # re-read only when more arrived
+                    self.partial_from = self.arguments
+                    self.partial = parse_partial_object(self.arguments)
+                partial = dict(self.partial)
+            return ToolUseBlock(id=call_id, name=self.name, input=partial, raw_input=self.arguments)
         if self.parsed_from != self.arguments:
             self.parsed_from = self.arguments
             self.parsed = _parse_arguments(self.arguments)
@@ -111,6 +122,8 @@ class StreamAccumulator:
     finish_reason: str | None = None
     model: str | None = None
     chunks: int = 0
+    parse_partial: bool = False
+    """Show the arguments of a call still streaming in its ``input`` (best effort)."""
 
     @property
     def started(self) -> bool:
@@ -248,7 +261,7 @@ class StreamAccumulator:
             blocks.append(ThinkingBlock(thinking=self.thinking))
         if self.text:
             blocks.append(TextBlock(text=self.text))
-        blocks.extend(self.calls[i].block() for i in sorted(self.calls))
+        blocks.extend(self.calls[i].block(self.parse_partial) for i in sorted(self.calls))
         return blocks
 
     def response(self, *, last: bool = False, elapsed: float = 0.0) -> ChatResponse:

@@ -18,6 +18,7 @@ from fake_openai_server import (
     FakeOpenAIServer,
     Scenario,
     Sse,
+    Status,
     text_chunks,
     tool_call_chunks,
     usage_chunk,
@@ -368,3 +369,107 @@ async def test_dashscope_native_media_parts_reach_the_compatible_endpoint(
         },
         {"type": "video_url", "video_url": {"url": "https://x/cat.mp4"}},
     ]
+
+
+# -- stream_tool_parsing, and structured output in compression ----------------------------------
+WEATHER_TOOL = {
+    "type": "function",
+    "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {}}},
+}
+
+
+@pytest.mark.parametrize("parsing", [True, False])
+async def test_stream_tool_parsing(server: FakeOpenAIServer, parsing: bool) -> None:
+    pieces = ['{"city": "Pa', 'ris", "days": 3', ', "unit": "cel', 'sius"}']
+    name = server.add(Scenario([Sse(tool_call_chunks([("c1", "get_weather", pieces)]))]))
+    model = OpenAIChatModel(
+        name,
+        api_key=KEY,
+        client_kwargs={"base_url": server.base_url},
+        stream_tool_parsing=parsing,
+    )
+    try:
+        chunks = [c async for c in await model(USER, tools=[WEATHER_TOOL])]
+    finally:
+        await model.aclose()
+    streaming = [c.content[0] for c in chunks[:-1] if c.content]
+    assert all(isinstance(b, ToolUseBlock) and b.raw_input is not None for b in streaming)
+    inputs = [b.input for b in streaming]  # type: ignore[union-attr]
+    if parsing:  # the arguments so far, repaired into an object, as AgentScope's
+        assert {"city": "Pa"} in inputs and {"city": "Paris", "days": 3} in inputs
+        assert {"city": "Paris", "days": 3, "unit": "cel"} in inputs
+    else:  # {} until the call is complete
+        assert all(i == {} for i in inputs)
+    assert chunks[-1].content == [
+        ToolUseBlock(
+            id="c1", name="get_weather", input={"city": "Paris", "days": 3, "unit": "celsius"}
+        )
+    ]
+
+
+async def test_invalid_complete_arguments_are_not_repaired(server: FakeOpenAIServer) -> None:
+    events = tool_call_chunks([("c1", "get_weather", ['{"city": ', "Paris}"])])
+    name = server.add(Scenario([Sse(events)]))
+    model = OpenAIChatModel(name, api_key=KEY, client_kwargs={"base_url": server.base_url})
+    try:
+        chunks = [c async for c in await model(USER, tools=[WEATHER_TOOL])]
+    finally:
+        await model.aclose()
+    # differs on purpose: AgentScope repairs the final arguments into some object and runs
+    # the tool with it; nb_hitl keeps them raw, and the toolkit answers with an error result
+    # the model can act on (it never runs a tool on guessed arguments).
+    assert chunks[-1].content == [
+        ToolUseBlock(id="c1", name="get_weather", input={}, raw_input='{"city": Paris}')
+    ]
+
+
+SUMMARY = (
+    '{"task_overview": "remember code words", "current_state": "two noted",'
+    ' "important_discoveries": "zebra0, zebra1", "next_steps": "wait",'
+    ' "context_to_preserve": "zebra0 zebra1"}'
+)
+
+
+def _compressing_agent(model: OpenAIChatModel) -> ReActAgent:
+    from nb_hitl.agent import CompressionConfig
+    from nb_hitl.token import TokenCounter
+
+    config = CompressionConfig(
+        enable=True, agent_token_counter=TokenCounter(), trigger_threshold=10, keep_recent=1
+    )
+    agent = ReActAgent("Friday", "You're Friday.", model, compression_config=config)
+    for i in range(3):
+        agent.memory.add_sync(Msg("user", f"Remember: code word {i} is zebra{i}.", "user"))
+        agent.memory.add_sync(Msg("Friday", f"Noted: zebra{i}.", "assistant"))
+    return agent
+
+
+async def test_compression_asks_an_openai_model_for_structured_output(
+    server: FakeOpenAIServer,
+) -> None:
+    events = tool_call_chunks([("s1", "generate_structured_output", [SUMMARY])])
+    name = server.add(Scenario([Sse(events)]))
+    model = OpenAIChatModel(name, api_key=KEY, client_kwargs={"base_url": server.base_url})
+    assert model.supports_structured_model  # as AgentScope's compression, which always asks
+    try:
+        result = await _compressing_agent(model).compress_memory()
+    finally:
+        await model.aclose()
+    assert result is not None and "remember code words" in result.summary
+    body = server.requests_for(name)[0].body
+    assert body["tool_choice"]["function"]["name"] == "generate_structured_output"
+
+
+async def test_compression_asks_again_without_tools_when_the_server_rejects_them(
+    server: FakeOpenAIServer,
+) -> None:
+    rejected = Status(400, "tools are not supported by this model", "invalid_request_error")
+    name = server.add(Scenario([rejected, Sse(text_chunks([SUMMARY]))]))
+    model = OpenAIChatModel(name, api_key=KEY, client_kwargs={"base_url": server.base_url})
+    try:
+        result = await _compressing_agent(model).compress_memory()
+    finally:
+        await model.aclose()
+    assert result is not None and "remember code words" in result.summary
+    first, second = server.requests_for(name)
+    assert "tools" in first.body and "tools" not in second.body
