@@ -331,10 +331,10 @@ async def test_dashscope_thinking_forces_streaming(
 
 
 async def test_dashscope_native_media_parts_reach_the_compatible_endpoint(
-    server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+    fake_server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    name = server.add(Scenario([Sse(text_chunks(["A cat."]))]))
-    monkeypatch.setenv("DASHSCOPE_BASE_URL", server.base_url)
+    name = fake_server.add(Scenario([Sse(text_chunks(["A cat."]))]))
+    monkeypatch.setenv("DASHSCOPE_BASE_URL", fake_server.base_url)
     msg = Msg(
         "user",
         [
@@ -356,7 +356,7 @@ async def test_dashscope_native_media_parts_reach_the_compatible_endpoint(
         assert chunks[-1].content == [TextBlock(type="text", text="A cat.")]
     finally:
         await model.aclose()
-    sent = server.requests_for(name)[0].body["messages"]
+    sent = fake_server.requests_for(name)[0].body["messages"]
     assert sent[0] == {"role": "system", "content": "Be brief."}
     # differs on purpose: AgentScope sends these parts to DashScope's native API through the
     # dashscope SDK; nb_hitl speaks the OpenAI-compatible protocol, whose parts they become.
@@ -379,13 +379,13 @@ WEATHER_TOOL = {
 
 
 @pytest.mark.parametrize("parsing", [True, False])
-async def test_stream_tool_parsing(server: FakeOpenAIServer, parsing: bool) -> None:
+async def test_stream_tool_parsing(fake_server: FakeOpenAIServer, parsing: bool) -> None:
     pieces = ['{"city": "Pa', 'ris", "days": 3', ', "unit": "cel', 'sius"}']
-    name = server.add(Scenario([Sse(tool_call_chunks([("c1", "get_weather", pieces)]))]))
+    name = fake_server.add(Scenario([Sse(tool_call_chunks([("c1", "get_weather", pieces)]))]))
     model = OpenAIChatModel(
         name,
         api_key=KEY,
-        client_kwargs={"base_url": server.base_url},
+        client_kwargs={"base_url": fake_server.base_url},
         stream_tool_parsing=parsing,
     )
     try:
@@ -407,10 +407,10 @@ async def test_stream_tool_parsing(server: FakeOpenAIServer, parsing: bool) -> N
     ]
 
 
-async def test_invalid_complete_arguments_are_not_repaired(server: FakeOpenAIServer) -> None:
+async def test_invalid_complete_arguments_are_not_repaired(fake_server: FakeOpenAIServer) -> None:
     events = tool_call_chunks([("c1", "get_weather", ['{"city": ', "Paris}"])])
-    name = server.add(Scenario([Sse(events)]))
-    model = OpenAIChatModel(name, api_key=KEY, client_kwargs={"base_url": server.base_url})
+    name = fake_server.add(Scenario([Sse(events)]))
+    model = OpenAIChatModel(name, api_key=KEY, client_kwargs={"base_url": fake_server.base_url})
     try:
         chunks = [c async for c in await model(USER, tools=[WEATHER_TOOL])]
     finally:
@@ -445,31 +445,31 @@ def _compressing_agent(model: OpenAIChatModel) -> ReActAgent:
 
 
 async def test_compression_asks_an_openai_model_for_structured_output(
-    server: FakeOpenAIServer,
+    fake_server: FakeOpenAIServer,
 ) -> None:
     events = tool_call_chunks([("s1", "generate_structured_output", [SUMMARY])])
-    name = server.add(Scenario([Sse(events)]))
-    model = OpenAIChatModel(name, api_key=KEY, client_kwargs={"base_url": server.base_url})
+    name = fake_server.add(Scenario([Sse(events)]))
+    model = OpenAIChatModel(name, api_key=KEY, client_kwargs={"base_url": fake_server.base_url})
     assert model.supports_structured_model  # as AgentScope's compression, which always asks
     try:
         result = await _compressing_agent(model).compress_memory()
     finally:
         await model.aclose()
     assert result is not None and "remember code words" in result.summary
-    body = server.requests_for(name)[0].body
+    body = fake_server.requests_for(name)[0].body
     assert body["tool_choice"]["function"]["name"] == "generate_structured_output"
 
 
 async def test_compression_asks_again_without_tools_when_the_server_rejects_them(
-    server: FakeOpenAIServer,
+    fake_server: FakeOpenAIServer,
 ) -> None:
     rejected = Status(400, "tools are not supported by this model", "invalid_request_error")
-    name = server.add(Scenario([rejected, Sse(text_chunks([SUMMARY]))]))
-    model = OpenAIChatModel(name, api_key=KEY, client_kwargs={"base_url": server.base_url})
+    name = fake_server.add(Scenario([rejected, Sse(text_chunks([SUMMARY]))]))
+    model = OpenAIChatModel(name, api_key=KEY, client_kwargs={"base_url": fake_server.base_url})
     try:
         result = await _compressing_agent(model).compress_memory()
     finally:
         await model.aclose()
     assert result is not None and "remember code words" in result.summary
-    first, second = server.requests_for(name)
+    first, second = fake_server.requests_for(name)
     assert "tools" in first.body and "tools" not in second.body
