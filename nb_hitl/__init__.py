@@ -40,36 +40,38 @@ __all__ = [
 
 # Each name loads its subpackage on first use, so ``import nb_hitl`` itself imports no agent
 # code (nor pydantic); ``nb_hitl.agent`` and the other subpackages load on first use too.
-__getattr__, __dir__ = attach(
-    __name__,
-    {
-        "nb_hitl.agent": ("AgentBase", "CompressionConfig", "ReActAgent", "UserAgent"),
-        "nb_hitl.exceptions": ("AgentBusyError", "NbHitlError"),
-        "nb_hitl.formatter": ("OpenAIChatFormatter",),
-        "nb_hitl.memory": ("InMemoryMemory",),
-        "nb_hitl.message": ("Msg",),
-        "nb_hitl.model": ("ScriptedModel",),
-        "nb_hitl.tool": ("Toolkit", "ToolResponse"),
-    },
-    submodules=(
-        "agent",
-        "demo",
-        "events",
-        "exceptions",
-        "extension",
-        "formatter",
-        "memory",
-        "message",
-        "model",
-        "module",
-        "pipeline",
-        "session",
-        "testing",
-        "token",
-        "tool",
-        "widgets",
-    ),
-)
+# Type checkers read the imports above instead, so a misspelt name is still an error there.
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = attach(
+        __name__,
+        {
+            "nb_hitl.agent": ("AgentBase", "CompressionConfig", "ReActAgent", "UserAgent"),
+            "nb_hitl.exceptions": ("AgentBusyError", "NbHitlError"),
+            "nb_hitl.formatter": ("OpenAIChatFormatter",),
+            "nb_hitl.memory": ("InMemoryMemory",),
+            "nb_hitl.message": ("Msg",),
+            "nb_hitl.model": ("ScriptedModel",),
+            "nb_hitl.tool": ("Toolkit", "ToolResponse"),
+        },
+        submodules=(
+            "agent",
+            "demo",
+            "events",
+            "exceptions",
+            "extension",
+            "formatter",
+            "memory",
+            "message",
+            "model",
+            "module",
+            "pipeline",
+            "session",
+            "testing",
+            "token",
+            "tool",
+            "widgets",
+        ),
+    )
 
 
 def show(agent: Any, **kwargs: Any) -> Any:

@@ -67,31 +67,33 @@ __all__ = [
 
 # Each name loads its module on first use: ``from nb_hitl.agent import AgentBase`` needs none of
 # the ReAct, compression-replay or user-input code.
-__getattr__, __dir__ = attach(
-    __name__,
-    {
-        "._approval": ("DENIED_PREFIX", "PendingApproval"),
-        "._base": ("DEFAULT_INTERRUPT_TEXT", "AgentBase"),
-        "._compression": (
-            "CompressionConfig",
-            "CompressionPlan",
-            "SummarySchema",
-            "plan_compression",
-        ),
-        "._compression_agent": ("CompressionResult",),
-        "._react": ("ReActAgent",),
-        "._replay": ("replay_compression", "replay_compression_async"),
-        "._replay_result": ("CompressionReplay", "ReplayCall", "ReplayProgress"),
-        "._replay_summary": (
-            "FixedSummary",
-            "ModelSummary",
-            "RatioSummary",
-            "ScriptedSummary",
-            "SummaryOutcome",
-            "SummaryRequest",
-        ),
-        "._sweep": ("CompressionSweep", "sweep_compression"),
-        "._user": ("InputSource", "QueueInput", "ScriptedInput", "TerminalInput", "UserAgent"),
-        "._user_input": ("TerminalUserInput", "UserInputBase", "UserInputData"),
-    },
-)
+# Type checkers read the imports above instead, so a misspelt name is still an error there.
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = attach(
+        __name__,
+        {
+            "._approval": ("DENIED_PREFIX", "PendingApproval"),
+            "._base": ("DEFAULT_INTERRUPT_TEXT", "AgentBase"),
+            "._compression": (
+                "CompressionConfig",
+                "CompressionPlan",
+                "SummarySchema",
+                "plan_compression",
+            ),
+            "._compression_agent": ("CompressionResult",),
+            "._react": ("ReActAgent",),
+            "._replay": ("replay_compression", "replay_compression_async"),
+            "._replay_result": ("CompressionReplay", "ReplayCall", "ReplayProgress"),
+            "._replay_summary": (
+                "FixedSummary",
+                "ModelSummary",
+                "RatioSummary",
+                "ScriptedSummary",
+                "SummaryOutcome",
+                "SummaryRequest",
+            ),
+            "._sweep": ("CompressionSweep", "sweep_compression"),
+            "._user": ("InputSource", "QueueInput", "ScriptedInput", "TerminalInput", "UserAgent"),
+            "._user_input": ("TerminalUserInput", "UserInputBase", "UserInputData"),
+        },
+    )
