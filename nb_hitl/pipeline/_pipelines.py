@@ -85,6 +85,11 @@ class _Pausing:
         self.paused = PipelinePause(positions, messages, given)
         _PAUSED[self.id] = self  # type: ignore[assignment]
 
+    def _forget_pause(self) -> None:
+        """A new run drops an unresumed pause, so its message no longer resumes anything."""
+        self.paused = None
+        _PAUSED.pop(self.id, None)
+
     def _unpause(self) -> PipelinePause:
         p = self.paused
         if p is None:
@@ -117,7 +122,7 @@ class SequentialPipeline(_Pausing):
 
     async def __call__(self, msg: Msg | list[Msg] | None = None) -> Msg | list[Msg] | None:
         """Run from the first agent; returns the last output, or the interrupted message."""
-        self.paused = None
+        self._forget_pause()
         return await self._run_from(0, msg)
 
     async def _run_from(self, start: int, msg: Any) -> Any:
@@ -168,7 +173,7 @@ class FanoutPipeline(_Pausing):
 
     async def __call__(self, msg: Msg | list[Msg] | None = None, **kwargs: Any) -> list[Msg]:
         """Every agent's reply, in the agents' order (interrupted ones marked, see above)."""
-        self.paused = None
+        self._forget_pause()
         self._results = await self._ask(list(range(len(self.agents))), msg, kwargs)
         self._check_paused(msg)
         return list(self._results)

@@ -309,3 +309,12 @@ async def test_fanout_sequential_mode_with_no_interrupt() -> None:
     assert [m.get_text_content() for m in results] == ["a", "b"]
     first, second = agents[0].memory.messages[0], agents[1].memory.messages[0]
     assert first.id == second.id and first is not second  # deep copies of the same message
+
+
+async def test_running_a_paused_pipeline_again_drops_the_old_pause() -> None:
+    agents = interrupted_trio()
+    pipe, first = await paused(agents)
+    again = await pipe(Msg("user", "start over", "user"))  # Bob is fast now: no pause
+    assert isinstance(again, Msg) and not again.is_interrupted and pipe.paused is None
+    with pytest.raises(ValueError, match="already resumed"):
+        await resume(first, "retry")  # the old pause is gone, and nothing keeps the pipeline
