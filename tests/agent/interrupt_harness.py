@@ -149,6 +149,49 @@ def random_agent_plan(rng: random.Random) -> AgentPlan:
     )
 
 
+# -- tools shared by the harnesses (each takes ms, the time it runs) --------------------------
+async def async_tool(ms: int) -> str:
+    """An async tool.
+
+    Args:
+        ms: milliseconds to wait.
+    """
+    await asyncio.sleep(ms / 1000)
+    return f"async {ms}"
+
+
+async def stream_tool(ms: int) -> AsyncGenerator[ToolResponse, None]:
+    """A streaming tool.
+
+    Args:
+        ms: milliseconds between pages.
+    """
+    text = ""
+    for i in range(3):
+        text += f"page {i}\n"
+        yield ToolResponse.text(text)
+        await asyncio.sleep(ms / 3000)
+
+
+async def raises_tool(ms: int) -> str:
+    """A tool that fails.
+
+    Args:
+        ms: milliseconds before failing.
+    """
+    await asyncio.sleep(ms / 1000)
+    raise ValueError("tool failed on purpose")
+
+
+def approval_tool(ms: int) -> str:
+    """A tool that needs approval.
+
+    Args:
+        ms: a number.
+    """
+    return f"approved {ms}"
+
+
 # -- the agent ----------------------------------------------------------------------------------
 class Harness:
     """An agent whose model and tools follow episode plans."""
@@ -193,36 +236,6 @@ class Harness:
             time.sleep(min(ms, 5) / 1000)
             return f"sync {ms}"
 
-        async def async_tool(ms: int) -> str:
-            """An async tool.
-
-            Args:
-                ms: milliseconds to wait.
-            """
-            await asyncio.sleep(ms / 1000)
-            return f"async {ms}"
-
-        async def stream_tool(ms: int) -> AsyncGenerator[ToolResponse, None]:
-            """A streaming tool.
-
-            Args:
-                ms: milliseconds between pages.
-            """
-            text = ""
-            for i in range(3):
-                text += f"page {i}\n"
-                yield ToolResponse.text(text)
-                await asyncio.sleep(ms / 3000)
-
-        async def raises_tool(ms: int) -> str:
-            """A tool that fails.
-
-            Args:
-                ms: milliseconds before failing.
-            """
-            await asyncio.sleep(ms / 1000)
-            raise ValueError("tool failed on purpose")
-
         async def swallows_tool(ms: int) -> str:
             """A tool that swallows its cancellation.
 
@@ -243,14 +256,6 @@ class Harness:
             """
             self.agent.interrupt_nowait()
             return "paused for the human"
-
-        def approval_tool(ms: int) -> str:
-            """A tool that needs approval.
-
-            Args:
-                ms: a number.
-            """
-            return f"approved {ms}"
 
         toolkit.register_tool_function(sync_tool, name="sync")
         toolkit.register_tool_function(async_tool, name="async")

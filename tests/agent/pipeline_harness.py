@@ -20,11 +20,19 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import Counter
-from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any
 
-from interrupt_harness import WAIT_S, TurnPlan, Violation, check_history
+from interrupt_harness import (
+    WAIT_S,
+    TurnPlan,
+    Violation,
+    approval_tool,
+    async_tool,
+    check_history,
+    raises_tool,
+    stream_tool,
+)
 
 from nb_hitl.agent import ReActAgent
 from nb_hitl.events import Event
@@ -33,7 +41,7 @@ from nb_hitl.message import Msg
 from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
 from nb_hitl.pipeline import MsgHub, SequentialPipeline
 from nb_hitl.testing import assert_prompt_valid
-from nb_hitl.tool import Toolkit, ToolResponse
+from nb_hitl.tool import Toolkit
 
 NAMES = ("Ada", "Ben", "Mia")
 PIPE_TOOL_KINDS = ("async", "stream", "raises", "approval")
@@ -151,45 +159,6 @@ def random_hub_plan(rng: random.Random) -> HubPlan:
 
 def _toolkit() -> Toolkit:
     toolkit = Toolkit()
-
-    async def async_tool(ms: int) -> str:
-        """An async tool.
-
-        Args:
-            ms: milliseconds to wait.
-        """
-        await asyncio.sleep(ms / 1000)
-        return f"async {ms}"
-
-    async def stream_tool(ms: int) -> AsyncGenerator[ToolResponse, None]:
-        """A streaming tool.
-
-        Args:
-            ms: milliseconds between pages.
-        """
-        text = ""
-        for i in range(3):
-            text += f"page {i}\n"
-            yield ToolResponse.text(text)
-            await asyncio.sleep(ms / 3000)
-
-    async def raises_tool(ms: int) -> str:
-        """A tool that fails.
-
-        Args:
-            ms: milliseconds before failing.
-        """
-        await asyncio.sleep(ms / 1000)
-        raise ValueError("tool failed on purpose")
-
-    def approval_tool(ms: int) -> str:
-        """A tool that needs approval.
-
-        Args:
-            ms: a number.
-        """
-        return f"approved {ms}"
-
     toolkit.register_tool_function(async_tool, name="async")
     toolkit.register_tool_function(stream_tool, name="stream")
     toolkit.register_tool_function(raises_tool, name="raises")

@@ -10,9 +10,7 @@ derandomized example budget (about a minute on 2 shared cores);
 from __future__ import annotations
 
 import asyncio
-import os
 
-from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 from interrupt_harness import (
@@ -30,6 +28,7 @@ from interrupt_harness import (
     ToolPlan,
     TurnPlan,
 )
+from machine_support import finish, machine_settings
 
 tool_plans = st.builds(
     ToolPlan,
@@ -92,21 +91,8 @@ class InterruptMachine(RuleBasedStateMachine):
             self.harness.check_memory()
 
     def teardown(self) -> None:
-        try:
-            if self.harness is not None:
-                self.loop.run_until_complete(self.harness.replies_normally())
-        finally:
-            self.loop.run_until_complete(self.loop.shutdown_asyncgens())
-            self.loop.run_until_complete(self.loop.shutdown_default_executor())
-            self.loop.close()
+        finish(self.loop, self.harness)
 
 
-InterruptMachine.TestCase.settings = settings(
-    max_examples=int(os.environ.get("NB_HITL_PROPERTY_EXAMPLES", "30")),
-    stateful_step_count=8,
-    derandomize=True,  # the same examples on every CI run
-    database=None,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+InterruptMachine.TestCase.settings = machine_settings("NB_HITL_PROPERTY_EXAMPLES", 30)
 TestInterruptMachine = InterruptMachine.TestCase

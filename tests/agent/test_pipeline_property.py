@@ -14,12 +14,11 @@ episodes for much longer.
 from __future__ import annotations
 
 import asyncio
-import os
 
-from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 from interrupt_harness import ToolPlan, TurnPlan
+from machine_support import finish, machine_settings
 from pipeline_harness import (
     ACTIONS,
     PIPE_SPEEDS,
@@ -101,21 +100,8 @@ class PipelineMachine(RuleBasedStateMachine):
             self.harness.check_all()
 
     def teardown(self) -> None:
-        try:
-            if self.harness is not None:
-                self.loop.run_until_complete(self.harness.replies_normally())
-        finally:
-            self.loop.run_until_complete(self.loop.shutdown_asyncgens())
-            self.loop.run_until_complete(self.loop.shutdown_default_executor())
-            self.loop.close()
+        finish(self.loop, self.harness)
 
 
-PipelineMachine.TestCase.settings = settings(
-    max_examples=int(os.environ.get("NB_HITL_PIPELINE_PROPERTY_EXAMPLES", "40")),
-    stateful_step_count=8,
-    derandomize=True,  # the same examples on every CI run
-    database=None,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+PipelineMachine.TestCase.settings = machine_settings("NB_HITL_PIPELINE_PROPERTY_EXAMPLES", 40)
 TestPipelineMachine = PipelineMachine.TestCase
