@@ -49,6 +49,14 @@ def tally(counter: Counter[str]) -> str:
     return ", ".join(f"{k} {v}" for k, v in counter.most_common())
 
 
+def report(episode: int, exc: Exception, plan: object, verbose: bool) -> None:
+    """Print a failed episode: a violation with its plan, anything else with its traceback."""
+    kind = "violation" if isinstance(exc, Violation) else "error"
+    print(f"episode {episode}: {kind}: {exc}\n  plan: {plan}", flush=True)
+    if verbose or not isinstance(exc, Violation):
+        traceback.print_exc()
+
+
 async def soak(episodes: int, seed: int, session: int, verbose: bool) -> tuple[int, int, int]:
     rng = random.Random(seed)
     done = interrupts = violations = 0
@@ -72,10 +80,7 @@ async def soak(episodes: int, seed: int, session: int, verbose: bool) -> tuple[i
                 await harness.replies_normally()
         except Exception as exc:  # a violation, or anything unexpected: count it, go on
             violations += 1
-            kind = "violation" if isinstance(exc, Violation) else "error"
-            print(f"episode {done + 1}: {kind}: {exc}\n  plan: {plan}", flush=True)
-            if verbose or not isinstance(exc, Violation):
-                traceback.print_exc()
+            report(done + 1, exc, plan, verbose)
             interrupts += harness.stats.interrupts - before
             where.update(harness.stats.where)
             by.update(harness.stats.by)
@@ -124,10 +129,7 @@ async def soak_pipeline(
                 await harness.replies_normally()
         except Exception as exc:  # a violation, or anything unexpected: count it, go on
             violations += 1
-            kind = "violation" if isinstance(exc, Violation) else "error"
-            print(f"episode {done + 1}: {kind}: {exc}\n  plan: {plan}", flush=True)
-            if verbose or not isinstance(exc, Violation):
-                traceback.print_exc()
+            report(done + 1, exc, plan, verbose)
             add(harness.stats)
             harness = None  # a fresh hub: one bad memory must not count twice
             await asyncio.sleep(0.05)

@@ -1,9 +1,12 @@
-"""What the hypothesis state machines of the interrupt and pipeline harnesses share."""
+"""What the interrupt and pipeline harness tests share: machine settings, teardown, the soak."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, settings
@@ -30,3 +33,21 @@ def finish(loop: asyncio.AbstractEventLoop, harness: Any) -> None:
         loop.run_until_complete(loop.shutdown_asyncgens())
         loop.run_until_complete(loop.shutdown_default_executor())
         loop.close()
+
+
+SOAK = Path(__file__).resolve().parents[2] / "scripts" / "soak_interrupts.py"
+
+
+def run_soak(*args: str) -> tuple[subprocess.CompletedProcess[str], int, int, int]:
+    """Run ``scripts/soak_interrupts.py`` with ``args``; the run and its last line's counts
+    (episodes, interrupts, violations)."""
+    run = subprocess.run(
+        [sys.executable, str(SOAK), *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    last = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else "0 x, 0 x, 0 x"
+    n, k, v = (int(part.split()[0]) for part in last.split(", "))
+    return run, n, k, v

@@ -6,10 +6,6 @@ the invariants can break (a bad history is reported) and the episodes deliver in
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from interrupt_harness import (
     AgentPlan,
@@ -20,10 +16,9 @@ from interrupt_harness import (
     Violation,
     check_history,
 )
+from machine_support import run_soak
 
 from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def use(call_id: str) -> Msg:
@@ -76,21 +71,6 @@ async def test_an_episode_delivers_its_interrupt_and_counts_it(how: str, by: str
 
 
 def test_the_soak_script_runs_episodes_with_interrupts_and_no_violation() -> None:
-    run = subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "scripts" / "soak_interrupts.py"),
-            "--episodes",
-            "12",
-            "--seed",
-            "3",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    last = run.stdout.strip().splitlines()[-1]
-    n, k, v = (int(part.split()[0]) for part in last.split(", "))
+    run, n, k, v = run_soak("--episodes", "12", "--seed", "3")
     assert (run.returncode, n, v) == (0, 12, 0), run.stdout + run.stderr
-    assert k > 0, last
+    assert k > 0, run.stdout

@@ -7,17 +7,12 @@ reported) and the episodes deliver Stops that pause the pipeline and get resumed
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from interrupt_harness import ToolPlan, TurnPlan, Violation
+from machine_support import run_soak
 from pipeline_harness import HubPlan, PipelineEpisodePlan, PipelineHarness, Segment, StopPlan
 
 from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def stop_second_speaker(action: str, kind: str = "message_updated") -> PipelineEpisodePlan:
@@ -84,22 +79,6 @@ async def test_check_all_reports_a_broadcast_tool_call_a_lost_reply_and_a_leaked
 
 
 def test_the_soak_script_runs_pipeline_episodes_with_pauses_and_no_violation() -> None:
-    run = subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "scripts" / "soak_interrupts.py"),
-            "--pipeline",
-            "--episodes",
-            "12",
-            "--seed",
-            "3",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    last = run.stdout.strip().splitlines()[-1]
-    n, k, v = (int(part.split()[0]) for part in last.split(", "))
+    run, n, k, v = run_soak("--pipeline", "--episodes", "12", "--seed", "3")
     assert (run.returncode, n, v) == (0, 12, 0), run.stdout + run.stderr
     assert k > 0 and "pauses: 0" not in run.stdout, run.stdout
