@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pydantic import create_model
+
 from nb_hitl.message import TextBlock
 
 from ._response import ToolResponse
@@ -36,6 +38,8 @@ class ToolGroupsMixin:
 
     tools: dict[str, RegisteredTool]
     groups: dict[str, ToolGroup]
+    _meta_tool_built: tuple[Any, Any] | None = None
+    """The (groups key, model) the meta tool's arguments were last built from."""
 
     def create_tool_group(
         self, group_name: str, description: str, active: bool = False, notes: str | None = None
@@ -118,6 +122,20 @@ class ToolGroupsMixin:
         return ToolResponse(
             content=[TextBlock(type="text", text=text or "All tool groups are now deactivated.")]
         )
+
+    def _refresh_meta_tool(self) -> None:
+        """Give the meta tool one boolean argument per group; rebuilt only when the groups
+        (names, descriptions) or the registered meta tool changed, not at every step."""
+        tool = self.tools.get("reset_equipped_tools")
+        if tool is None:
+            return
+        key = (id(tool), tuple((name, g.description) for name, g in self.groups.items()))
+        built = self._meta_tool_built
+        if built is not None and built[0] == key and tool.extended_model is built[1]:
+            return
+        fields = self._meta_tool_fields()
+        tool.extended_model = create_model("_ToolGroups", **fields) if fields else None
+        self._meta_tool_built = (key, tool.extended_model)
 
     def _meta_tool_fields(self) -> dict[str, Any]:
         """One optional boolean argument per group, for the meta tool's schema."""

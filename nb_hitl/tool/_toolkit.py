@@ -16,7 +16,7 @@ import uuid
 from collections.abc import AsyncGenerator, Callable
 from typing import Any, Literal
 
-from pydantic import BaseModel, ValidationError, create_model
+from pydantic import BaseModel, ValidationError
 
 from nb_hitl.exceptions import ToolError
 from nb_hitl.message import ToolUseBlock
@@ -243,11 +243,7 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
     # -- describing --------------------------------------------------------------------------
     def get_json_schemas(self) -> list[dict[str, Any]]:
         """OpenAI function-tool schemas of the tools offered now (``basic`` and active groups)."""
-        if "reset_equipped_tools" in self.tools:
-            fields = self._meta_tool_fields()
-            self.tools["reset_equipped_tools"].extended_model = (
-                create_model("_ToolGroups", **fields) if fields else None
-            )
+        self._refresh_meta_tool()
         return [t.extended_json_schema for t in self.tools.values() if self.is_offered(t)]
 
     # -- calling -----------------------------------------------------------------------------

@@ -606,3 +606,22 @@ async def test_memory_and_toolkit_round_trip_through_json_session(tmp_path: Any)
     assert memory2.state_dict() == memory.state_dict()
     assert [m.content for m in await memory2.get_memory(mark="important")][-1] == "remember me"
     assert toolkit2.state_dict() == {"active_groups": ["browser"]}
+
+
+def test_the_meta_tool_schema_is_rebuilt_only_when_the_groups_change() -> None:
+    # nb_hitl detail: the schema is asked for at every reasoning step; building a pydantic
+    # model each time is wasted work, but a new or re-described group must show at once.
+    toolkit = Toolkit()
+    toolkit.create_tool_group("browser", "Browse the web.")
+    toolkit.register_tool_function(toolkit.reset_equipped_tools)
+    toolkit.get_json_schemas()
+    built = toolkit.tools["reset_equipped_tools"].extended_model
+    toolkit.get_json_schemas()
+    assert toolkit.tools["reset_equipped_tools"].extended_model is built
+    toolkit.create_tool_group("maps", "Find places.")
+    (meta,) = toolkit.get_json_schemas()
+    assert set(meta["function"]["parameters"]["properties"]) == {"browser", "maps"}
+    toolkit.groups["maps"].description = "Find places and routes."
+    (meta,) = toolkit.get_json_schemas()
+    maps = meta["function"]["parameters"]["properties"]["maps"]
+    assert maps["description"] == "Find places and routes."
