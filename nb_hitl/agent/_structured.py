@@ -53,19 +53,10 @@ def finish_function_schema(
     structured_model: type[BaseModel], name: str = FINISH_FUNCTION_NAME
 ) -> dict[str, Any]:
     """The OpenAI-style tool schema of the finish function for ``structured_model``."""
-    parameters = dict(structured_model.model_json_schema())
-    parameters.pop("title", None)
-    parameters.setdefault("type", "object")
-    parameters.setdefault("properties", {})
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": "Generate the required structured output by this function and "
-            "return it.",
-            "parameters": parameters,
-        },
-    }
+    from nb_hitl.model._structured import structured_tool  # one schema rule for both
+
+    description = "Generate the required structured output by this function and return it."
+    return structured_tool(structured_model, name, description)
 
 
 def validate_structured(

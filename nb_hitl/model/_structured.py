@@ -16,8 +16,13 @@ STRUCTURED_TOOL = "generate_structured_output"
 """Name of the tool a ``structured_model`` call forces."""
 
 
-def structured_tool(model: type[BaseModel]) -> dict[str, Any]:
-    """The tool schema whose arguments are ``model``'s fields."""
+def structured_tool(
+    model: type[BaseModel],
+    name: str = STRUCTURED_TOOL,
+    description: str = "Give the required structured output by calling this function.",
+) -> dict[str, Any]:
+    """The tool schema called ``name`` whose arguments are ``model``'s fields (the model's
+    forced call here, and ``ReActAgent``'s finish function)."""
     from nb_hitl.tool._schema import strip_titles  # the tools' own schema rule: one for both
 
     params = model.model_json_schema()  # a fresh dict on each call: safe to change in place
@@ -25,8 +30,8 @@ def structured_tool(model: type[BaseModel]) -> dict[str, Any]:
     return {
         "type": "function",
         "function": {
-            "name": STRUCTURED_TOOL,
-            "description": "Give the required structured output by calling this function.",
+            "name": name,
+            "description": description,
             "parameters": params,
         },
     }
