@@ -286,14 +286,48 @@ def msg_classes(msg: RenderableMsg, live: bool = False) -> list[str]:
     return classes
 
 
+DEFAULT_INTERRUPT_TEXT = "[Interrupted] The agent was interrupted by the user."
+"""The interrupted message's text unless the agent's ``interrupt_text`` says otherwise (the
+same words as ``nb_hitl.agent``'s, which this module may not import)."""
+INTERRUPT_CAUSES = {
+    "interrupt": "",
+    "kernel": "Kernel ▸ Interrupt",
+    "cancelled": "its task was cancelled",
+}
+"""What stopped a reply (``metadata["interrupted_by"]``) in words; ``""``: Stop, Escape or
+``agent.interrupt()``, which the message's own text already says."""
+_CAUSE_TEXT = {
+    "kernel": "[Interrupted] Stopped by Kernel ▸ Interrupt (the ■ button), not by the panel.",
+    "cancelled": "[Interrupted] Stopped because the task awaiting the reply was cancelled.",
+}
+
+
+def interrupt_cause(msg: RenderableMsg) -> str:
+    """What stopped an interrupted message, in words (``""`` for a person's Stop)."""
+    cause = msg.metadata.get("interrupted_by")
+    if not isinstance(cause, str) or not cause:
+        return ""
+    return INTERRUPT_CAUSES.get(cause, cause)
+
+
+def shown_text(msg: RenderableMsg, text: str) -> str:
+    """The text drawn for ``text`` of ``msg``: the default interrupted text says what really
+    stopped the reply (a kernel interrupt is not "the user" pressing Stop)."""
+    if text == DEFAULT_INTERRUPT_TEXT and msg.is_interrupted:
+        return _CAUSE_TEXT.get(str(msg.metadata.get("interrupted_by")), text)
+    return text
+
+
 def header_html(msg: RenderableMsg, live: bool = False) -> str:
     """The name, role and badges line of a message."""
     error = msg_flags(msg)[1]
     badges = ""
+    cause = interrupt_cause(msg)
+    by = f" · {esc(cause)}" if cause else ""
     if msg.is_interrupted:
-        badges += '<span class="nb-hitl-badge">interrupted</span>'
+        badges += f'<span class="nb-hitl-badge">interrupted{by}</span>'
     elif msg.metadata.get("_partial") and not error:
-        badges += '<span class="nb-hitl-badge">partial · interrupted</span>'
+        badges += f'<span class="nb-hitl-badge">partial · interrupted{by}</span>'
     elif msg.metadata.get("_partial"):
         badges += '<span class="nb-hitl-badge nb-hitl-badge-other">partial</span>'
     if error:
@@ -350,6 +384,19 @@ def block_html(block: Any, images: RemoteImages = "link") -> str:
     return plain(str(block))
 
 
+def edited_call_html(block: Any, edit: Any) -> str:
+    """A tool call a person approved with edited arguments: what ran, and what the model asked."""
+    args = _json(block.input)
+    original = edit.get("original_input") if isinstance(edit, dict) else None
+    asked = f"<div><small>the model asked for:</small>{plain(_json(original))}</div>"
+    return (
+        f'<details class="nb-hitl-tool nb-hitl-tool-edited"><summary>{TOOL_GLYPH} '
+        f"<code>{esc(block.name)}</code>({esc(preview(args, 60))})"
+        ' <span class="nb-hitl-badge nb-hitl-badge-other">edited by you</span></summary>'
+        f"{plain(args)}{asked if original is not None else ''}</details>"
+    )
+
+
 def _json(value: Any) -> str:
     import json
 
@@ -361,11 +408,30 @@ def _json(value: Any) -> str:
 
 def body_html(msg: RenderableMsg, images: RemoteImages = "link") -> str:
     """All blocks of a message."""
-    parts = [block_html(b, images) for b in msg.get_content_blocks()]
-    err = msg.metadata.get("_error") or msg.metadata.get("_nb_hitl_error")
+    edits = msg.metadata.get("edited_tool_calls")
+    edits = edits if isinstance(edits, dict) else {}
+    parts = []
+    for b in msg.get_content_blocks():
+        if b.type == "text":
+            parts.append(markdown(shown_text(msg, b.text), images))
+        elif b.type == "tool_use" and b.id in edits:
+            parts.append(edited_call_html(b, edits[b.id]))
+        else:
+            parts.append(block_html(b, images))
+    err = error_text(msg)
     if err:
-        parts.append(f'<div class="nb-hitl-error-text">{plain(str(err))}</div>')
+        parts.append(f'<div class="nb-hitl-error-text">{plain(err)}</div>')
     return "".join(parts)
+
+
+def error_text(msg: RenderableMsg) -> str:
+    """The error a message carries (``metadata["_error"]``), or ``""``.
+
+    ``_nb_hitl_error`` only flags a row the widgets made for an error (its text is the
+    message's own content): a flag is never drawn as text.
+    """
+    err = msg.metadata.get("_error")
+    return err if isinstance(err, str) else ""
 
 
 def msg_html(msg: RenderableMsg, images: RemoteImages = "link") -> str:
@@ -384,6 +450,8 @@ def msg_html(msg: RenderableMsg, images: RemoteImages = "link") -> str:
 
 __all__ = [
     "CSS",
+    "DEFAULT_INTERRUPT_TEXT",
+    "INTERRUPT_CAUSES",
     "REMOTE_IMAGES",
     "TOOL_GLYPH",
     "RemoteImages",
@@ -391,9 +459,12 @@ __all__ = [
     "block_html",
     "body_html",
     "check_remote_images",
+    "edited_call_html",
+    "error_text",
     "esc",
     "header_html",
     "image_html",
+    "interrupt_cause",
     "markdown",
     "media_html",
     "msg_classes",
@@ -401,4 +472,5 @@ __all__ = [
     "msg_html",
     "plain",
     "preview",
+    "shown_text",
 ]

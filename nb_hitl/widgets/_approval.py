@@ -45,12 +45,19 @@ CARD_CSS = """
 </style>
 """
 
+
+def _icon(name: str) -> str:
+    # The icon font the buttons use: symbols such as U+23F9 are missing from many fonts and
+    # showed as an empty box.
+    return f'<i class="fa fa-{name}" aria-hidden="true"></i>'
+
+
 _DECISION_TEXT = {
-    "approved": "&#10004; Approved",
-    "edited": "&#9998; Approved with edited arguments",
-    "denied": "&#10006; Denied",
-    "interrupted": "&#9209; Not run: the reply was stopped before a decision",
-    "discarded": "&#9209; Not run: a new message was sent instead",
+    "approved": f"{_icon('check')} Approved",
+    "edited": f"{_icon('pencil')} Approved with edited arguments",
+    "denied": f"{_icon('times')} Denied",
+    "interrupted": f"{_icon('ban')} Not run: the reply was stopped before a decision",
+    "discarded": f"{_icon('ban')} Not run: a new message was sent instead",
 }
 
 
@@ -179,7 +186,12 @@ class ApprovalCard(w.VBox):
         if decision == "denied":
             text += f": {esc(show_invisible(reason))}" if reason else " (no reason given)"
         if decision == "edited" and arguments is not None:
-            text += f"<pre>{esc(pretty_arguments(arguments))}</pre>"
+            # The call line shows what runs; the model's own arguments stay readable below.
+            self.arguments_view.value = f"<pre>{esc(pretty_arguments(arguments))}</pre>"
+            text += (
+                "<details><summary>the model asked for</summary>"
+                f"<pre>{esc(pretty_arguments(self.call.input))}</pre></details>"
+            )
         self.result.value = text
         name = esc(show_invisible(self.tool_name))
         self.header.value = f"<b>{TOOL_GLYPH} Tool call:</b> <code>{name}</code>"

@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from nb_hitl._render import CSS, RemoteImages, check_remote_images, esc, msg_flags
+from nb_hitl._render import (
+    CSS,
+    RemoteImages,
+    check_remote_images,
+    esc,
+    interrupt_cause,
+    msg_flags,
+)
 from nb_hitl.agent._approval import ToolApprovalMixin
 from nb_hitl.events import (
     ErrorOccurred,
@@ -24,6 +31,7 @@ from nb_hitl.events import (
     MessageUpdated,
     ReplyFinished,
     ReplyStarted,
+    ToolCallStarted,
 )
 from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.message import Msg
@@ -444,7 +452,7 @@ class ChatWidget(w.VBox):
         self.stop_button.description = "Stopping…"
         self.live.stop()  # deltas of a stopped reply are not drawn
 
-    def _finish_idle(self, interrupted: bool, error: str = "") -> None:
+    def _finish_idle(self, interrupted: bool, error: str = "", cause: str = "") -> None:
         self.stop_button.disabled = True
         self.stop_button.description = "Stop"
         self.send_button.description = "Send"
@@ -454,7 +462,8 @@ class ChatWidget(w.VBox):
         if error:
             self.status.set_state("error", error)
         else:
-            self.status.finish_reply("interrupted" if interrupted else "")
+            stopped = f"interrupted ({cause})" if cause else "interrupted"
+            self.status.finish_reply(stopped if interrupted else "")
         if interrupted:
             self.input.placeholder = (
                 "Interrupted. Tell the agent how to continue, or press Continue."
@@ -474,6 +483,10 @@ class ChatWidget(w.VBox):
             self.live.push(ev.msg)
         elif isinstance(ev, MessageAdded) and ev.msg is not None:
             self._on_added(ev.msg)
+        elif isinstance(ev, ToolCallStarted) and ev.tool_use is not None:
+            memory = getattr(self.agent, "memory", None)
+            if memory is not None:
+                self.transcript.follow_edited_call(ev.tool_use, memory.messages)
         elif isinstance(ev, ReplyStarted):
             self.last_interrupted = False
             self.continue_button.disabled = True
@@ -483,7 +496,8 @@ class ChatWidget(w.VBox):
             self._show_mode()
         elif isinstance(ev, ReplyFinished):
             self.live.end()
-            self._finish_idle(interrupted=ev.interrupted)
+            cause = interrupt_cause(ev.msg) if ev.msg is not None else ""
+            self._finish_idle(interrupted=ev.interrupted, cause=cause)
         elif isinstance(ev, ErrorOccurred):
             self._error_seen = True
             self.live.end()

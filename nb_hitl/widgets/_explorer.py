@@ -310,7 +310,15 @@ class CompressionExplorer(WhatIfSliders, w.VBox):
     def _totals_html(self) -> str:
         r, b = self.replay, self.baseline
         saved = r.savings(b)
-        share = f" ({saved / b.total_tokens:.0%})" if b.total_tokens else ""
+        share = f" ({abs(saved) / b.total_tokens:.0%})" if b.total_tokens else ""
+        # Compressing can cost more than it saves (the summariser's tokens): say so plainly.
+        if saved >= 0:
+            outcome = f"saves <b>{saved:,}</b>{share}"
+        else:
+            outcome = (
+                f'<b class="nb-hitl-status-error">costs {-saved:,} more</b> than no '
+                f"compression{share}"
+            )
         fits = r.fits(self.budget)
         verdict = (
             '<b style="color:#27ae60">every prompt within the budget</b> '
@@ -326,7 +334,7 @@ class CompressionExplorer(WhatIfSliders, w.VBox):
             f"{b.billed_input_tokens:,}) · peak prompt <b>{r.peak_prompt_tokens:,}</b> (no "
             f"compression {b.peak_prompt_tokens:,}) · <b>{r.compressions}</b> compressions · "
             f"summariser {r.summariser_tokens:,} tokens · total <b>{r.total_tokens:,}</b>, "
-            f"saves <b>{saved:,}</b>{share}<br>{verdict} · {esc(r.policy)}</div>"
+            f"{outcome}<br>{verdict} · {esc(r.policy)}</div>"
         )
 
     def _draw_sweep(self) -> None:

@@ -25,6 +25,7 @@ from nb_hitl.events import (
     MessageUpdated,
     ReplyFinished,
     ReplyStarted,
+    ToolCallStarted,
 )
 from nb_hitl.message import Msg
 
@@ -191,6 +192,10 @@ class HubFeed:
                 live.push(ev.msg)
         elif isinstance(ev, MessageAdded) and ev.msg is not None:
             self._on_added(agent, live, ev.msg)
+        elif isinstance(ev, ToolCallStarted) and ev.tool_use is not None:
+            memory = getattr(agent, "memory", None)
+            if memory is not None:
+                self.transcript.follow_edited_call(ev.tool_use, memory.messages)
         elif isinstance(ev, ReplyStarted):
             if agent.name not in self.speaking:
                 self.speaking.append(agent.name)

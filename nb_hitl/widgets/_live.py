@@ -20,6 +20,7 @@ from nb_hitl._render import (
     TOOL_GLYPH,
     RemoteImages,
     block_html,
+    error_text,
     esc,
     header_html,
     markdown,
@@ -183,9 +184,9 @@ class LiveMessageView(w.VBox):
         self._set_tail(markdown(rest, self.images) if rest else "")
         others = [b for b in msg.get_content_blocks() if b.type != "text"]
         extras = "".join(block_html(b, self.images) for b in others)
-        err = msg.metadata.get("_error")
+        err = error_text(msg)
         if err:
-            extras += plain(str(err))
+            extras += plain(err)
         self._extras.value = extras
         self.finished = True
 

@@ -55,6 +55,8 @@ class StatusLine(w.HTML):
         self._drawn = ""
         self._ticker: asyncio.TimerHandle | None = None
         self._tools: dict[str, str] = {}
+        self._waited = 0.0
+        self._waiting_since: float | None = None
         self._draw()
 
     # -- figures -----------------------------------------------------------------------------
@@ -64,11 +66,19 @@ class StatusLine(w.HTML):
         return sum(self._tokens.values())
 
     @property
+    def waited(self) -> float:
+        """Seconds the current (or last) reply spent waiting for you (approvals)."""
+        if self._waiting_since is None:
+            return self._waited
+        return self._waited + (self.ended or time.monotonic()) - self._waiting_since
+
+    @property
     def elapsed(self) -> float:
-        """Seconds since the current (or last) reply started."""
+        """Seconds the current (or last) reply has been working: time waiting for you (an
+        approval) is not counted, so tokens per second is the model's speed."""
         if self.started is None:
             return 0.0
-        return (self.ended or time.monotonic()) - self.started
+        return max(0.0, (self.ended or time.monotonic()) - self.started - self.waited)
 
     def tokens(self, msg_id: str, count: int) -> None:
         """Record that the live message ``msg_id`` has streamed ``count`` pieces."""
@@ -81,6 +91,13 @@ class StatusLine(w.HTML):
             raise ValueError(f"Unknown status {state!r}; use one of {', '.join(STATES)}.")
         if state != "running":
             self._tools = {}
+        now = time.monotonic()
+        replying = self.started is not None and self.ended is None
+        if state == "waiting" and replying and self._waiting_since is None:
+            self._waiting_since = now
+        elif state != "waiting" and self._waiting_since is not None:
+            self._waited += now - self._waiting_since
+            self._waiting_since = None
         self.state = state
         self.detail = detail
         if state in ("running", "stopping"):
@@ -127,6 +144,7 @@ class StatusLine(w.HTML):
     def start_reply(self) -> None:
         """A reply began: reset the figures."""
         self.started, self.ended = time.monotonic(), None
+        self._waited, self._waiting_since = 0.0, None
         self._tokens = {}
         self._tools = {}
         if self.state != "stopping":
@@ -136,6 +154,9 @@ class StatusLine(w.HTML):
         """The reply ended: freeze the figures and go idle."""
         if self.started is not None and self.ended is None:
             self.ended = time.monotonic()
+        if self._waiting_since is not None:
+            self._waited += self.ended - self._waiting_since if self.ended else 0.0
+            self._waiting_since = None
         self.stop_ticker()
         self.set_state("idle", detail)
 
@@ -157,7 +178,9 @@ class StatusLine(w.HTML):
             secs = self.elapsed
             toks = self.streamed_tokens
             rate = toks / secs if secs > 0 else 0.0
-            parts.append(f"{secs:.1f} s · {toks} tokens · {rate:.1f} tok/s")
+            waited = self.waited
+            wait = f" (+{waited:.1f} s waiting for you)" if waited >= 0.05 else ""
+            parts.append(f"{secs:.1f} s{wait} · {toks} tokens · {rate:.1f} tok/s")
         return " · ".join(parts)
 
     def _draw(self) -> None:

@@ -21,7 +21,7 @@ from ._collapsed import CollapsedMessage, is_long
 from ._live import LiveMessageView, html
 
 if TYPE_CHECKING:
-    from nb_hitl.message import Msg
+    from nb_hitl.message import Msg, ToolUseBlock
 
     from ._loop import LoopBridge
 
@@ -116,6 +116,30 @@ class Transcript:
         """Memory now holds the sent message ``key``."""
         if key in self.unconfirmed:
             self.unconfirmed.remove(key)
+
+    def redraw(self, msg: Msg) -> bool:
+        """Draw the row of ``msg.id`` anew from ``msg`` (memory changed it); False if none."""
+        entry = self.by_key.get(msg.id)
+        if entry is None or entry.msg is None:
+            return False
+        if entry.view is not None:
+            entry.view.close()
+        entry.msg, entry.view = msg, None
+        self.render()
+        return True
+
+    def follow_edited_call(self, call: ToolUseBlock, messages: list[Msg]) -> bool:
+        """A tool call runs with arguments a person edited: redraw the row that asked for it
+        from ``messages`` (memory holds the edited call there), so it shows what really runs."""
+        for msg in reversed(messages):
+            for block in msg.get_content_blocks("tool_use"):
+                if block.id == call.id:
+                    entry = self.by_key.get(msg.id)
+                    drawn = entry.msg if entry is not None else None
+                    if drawn is None or drawn is msg:
+                        return False
+                    return self.redraw(msg)
+        return False
 
     def last_user_msg(self) -> Msg | None:
         """The newest user message shown."""

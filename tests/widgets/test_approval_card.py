@@ -108,7 +108,11 @@ async def test_edit_validates_json_and_schema_in_the_card_then_runs_the_edit() -
     await task
     assert ran == [{"query": "select 1", "limit": 2}]
     await until(lambda: card.decision == "edited")
-    assert "edited" in card.result.value and "select 1" in card.result.value
+    assert "edited" in card.result.value
+    # The call line shows what ran; the model's own arguments stay below, folded.
+    assert "select 1" in card.arguments_view.value
+    assert "drop table users" not in card.arguments_view.value
+    assert "the model asked for" in card.result.value and "drop table users" in card.result.value
     assert card.error.value == ""
 
 
@@ -271,6 +275,6 @@ async def test_decided_cards_come_back_in_place_after_loading_a_session(tmp_path
     assert rows[first + 1] is cards[1]
     assert "denied by the user" in all_html(rows[first + 2])
     assert "second done" in all_html(rows[-1]) or "second done" in all_html(rows[-2])
-    assert "a2" in cards[0].result.value
+    assert "a2" in cards[0].arguments_view.value and "edited" in cards[0].result.value
     assert EVIL not in all_html(cards[1]) and "no &lt;script&gt;" in cards[1].result.value
     chat2.close()

@@ -1,0 +1,119 @@
+"""What the panel says is true: error cards, what stopped a reply, edited calls, approval
+waits, the explorer's wording (issue 22, "Says something false"). Real agents on ScriptedModel."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import ipywidgets as w
+import pytest
+from test_approval_card import agent_with, sql_turn
+from widget_helpers import all_html, until
+
+from nb_hitl._render import DEFAULT_INTERRUPT_TEXT, msg_html
+from nb_hitl.agent import ReActAgent
+from nb_hitl.agent._base import DEFAULT_INTERRUPT_TEXT as AGENT_INTERRUPT_TEXT
+from nb_hitl.agent._registry import interrupt_agent
+from nb_hitl.extension._interrupt import KERNEL_CAUSE
+from nb_hitl.message import Msg
+from nb_hitl.model import ScriptedModel
+from nb_hitl.pipeline import MsgHub
+from nb_hitl.widgets import ChatWidget, HubPanel
+from nb_hitl.widgets._approval import ApprovalCard
+
+LONG = " ".join(f"word{i}" for i in range(400))
+
+
+def error_rows(rows: list[w.Widget]) -> list[str]:
+    return [r.value for r in rows if isinstance(r, w.HTML) and "nb-hitl-error" in r.value]
+
+
+async def test_error_cards_have_no_stray_true_line_in_chat_and_hub() -> None:
+    boom = RuntimeError("the model broke")
+    agent = ReActAgent("Friday", "sys", ScriptedModel([boom], tokens_per_second=1e6))
+    chat = ChatWidget(agent)
+    chat.send("hi")
+    await until(lambda: chat.state == "error", what="error")
+    (card,) = error_rows(chat.rows)
+    assert "the model broke" in card
+    assert "True" not in card  # the row's flag was drawn as a line of its own
+
+    bob = ReActAgent("Bob", "sys", ScriptedModel([RuntimeError("bob broke")]))
+    panel = HubPanel(MsgHub([bob]))
+    panel.start()
+    await until(lambda: panel.outcome == "error", what="hub error")
+    cards = [c for c in error_rows(panel.transcript.rows) if "bob broke" in c]
+    assert cards and all("True" not in c for c in cards)
+
+
+async def test_a_kernel_interrupt_says_what_stopped_the_reply() -> None:
+    assert DEFAULT_INTERRUPT_TEXT == AGENT_INTERRUPT_TEXT  # the renderer's copy of the words
+    agent = ReActAgent("Friday", "sys", ScriptedModel([LONG], tokens_per_second=80))
+    chat = ChatWidget(agent)
+    chat.send("tell me a story")
+    await until(lambda: chat.state == "running" and agent.is_replying, what="running")
+    await asyncio.sleep(0.05)
+    assert interrupt_agent(agent, KERNEL_CAUSE)  # what Kernel ▸ Interrupt does
+    await until(lambda: chat.state == "idle", what="interrupted")
+    last = agent.memory.messages[-1]
+    assert last.metadata["interrupted_by"] == "kernel"
+    page = all_html(chat.rows[-1])
+    assert "Kernel ▸ Interrupt" in page
+    assert "interrupted by the user" not in page
+    assert "Kernel ▸ Interrupt" in chat.status.text()
+
+    # A person's Stop keeps the message's own words; a cancelled caller says so.
+    stopped = Msg("Friday", AGENT_INTERRUPT_TEXT, "assistant", metadata={
+        "_is_interrupted": True, "interrupted_by": "interrupt"})  # fmt: skip
+    assert "interrupted by the user" in msg_html(stopped)
+    cancelled = Msg("Friday", AGENT_INTERRUPT_TEXT, "assistant", metadata={
+        "_is_interrupted": True, "interrupted_by": "cancelled"})  # fmt: skip
+    assert "cancelled" in msg_html(cancelled) and "by the user" not in msg_html(cancelled)
+
+
+async def test_approve_edited_shows_the_edited_arguments_on_the_call_line() -> None:
+    ran: list[dict[str, Any]] = []
+    agent = agent_with([sql_turn("drop table users"), "done"], ran)
+    chat = ChatWidget(agent)
+    chat.send("clean up")
+    await until(lambda: chat.approvals is not None and chat.approvals.waiting, what="card")
+    assert chat.approvals is not None
+    (card,) = chat.approvals.waiting
+    card.edit_area.value = '{"query": "select 1", "limit": 2}'
+    card.edit_ok.click()
+    await until(lambda: chat.state == "idle" and bool(ran), what="edited call ran")
+    assert ran == [{"query": "select 1", "limit": 2}]
+    asked = next(m for m in agent.memory.messages if m.get_content_blocks("tool_use"))
+    row = chat.transcript.get(asked.id)
+    assert row is not None and row.view is not None
+    page = all_html(row.view)
+    assert "select 1" in page and "edited by you" in page
+    assert "drop table users" in page  # the model's own, under "the model asked for"
+    assert page.index("select 1") < page.index("drop table users")
+    assert "select 1" in card.arguments_view.value
+    assert "drop table users" not in card.arguments_view.value
+
+
+async def test_not_run_card_has_no_empty_box_glyph_and_tok_s_skips_approval_waits() -> None:
+    ran: list[dict[str, Any]] = []
+    agent = agent_with([sql_turn("select 1"), "done"], ran)
+    chat = ChatWidget(agent)
+    chat.send("go")
+    await until(lambda: chat.approvals is not None and chat.approvals.waiting, what="card")
+    assert chat.state == "waiting"
+    await asyncio.sleep(0.3)  # the person thinks about it
+    assert chat.status.waited >= 0.3
+    working = chat.status.elapsed
+    await asyncio.sleep(0.1)
+    assert chat.status.elapsed == pytest.approx(working, abs=1e-3)  # the clock stands still
+    assert "waiting for you" in chat.status.text()
+    chat.stop()
+    await until(lambda: chat.state == "idle", what="stopped")
+    cards = [r for r in chat.rows if isinstance(r, ApprovalCard)]
+    (card,) = cards
+    assert card.decision == "interrupted"
+    assert "Not run" in card.result.value
+    assert "&#9209;" not in card.result.value and "\u23f9" not in card.result.value
+    assert 'class="fa fa-' in card.result.value
+    assert chat.status.waited >= 0.4
