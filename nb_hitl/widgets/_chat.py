@@ -372,18 +372,19 @@ class ChatWidget(w.VBox):
         """Ctrl/Cmd+Enter sends, Escape stops, Enter in a deny-reason box denies."""
         self.input.add_class("nb-hitl-input")
         self.send_button.tooltip = "Send (Ctrl+Enter, ⌘+Enter on a Mac)"
-        self.stop_button.tooltip = "Stop the reply (Esc while in the chat)"
+        self.stop_button.tooltip = "Stop the reply (Esc anywhere in the panel)"
         self.continue_button.tooltip = f"Send “{self.continue_text}”"
         self.shortcuts = KeyBindings(
             "nb-hitl-chat",
             [
                 {"key": "Enter", "mod": True, "within": ".nb-hitl-input", "action": "send",
                  "clear": True},
-                {"key": "Escape", "action": "stop"},
+                {"key": "Escape", "action": "stop", "anywhere": True, "enabled": ".nb-hitl-stop"},
                 {"key": "Enter", "within": ".nb-hitl-deny-reason", "near": ".nb-hitl-approval",
                  "click": ".nb-hitl-deny-ok"},
             ],
             self._bridge,
+            focus_scope="nb-hitl-panel",
             stopping_rows=".nb-hitl-live",
             stop_button=".nb-hitl-stop",
             stop_action="stop",

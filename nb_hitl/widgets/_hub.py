@@ -102,7 +102,8 @@ class HubPanel(DiscussionRun, w.VBox):
             [
                 {"key": "Enter", "mod": True, "within": ".nb-hitl-hub-input", "action": "send",
                  "clear": True},
-                {"key": "Escape", "action": "stop"},
+                {"key": "Escape", "action": "stop", "anywhere": True,
+                 "enabled": ".nb-hitl-hub-stop"},
                 {"key": "Enter", "mod": True, "within": ".nb-hitl-hub-instruction",
                  "click": ".nb-hitl-pause-retry"},
                 {"key": "Enter", "within": ".nb-hitl-deny-reason", "near": ".nb-hitl-approval",

@@ -13,7 +13,10 @@ e.g. ``nb-hitl-chat``) and handles keys only while focus is inside that widget:
 The listener is on ``window`` in the capture phase, so the widget sees its keys before
 JupyterLab's own shortcut handling (Escape leaving edit mode, Ctrl+Enter running the cell);
 it stops only the keys it handles, and only inside its scope. Everything else reaches
-JupyterLab untouched.
+JupyterLab untouched. A binding marked ``anywhere`` (the chat's Escape) also works with focus
+anywhere in the surrounding panel, including after a click on the transcript's text, which
+takes no focus of its own (the notebook gets it): from a press inside the panel until a press
+elsewhere, while the panel's cell is the active one.
 
 With ``stopping_rows`` set it also draws Stop at once: a click on ``stop_button`` (or the key
 bound to ``stop_action``) gives the rows matching ``stopping_rows`` the class ``STOPPING_CLASS``
@@ -83,12 +86,39 @@ function render({ model, el }) {
   }
   window.addEventListener("click", onClick, true);
 
+  // "Focus inside the panel" also covers a click on text that takes no focus (the transcript):
+  // the browser then focuses the notebook around it. The panel counts as focused from a press
+  // inside it until a press elsewhere, while its cell is the notebook's active one.
+  const panel = () => el.closest("." + (model.get("focus_scope") || model.get("scope"))) || root();
+  let pointed = false;
+  function onPointer(ev) {
+    const area = panel();
+    pointed = !!area && ev.target instanceof Node && area.contains(ev.target);
+  }
+  window.addEventListener("pointerdown", onPointer, true);
+  const EDITABLE = "input, textarea, select, [contenteditable=''], [contenteditable='true']";
+  function panelFocused(target) {
+    const area = panel();
+    if (!area) return false;
+    if (area.contains(target)) return true;
+    if (!pointed || (target instanceof Element && target.closest(EDITABLE))) return false;
+    const cell = el.closest(".jp-Cell");
+    return !cell || cell.classList.contains("jp-mod-active");
+  }
+
   function onKey(ev) {
     const scope = root();
-    if (!scope || !(ev.target instanceof Node) || !scope.contains(ev.target)) return;
+    if (!scope || !(ev.target instanceof Node)) return;
     if (scope.classList.contains(INACTIVE) || ev.isComposing) return;
+    const inside = scope.contains(ev.target);
+    if (!inside && !panelFocused(ev.target)) return;
     for (const b of model.get("bindings")) {
       if (!matches(ev, b)) continue;
+      if (!inside && !b.anywhere) continue;
+      if (!inside && b.enabled) {
+        const needed = scope.querySelector(b.enabled);
+        if (!needed || needed.disabled) continue;  // nothing to do: the key stays JupyterLab's
+      }
       const field = b.within ? ev.target.closest(b.within) : ev.target;
       if (!field) continue;
       const near = b.near ? ev.target.closest(b.near) || scope : scope;
@@ -152,6 +182,7 @@ function render({ model, el }) {
   return () => {
     window.removeEventListener("keydown", onKey, true);
     window.removeEventListener("click", onClick, true);
+    window.removeEventListener("pointerdown", onPointer, true);
     if (timer) clearInterval(timer);
   };
 }
@@ -175,6 +206,11 @@ class KeyBindings(anywidget.AnyWidget):
             clicked (``""``: none; the kernel's own answer then draws them).
         stop_button: CSS selector of the Stop button (marks rows only while enabled).
         stop_action: the action name whose key stops (marks rows like a click).
+        focus_scope: CSS class of the area whose focus counts for bindings with
+            ``anywhere`` (e.g. the whole panel around the chat; default the scope): focus
+            anywhere in it, or a click on its text, which takes no focus. Such a binding with
+            ``enabled`` (a button's selector) acts from outside the scope only while that
+            button is enabled, so an idle panel leaves the key to JupyterLab.
     """
 
     _esm = _ESM
@@ -195,6 +231,7 @@ class KeyBindings(anywidget.AnyWidget):
     stopping_rows = traitlets.Unicode("").tag(sync=True)
     stop_button = traitlets.Unicode("").tag(sync=True)
     stop_action = traitlets.Unicode("").tag(sync=True)
+    focus_scope = traitlets.Unicode("").tag(sync=True)
 
     def __init__(
         self,
@@ -206,8 +243,10 @@ class KeyBindings(anywidget.AnyWidget):
         stopping_rows: str = "",
         stop_button: str = "",
         stop_action: str = "",
+        focus_scope: str = "",
     ) -> None:
         super().__init__(
+            focus_scope=focus_scope,
             scope=scope,
             bindings=bindings,
             inactive_scope=inactive_scope,

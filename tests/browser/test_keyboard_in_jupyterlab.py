@@ -1,7 +1,8 @@
 """The notebook extension and the keyboard in real JupyterLab and Chromium.
 
 - the notebook's own ■ (Kernel ▸ Interrupt) stops a streaming panel reply (``%load_ext nb_hitl``);
-- Ctrl+Enter in the chat sends, Escape in the chat stops;
+- Ctrl+Enter in the chat sends, Escape anywhere in the panel stops (after a click on the
+  transcript's text too);
 - Stop (Escape or the button) draws the streaming row as stopping in the front end before the
   kernel answers; the kernel's interrupted style then replaces the guess;
 - re-running the panel's cell while a reply streams gives a panel whose Stop works;
@@ -85,6 +86,18 @@ def test_interrupt_button_keyboard_and_rerun(browser: Any, lab: LabServer, artif
         wait_status(page, "idle")
         assert_guess_then_kernel(page)
         assert page.locator(f"{CHAT} .nb-hitl-msg", has_text="first question").count() == 1
+
+        # Escape works with focus anywhere in the panel: after a click on the transcript's text
+        # (which takes no focus: the notebook gets it) and in the inspector's pin box.
+        for place in (f"{CHAT} .nb-hitl-msg >> nth=0", ".nb-hitl-pin-ref input"):
+            before = interrupted_rows(page)
+            box.fill("a question stopped from " + place)
+            box.press("Control+Enter")
+            wait_streaming(page)
+            page.locator(place).click()
+            page.keyboard.press("Escape")
+            wait_more_interrupted(page, before)
+            wait_status(page, "idle")
 
         # The notebook's own ■ stops a streaming reply (no cell runs meanwhile).
         before = interrupted_rows(page)
