@@ -24,7 +24,7 @@ from _stats import median_p99, timed
 
 from nb_hitl import Msg, ReActAgent, ScriptedModel
 from nb_hitl.model._secrets import redact
-from nb_hitl.session import _check_no_secret
+from nb_hitl.session._session import _check_no_secret
 
 SECRETS = ("sk-test-SECRET-MARKER-7f3e9a1b2c4d5e6f", "AIzaURLSECRETMARKER01234", "pw-URL-4242-xyz")
 

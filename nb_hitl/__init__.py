@@ -55,6 +55,7 @@ if not TYPE_CHECKING:
         },
         submodules=(
             "agent",
+            "compression",
             "demo",
             "events",
             "exceptions",

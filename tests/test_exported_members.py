@@ -190,7 +190,7 @@ def test_import_loads_no_agent_code_until_a_name_is_used() -> None:
         "import sys, nb_hitl; "
         "print('nb_hitl.agent' in sys.modules, 'pydantic' in sys.modules); "
         "nb_hitl.ReActAgent; "
-        "print('nb_hitl.agent' in sys.modules, 'nb_hitl.agent._replay' in sys.modules)"
+        "print('nb_hitl.agent' in sys.modules, 'nb_hitl.compression._replay' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False", "True", "False"]

@@ -7,19 +7,15 @@ from typing import TYPE_CHECKING
 from nb_hitl._lazy import attach
 
 if TYPE_CHECKING:
-    from ._approval import DENIED_PREFIX, PendingApproval
-    from ._base import DEFAULT_INTERRUPT_TEXT, AgentBase
-    from ._compression import (
+    from nb_hitl.compression._config import (
         CompressionConfig,
         CompressionPlan,
         SummarySchema,
         plan_compression,
     )
-    from ._compression_agent import CompressionResult
-    from ._react import ReActAgent
-    from ._replay import replay_compression, replay_compression_async
-    from ._replay_result import CompressionReplay, ReplayCall, ReplayProgress
-    from ._replay_summary import (
+    from nb_hitl.compression._replay import replay_compression, replay_compression_async
+    from nb_hitl.compression._replay_result import CompressionReplay, ReplayCall, ReplayProgress
+    from nb_hitl.compression._replay_summary import (
         FixedSummary,
         ModelSummary,
         RatioSummary,
@@ -27,7 +23,12 @@ if TYPE_CHECKING:
         SummaryOutcome,
         SummaryRequest,
     )
-    from ._sweep import CompressionSweep, sweep_compression
+    from nb_hitl.compression._result import CompressionResult
+    from nb_hitl.compression._sweep import CompressionSweep, sweep_compression
+
+    from ._approval import DENIED_PREFIX, PendingApproval
+    from ._base import DEFAULT_INTERRUPT_TEXT, AgentBase
+    from ._react import ReActAgent
     from ._user import InputSource, QueueInput, ScriptedInput, TerminalInput, UserAgent
     from ._user_input import TerminalUserInput, UserInputBase, UserInputData
 
@@ -74,17 +75,21 @@ if not TYPE_CHECKING:
         {
             "._approval": ("DENIED_PREFIX", "PendingApproval"),
             "._base": ("DEFAULT_INTERRUPT_TEXT", "AgentBase"),
-            "._compression": (
+            "nb_hitl.compression._config": (
                 "CompressionConfig",
                 "CompressionPlan",
                 "SummarySchema",
                 "plan_compression",
             ),
-            "._compression_agent": ("CompressionResult",),
+            "nb_hitl.compression._result": ("CompressionResult",),
             "._react": ("ReActAgent",),
-            "._replay": ("replay_compression", "replay_compression_async"),
-            "._replay_result": ("CompressionReplay", "ReplayCall", "ReplayProgress"),
-            "._replay_summary": (
+            "nb_hitl.compression._replay": ("replay_compression", "replay_compression_async"),
+            "nb_hitl.compression._replay_result": (
+                "CompressionReplay",
+                "ReplayCall",
+                "ReplayProgress",
+            ),
+            "nb_hitl.compression._replay_summary": (
                 "FixedSummary",
                 "ModelSummary",
                 "RatioSummary",
@@ -92,7 +97,7 @@ if not TYPE_CHECKING:
                 "SummaryOutcome",
                 "SummaryRequest",
             ),
-            "._sweep": ("CompressionSweep", "sweep_compression"),
+            "nb_hitl.compression._sweep": ("CompressionSweep", "sweep_compression"),
             "._user": ("InputSource", "QueueInput", "ScriptedInput", "TerminalInput", "UserAgent"),
             "._user_input": ("TerminalUserInput", "UserInputBase", "UserInputData"),
         },

@@ -19,8 +19,19 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
+from nb_hitl.compression._config import (
+    DEFAULT_COMPRESSION_PROMPT,
+    DEFAULT_SUMMARY_TEMPLATE,
+    CompressionConfig,
+    CompressionPlan,
+    SummarySchema,
+    default_counter,
+    plan_compression,
+)
+from nb_hitl.compression._result import CompressionResult
+from nb_hitl.compression._summary import summarize
 from nb_hitl.events import (
     CompressionFailed,
     CompressionFinished,
@@ -30,50 +41,11 @@ from nb_hitl.events import (
 )
 from nb_hitl.exceptions import AgentBusyError, ConfigError
 from nb_hitl.memory import COMPRESSED, PINNED
-from nb_hitl.token import TokenCounter
-
-from ._compression import (
-    DEFAULT_COMPRESSION_PROMPT,
-    DEFAULT_SUMMARY_TEMPLATE,
-    CompressionConfig,
-    CompressionPlan,
-    SummarySchema,
-    plan_compression,
-)
-from ._compression_summary import summarize
 
 logger = logging.getLogger("nb_hitl.compression")
 
-_default_counter: TokenCounter | None = None
 UNDO_DEPTH = 20
 """How many compressions ``undo_compression()`` can take back, newest first."""
-
-
-def default_counter() -> TokenCounter:
-    """The process-wide counter used when an agent has no ``CompressionConfig``."""
-    global _default_counter
-    if _default_counter is None:
-        _default_counter = TokenCounter()
-    return _default_counter
-
-
-class CompressionResult(BaseModel):
-    """What one compression did."""
-
-    compressed_ids: list[str]
-    """Messages marked compressed, oldest first."""
-    tokens_before: int
-    """Prompt tokens before."""
-    tokens_after: int
-    """Prompt tokens after (counted, not estimated)."""
-    summary: str
-    """The new summary, as stored in memory (rendered with ``summary_template``)."""
-    previous_summary: str = ""
-    """The summary it replaced (folded into the new one)."""
-    structured: dict[str, Any] = Field(default_factory=dict)
-    """The structured summary the model returned."""
-    trigger: str = "auto"
-    """``auto`` (before a reasoning step) or ``manual`` (``compress_memory()``)."""
 
 
 @dataclass

@@ -13,12 +13,12 @@ from __future__ import annotations
 from ._approval import ApprovalBox, ApprovalCard, ApprovalCards
 from ._chat import ChatWidget
 from ._explorer import CompressionExplorer
-from ._hub import HubPanel
 from ._input import WidgetInput
 from ._inspector import MemoryInspector
 from ._loop import LoopBridge
 from ._panel import AgentPanel
 from ._session import SessionBar
+from .hub import HubPanel
 
 __all__ = [
     "AgentPanel",

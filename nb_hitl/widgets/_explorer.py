@@ -27,10 +27,10 @@ from nb_hitl.agent import (
     RatioSummary,
     ScriptedSummary,
 )
-from nb_hitl.agent._replay import check_keep_recent, run_replay
-from nb_hitl.agent._replay_source import prepare
-from nb_hitl.agent._replay_summary import as_policy
-from nb_hitl.agent._sweep import METRICS, sweep_prepared
+from nb_hitl.compression._replay import check_keep_recent, run_replay
+from nb_hitl.compression._replay_source import prepare
+from nb_hitl.compression._replay_summary import as_policy
+from nb_hitl.compression._sweep import METRICS, sweep_prepared
 
 from ._explorer_svg import prompt_curve, sweep_heatmap
 from ._live import html
@@ -97,7 +97,7 @@ class CompressionExplorer(WhatIfSliders, w.VBox):
         if counter is None and config is not None:
             counter = config.agent_token_counter
         if counter is None:
-            from nb_hitl.agent._compression_agent import default_counter
+            from nb_hitl.compression._config import default_counter
 
             counter = default_counter()
         self._prep = prepare(source, counter=counter, sys_prompt=sys_prompt, tools=tools)

@@ -19,7 +19,7 @@ from nb_hitl.pipeline import FanoutPipeline, MsgHub, SequentialPipeline
 from nb_hitl.testing import assert_history_valid
 from nb_hitl.tool import Toolkit
 from nb_hitl.widgets import AgentPanel, HubPanel
-from nb_hitl.widgets._hub_style import DARK_PALETTE, HUB_CSS, PALETTE
+from nb_hitl.widgets.hub._style import DARK_PALETTE, HUB_CSS, PALETTE
 
 LONG = " ".join(f"word{i}" for i in range(400))
 XSS = '<img src=x onerror="alert(1)">'

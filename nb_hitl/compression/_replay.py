@@ -19,11 +19,11 @@ from typing import Any
 from nb_hitl.exceptions import ConfigError
 from nb_hitl.token import TokenCounter
 
-from ._compression import CompressionConfig
-from ._compression_select import select_kept
+from ._config import CompressionConfig
 from ._replay_result import CompressionReplay, ReplayCall, ReplayProgress
 from ._replay_source import Prepared, prepare
 from ._replay_summary import SummaryOutcome, SummaryPolicy, SummaryRequest, as_policy
+from ._select import select_kept
 
 
 def _question(prep: Prepared, live: list[int]) -> str | None:
@@ -281,7 +281,7 @@ def prepare_for(
     if counter is None and isinstance(config, CompressionConfig):
         counter = config.agent_token_counter
     if counter is None:
-        from ._compression_agent import default_counter
+        from ._config import default_counter
 
         counter = default_counter()
     return prepare(

@@ -173,7 +173,7 @@ class CompressionSettings(_Part):
     @classmethod
     def _plain_placeholders(cls, value: str | None) -> str | None:
         if value is not None:
-            from nb_hitl.agent._compression import check_summary_template
+            from nb_hitl.compression._config import check_summary_template
 
             check_summary_template(value)
         return value

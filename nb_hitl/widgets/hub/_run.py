@@ -15,14 +15,14 @@ from nb_hitl.agent import AgentBase
 from nb_hitl.message import Msg
 from nb_hitl.pipeline import FanoutPipeline, MsgHub, SequentialPipeline
 
-from ._invisible import is_blank
+from .._invisible import is_blank
 
 if TYPE_CHECKING:
     import ipywidgets as w
 
-    from ._hub_feed import HubFeed
-    from ._hub_pause import PausePrompt
-    from ._loop import LoopBridge
+    from .._loop import LoopBridge
+    from ._feed import HubFeed
+    from ._pause import PausePrompt
 
 Pipeline = SequentialPipeline | FanoutPipeline
 ACTIONS = ("retry", "skip", "stop")

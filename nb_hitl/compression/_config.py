@@ -2,7 +2,7 @@
 
 ``plan_compression()`` is pure and cheap (per-message counts are cached by the token counter),
 so a memory inspector can call it on every slider move. Doing the compression lives in
-``_compression_agent.py``.
+``nb_hitl/agent/_compression_agent.py``.
 
 Rules the plan follows (each boundary move is explained in ``CompressionPlan.reasons``):
 
@@ -27,7 +27,7 @@ from nb_hitl.message import Msg
 from nb_hitl.model import ChatModelBase
 from nb_hitl.token import TokenCounter
 
-from ._compression_select import select_kept
+from ._select import select_kept
 
 DEFAULT_COMPRESSION_PROMPT = (
     "You compress the earlier part of a conversation between a user and an AI agent, so the "
@@ -393,3 +393,14 @@ def plan_compression(
         recent_ids=[ids[i] for i in range(chosen.recent, n)],
         kept_because={ids[i]: kind for i, kind in chosen.why.items()},
     )
+
+
+_default_counter: TokenCounter | None = None
+
+
+def default_counter() -> TokenCounter:
+    """The process-wide counter used when an agent has no ``CompressionConfig``."""
+    global _default_counter
+    if _default_counter is None:
+        _default_counter = TokenCounter()
+    return _default_counter

@@ -29,16 +29,16 @@ from nb_hitl.events import (
 )
 from nb_hitl.message import Msg
 
-from ._approval import ApprovalCards
-from ._hub_style import PALETTE, speaker_class
-from ._live import html
-from ._transcript import Entry, LiveRows, Transcript
+from .._approval import ApprovalCards
+from .._live import html
+from .._transcript import Entry, LiveRows, Transcript
+from ._style import PALETTE, speaker_class
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
     from nb_hitl.events import Subscription
 
-    from ._loop import LoopBridge
+    from .._loop import LoopBridge
 
 
 class _HubTranscript(Transcript):

@@ -14,9 +14,9 @@ import ipywidgets as w
 
 from nb_hitl.message import Msg
 
-from ._input import WidgetInput
-from ._invisible import is_blank
-from ._loop import LoopBridge
+from .._input import WidgetInput
+from .._invisible import is_blank
+from .._loop import LoopBridge
 
 NOT_WAITING_NOTE = (
     "Nothing was sent: no one in the discussion is waiting for your message. Send works while "

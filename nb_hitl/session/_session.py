@@ -29,21 +29,22 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from nb_hitl._session_compression import (
+from nb_hitl.exceptions import ConfigError, SessionError
+
+from ._compression import (
     KEEP,
     NOT_APPLIED,
     SettingsUpdate,
     compression_settings,
     compression_update,
 )
-from nb_hitl._session_schema import (
+from ._schema import (
     FORMAT,
     SCHEMA_VERSION,
     SessionDocument,
     find_surrogate,
     parse_session_text,
 )
-from nb_hitl.exceptions import ConfigError, SessionError
 
 _PLACEHOLDERS = frozenset({"no-key-needed", "sk-no-key-required"})
 _SETTINGS = ("sys_prompt", "max_iters", "parallel_tool_calls", "interrupt_text")
@@ -305,7 +306,7 @@ def _restore(agent: Any, snap: dict[str, Any]) -> None:
 def load_session(agent: Any, path: str | os.PathLike[str]) -> SessionInfo:
     """Load a session file into ``agent`` (all or nothing).
 
-    The whole file is checked against one schema (``nb_hitl._session_schema``) and the new
+    The whole file is checked against one schema (``nb_hitl.session._schema``) and the new
     compression settings are built before the agent is touched; whatever still fails while
     loading (a parked call of a tool this agent lacks) rolls everything back.
 
@@ -373,9 +374,3 @@ __all__ = [
     "save_session",
     "session_document",
 ]
-
-# AgentScope's session API (``from agentscope.session import JSONSession``), kept in its own
-# module; imported last because it reuses the writing and secret helpers above.
-from nb_hitl._json_session import JSONSession, SessionBase, SessionNotFoundError  # noqa: E402
-
-__all__ += ["JSONSession", "SessionBase", "SessionNotFoundError"]

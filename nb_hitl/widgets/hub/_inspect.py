@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from ._loop import LoopBridge
+from .._loop import LoopBridge
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
 
-    from ._inspector import MemoryInspector
+    from .._inspector import MemoryInspector
 
 
 class InspectorSwitch(w.VBox):
@@ -58,7 +58,7 @@ class InspectorSwitch(w.VBox):
         """Show ``agent``'s memory (one of ``agents``)."""
         if getattr(agent, "memory", None) is None:
             raise ValueError(f"{agent.name} keeps no memory to inspect (e.g. a UserAgent).")
-        from ._inspector import MemoryInspector
+        from .._inspector import MemoryInspector
 
         insp = self._inspectors.get(id(agent))
         if insp is None:

@@ -52,7 +52,7 @@ def compression_update(agent: Any, settings: dict[str, Any] | None) -> Any:
     if config is None:
         if not isinstance(getattr(type(agent), "compression_config", None), property):
             return NOT_APPLIED
-        from nb_hitl.agent import CompressionConfig
+        from nb_hitl.compression._config import CompressionConfig
 
         known = CompressionConfig.model_fields
         return CompressionConfig(**{k: v for k, v in settings.items() if k in known})

@@ -22,19 +22,19 @@ from nb_hitl._render import CSS, RemoteImages, check_remote_images, esc
 from nb_hitl.agent import AgentBase, UserAgent
 from nb_hitl.pipeline import MsgHub
 
-from ._hub_feed import HubFeed
-from ._hub_input import HubInputBar
-from ._hub_inspect import InspectorSwitch
-from ._hub_pause import PausePrompt
-from ._hub_run import REPLACED_NOTE, DiscussionRun
-from ._hub_style import HUB_CSS, speakers_html
-from ._keys import KeyBindings
-from ._live import html
-from ._loop import LoopBridge, WidgetRegistry
+from .._keys import KeyBindings
+from .._live import html
+from .._loop import LoopBridge, WidgetRegistry
+from ._feed import HubFeed
+from ._input import HubInputBar
+from ._inspect import InspectorSwitch
+from ._pause import PausePrompt
+from ._run import REPLACED_NOTE, DiscussionRun
+from ._style import HUB_CSS, speakers_html
 
 if TYPE_CHECKING:
-    from ._input import WidgetInput
-    from ._inspector import MemoryInspector
+    from .._input import WidgetInput
+    from .._inspector import MemoryInspector
 
 ENDINGS = {"stopped": "Stopped.", "finished": "Finished.", "error": "Ended with an error."}
 _HUBS = WidgetRegistry()

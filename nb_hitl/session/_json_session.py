@@ -96,7 +96,8 @@ def _objects_inside(module: Any) -> list[Any]:
 
 def _refuse_secrets(modules: dict[str, Any], text: str) -> None:
     from nb_hitl.model._secrets import find_secret, is_secret_name
-    from nb_hitl.session import _check_no_secret
+
+    from ._session import _check_no_secret
 
     for module in modules.values():
         for obj in _objects_inside(module):
@@ -156,7 +157,7 @@ class JSONSession(SessionBase):
             SessionError: an agent is mid-reply, a state is not JSON-able, the file would
                 contain a secret, or it cannot be written. The previous file is untouched.
         """
-        from nb_hitl.session import atomic_write_text
+        from ._session import atomic_write_text
 
         for name, module in state_modules_mapping.items():
             if _busy(module):
@@ -238,8 +239,7 @@ class JSONSession(SessionBase):
 
 def _read(path: Path) -> dict[str, Any] | None:
     """The saved states, or ``None`` when there is no file."""
-    from nb_hitl._session_schema import load_json
-    from nb_hitl.session import FORMAT
+    from ._schema import FORMAT, load_json
 
     if not path.exists():
         return None

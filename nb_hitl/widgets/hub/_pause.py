@@ -11,8 +11,8 @@ import ipywidgets as w
 
 from nb_hitl._render import esc
 
-from ._live import html
-from ._loop import LoopBridge
+from .._live import html
+from .._loop import LoopBridge
 
 
 class PausePrompt(w.VBox):
