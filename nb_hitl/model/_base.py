@@ -147,7 +147,7 @@ class ModelCall:
         if inspect.isawaitable(started):  # an AgentScope-style __call__: its result as is
             return await started
         if self._stream:
-            return started
+            return await _primed(started)
         last: ChatResponse | None = None
         try:
             async for chunk in started:
@@ -155,6 +155,32 @@ class ModelCall:
         finally:
             await started.aclose()
         return last
+
+
+async def _primed(chunks: AsyncGenerator[ChatResponse, None]) -> AsyncGenerator[ChatResponse, None]:
+    """``chunks`` once its first chunk has arrived: as AgentScope's ``await model(...)``, the
+    request is made (and a failure before the first token raised) before the stream returns."""
+    try:
+        first = await chunks.__anext__()
+    except StopAsyncIteration:
+        first = None
+    except BaseException:
+        await chunks.aclose()
+        raise
+    return _replay(first, chunks)
+
+
+async def _replay(
+    first: ChatResponse | None, rest: AsyncGenerator[ChatResponse, None]
+) -> AsyncGenerator[ChatResponse, None]:
+    try:
+        if first is None:
+            return
+        yield first
+        async for chunk in rest:
+            yield chunk
+    finally:
+        await rest.aclose()
 
 
 async def _as_chunks(started: Any) -> AsyncGenerator[ChatResponse, None]:

@@ -223,9 +223,14 @@ class OpenAIChatModel(ChatModelBase):
             )
         self._api_key = SecretStr(key or NO_KEY_PLACEHOLDER)
         self._client_args = client_args
-        self._client: Any = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
-        self._create_params: frozenset[str] | None = None
+        self._create_params: tuple[Any, frozenset[str] | None] = (None, None)
+        self._structured_output_fallback = True
+        """AgentScope's latch for "structured output goes through a tool call": always so here."""
+        self.client: Any = self._build_client()
+        """The SDK client (``openai.AsyncClient``), built here as AgentScope builds it; replace
+        it with your own (a proxy, a mock transport) and every request goes through yours."""
+        self._own_client: Any = self.client
 
     # -- configuration -------------------------------------------------------------------------
     def _default_provider(self) -> str:
@@ -264,32 +269,46 @@ class OpenAIChatModel(ChatModelBase):
         return own + self._url_credentials.secrets()
 
     # -- the client ----------------------------------------------------------------------------
+    def _build_client(self) -> Any:
+        """``openai.AsyncClient(api_key=, organization=, **client_kwargs)`` as AgentScope calls
+        it, then nb_hitl's base URL, timeout and retry settings (retries are ours)."""
+        openai = import_openai()
+        args = dict(self._client_args)
+        organization = args.pop("organization", None)
+        sdk_default = os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
+        if self._url_credentials:  # taken out of base_url; sent, never shown
+            headers = args.get("default_headers") or {}
+            query = args.get("default_query") or {}
+            args["default_headers"] = {**self._url_credentials.headers(), **headers}
+            args["default_query"] = {**self._url_credentials.query(), **query}
+        if self.base_url != sdk_default.rstrip("/") or self._url_credentials:
+            args["base_url"] = self.base_url
+        client = openai.AsyncClient(
+            api_key=self._api_key.get_secret_value(), organization=organization, **args
+        )
+        if "timeout" not in args:
+            client.timeout = self.timeout
+        if "max_retries" not in args:
+            client.max_retries = 0  # retries are ours: only before the first token
+        return client
+
     def _get_client(self) -> Any:
-        """The SDK client of the running event loop (a client is bound to one loop)."""
+        """The client to use now: ``self.client`` as it is, unless it is the one built here
+        and the event loop changed (an HTTP pool is bound to one loop), then a new one."""
         loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop:
-            openai = import_openai()
-            args = dict(self._client_args)
-            if self._url_credentials:  # taken out of base_url; sent, never shown
-                headers = args.get("default_headers") or {}
-                query = args.get("default_query") or {}
-                args["default_headers"] = {**self._url_credentials.headers(), **headers}
-                args["default_query"] = {**self._url_credentials.query(), **query}
-            self._client = openai.AsyncOpenAI(
-                api_key=self._api_key.get_secret_value(),
-                base_url=self.base_url,
-                timeout=self.timeout,
-                max_retries=0,  # retries are ours: only before the first token, with a clear end
-                **args,
-            )
+        if self.client is self._own_client:
+            if self._client_loop is not None and self._client_loop is not loop:
+                self.client = self._own_client = self._build_client()
             self._client_loop = loop
-        return self._client
+        return self.client
 
     async def aclose(self) -> None:
-        """Close the HTTP connection pool (the model stays usable; a new pool opens on use)."""
-        client, self._client, self._client_loop = self._client, None, None
-        if client is not None:
-            await client.close()
+        """Close the HTTP connection pool of the client built here (the model stays usable:
+        a new client is built on the next call). A client you set is left to you."""
+        if self.client is self._own_client and self._client_loop is not None:
+            closing, self._client_loop = self._own_client, None
+            self.client = self._own_client = self._build_client()
+            await closing.close()
 
     async def __aenter__(self) -> OpenAIChatModel:
         return self
@@ -318,13 +337,14 @@ class OpenAIChatModel(ChatModelBase):
             choice = tool_choice if tool_choice is not None else self.tool_choice
             if choice is not None:
                 fields["tool_choice"] = tool_choice_param(choice)
-        if self._create_params is None:
-            signature = inspect.signature(client.chat.completions.create)
-            self._create_params = frozenset(signature.parameters)
+        create = client.chat.completions.create
+        if self._create_params[0] is not create:
+            self._create_params = (create, create_parameters(create))
+        params = self._create_params[1]
         request: dict[str, Any] = {}
         extra_body: dict[str, Any] = dict(fields.pop("extra_body", None) or {})
         for name, value in fields.items():
-            if name in self._create_params:
+            if params is None or name in params:
                 request[name] = value
             else:
                 extra_body[name] = value  # e.g. DashScope's enable_thinking
@@ -425,6 +445,7 @@ class OpenAIChatModel(ChatModelBase):
         """Make the request (with retries before the first token) and queue what streams in."""
         start = time.perf_counter()
         attempt = 0
+        downgraded = False
         while True:
             acc = StreamAccumulator(parse_partial=self.stream_tool_parsing)
             attempt += 1
@@ -442,6 +463,11 @@ class OpenAIChatModel(ChatModelBase):
                 if stream is not None:
                     stream, closing = None, stream
                     await close_stream(closing)
+                if not acc.started and not downgraded and refuses_forced_choice(exc, request):
+                    # DashScope's thinking mode and some vLLM builds refuse a forced
+                    # tool_choice (HTTP 400): once more with "auto", as AgentScope does.
+                    request, downgraded = {**request, "tool_choice": "auto"}, True
+                    continue
                 if acc.started or attempt > self.max_retries or not is_retryable(exc):
                     out.put_nowait(translate_error(exc, self._context(attempt, acc.chunks)))
                     return
@@ -476,6 +502,32 @@ async def _structured_chunks(
         await stream.aclose()
 
 
+def refuses_forced_choice(exc: BaseException, request: dict[str, Any]) -> bool:
+    """Whether ``exc`` is the server refusing the request's forced ``tool_choice`` (a 400,
+    or an error event in the stream, whose message names ``tool_choice``)."""
+    import openai
+
+    choice = request.get("tool_choice")
+    if not (isinstance(choice, dict) or choice == "required"):
+        return False
+    if not isinstance(exc, openai.APIError) or "tool_choice" not in str(exc):
+        return False
+    status = getattr(exc, "status_code", None)
+    return status in (None, 400, 422)
+
+
+def create_parameters(create: Any) -> frozenset[str] | None:
+    """The keyword names ``create`` takes, or None when it takes any (``**kwargs``: a
+    stand-in client), so that fields it does not name go into ``extra_body``."""
+    try:
+        parameters = inspect.signature(create).parameters
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return None
+    return frozenset(parameters)
+
+
 def _retrieve(task: asyncio.Task[Any]) -> None:
     # A reader cancelled on interrupt ends with CancelledError (or a late error): consume it.
     if not task.cancelled():
@@ -487,7 +539,11 @@ async def close_stream(stream: Any) -> None:
 
     The SDK's inner generator would otherwise be closed later by the garbage collector.
     """
-    await stream.close()
+    close = getattr(stream, "close", None)
+    if close is not None:
+        await close()
+    elif hasattr(stream, "__aexit__"):  # a stream of your own client's: closed as a context
+        await stream.__aexit__(None, None, None)
     inner = getattr(stream, "_iterator", None)
     if inner is not None and hasattr(inner, "aclose"):
         await inner.aclose()

@@ -39,8 +39,11 @@ def structured_tool(
 
 def with_structured_output(chunk: ChatResponse) -> ChatResponse:
     """``chunk`` whose ``metadata`` is the forced call's parsed arguments (once complete)."""
-    for block in chunk.content:
-        if block.type == "tool_use" and block.name == STRUCTURED_TOOL and block.raw_input is None:
-            # exactly the structured output, as AgentScope (the finish reason is not kept)
-            return chunk.model_copy(update={"metadata": dict(block.input)})
+    calls = [b for b in chunk.content if b.type == "tool_use" and b.raw_input is None]
+    # The forced call; else (a server that renamed it, or answered a tool_choice downgraded to
+    # "auto") the first complete call, the only tool offered, as AgentScope reads it.
+    named = [b for b in calls if b.name == STRUCTURED_TOOL] or calls[:1]
+    for block in named:
+        # exactly the structured output, as AgentScope (the finish reason is not kept)
+        return chunk.model_copy(update={"metadata": dict(block.input)})
     return chunk
