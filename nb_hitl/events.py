@@ -176,6 +176,20 @@ class CompressionUndone(Event):
     """The summary in effect again (the one before the undone compression)."""
 
 
+@dataclass(frozen=True)
+class CompressionConfigChanged(Event):
+    """The agent's compression settings changed (a new ``compression_config``, or a field of
+    it set): every view of them (inspector, explorer, status line) follows this event."""
+
+    kind: ClassVar[str] = "compression_config_changed"
+    trigger_threshold: int | None = None
+    """The threshold now in effect (None: no config, compression only on demand)."""
+    keep_recent: int = 3
+    """Latest messages kept verbatim."""
+    enable: bool = False
+    """Whether automatic compression is on."""
+
+
 Handler = Callable[[Event], Any]
 
 
@@ -284,6 +298,7 @@ class EventBus:
 __all__ = [
     "ApprovalDecided",
     "ApprovalRequested",
+    "CompressionConfigChanged",
     "CompressionFailed",
     "CompressionFinished",
     "CompressionStarted",

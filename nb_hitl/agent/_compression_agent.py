@@ -33,6 +33,7 @@ from nb_hitl.compression._config import (
 from nb_hitl.compression._result import CompressionResult
 from nb_hitl.compression._summary import summarize
 from nb_hitl.events import (
+    CompressionConfigChanged,
     CompressionFailed,
     CompressionFinished,
     CompressionStarted,
@@ -88,7 +89,27 @@ class CompressionMixin:
                 f"compression_config must be a CompressionConfig (or None), got {value!r}; e.g. "
                 "CompressionConfig(enable=True, trigger_threshold=3000, keep_recent=3)."
             )
+        old = getattr(self, "_compression_config", None)
+        if old is not None and old is not value:
+            old.unwatch(self._compression_settings_changed)
         self._compression_config = value
+        if value is not None and old is not value:
+            value.watch(self._compression_settings_changed)
+        self._compression_settings_changed(value)
+
+    def _compression_settings_changed(self, cfg: CompressionConfig | None) -> None:
+        """Tell every view of the settings (``CompressionConfigChanged``): they follow it."""
+        if getattr(self, "_bus", None) is None:
+            return  # still being built: nobody can have subscribed yet
+        self._emit(
+            CompressionConfigChanged(
+                self.name,
+                self._event_reply_id(),
+                cfg.trigger_threshold if cfg is not None else None,
+                cfg.keep_recent if cfg is not None else 3,
+                cfg.enable if cfg is not None else False,
+            )
+        )
 
     def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> None:
         """Restore state; the undo history refers to the old memory, so it is dropped."""
@@ -172,8 +193,15 @@ class CompressionMixin:
         if cfg is not None and cfg.enable:
             await self._compress(force=False, trigger="auto")
 
-    async def compress_memory(self, force: bool = False) -> CompressionResult | None:
+    async def compress_memory(
+        self, force: bool = False, *, keep_recent: int | None = None
+    ) -> CompressionResult | None:
         """Compress now if the plan triggers (or, with ``force``, whatever it can compress).
+
+        Args:
+            force: compress even below the threshold.
+            keep_recent: keep this many latest messages this once (what-if; default the
+                config's), as ``compression_plan(keep_recent=...)`` shows it.
 
         Returns None when nothing was compressed (under the threshold, nothing compressible,
         or the summary failed: see the ``CompressionFailed`` event).
@@ -184,12 +212,14 @@ class CompressionMixin:
         task = self._reply_task
         if task is not None and not task.done() and asyncio.current_task() is not task:
             raise AgentBusyError(self.name)
-        return await self._compress(force=force, trigger="manual")
+        return await self._compress(force=force, trigger="manual", keep_recent=keep_recent)
 
-    async def _compress(self, force: bool, trigger: str) -> CompressionResult | None:
+    async def _compress(
+        self, force: bool, trigger: str, keep_recent: int | None = None
+    ) -> CompressionResult | None:
         lock, undo = self._compression_state()
         async with lock:
-            plan = self.compression_plan()
+            plan = self.compression_plan(keep_recent=keep_recent)
             if not plan.compress_ids or not (force or plan.would_trigger):
                 return None
             cfg = self.compression_config
@@ -208,7 +238,7 @@ class CompressionMixin:
                 structured, text = await self._summarize(plan, previous, cfg)
                 # Memory may have changed while the summary was written (a pin, new messages):
                 # compress only what a fresh plan still allows, so pins and pairs hold.
-                still = set(self.compression_plan().compress_ids)
+                still = set(self.compression_plan(keep_recent=keep_recent).compress_ids)
                 ids = [i for i in plan.compress_ids if i in still]
                 if not ids:
                     raise ValueError("memory changed while summarising; nothing left to compress")

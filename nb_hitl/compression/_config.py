@@ -17,10 +17,19 @@ from __future__ import annotations
 
 import difflib
 import string
-from collections.abc import Iterable, Sequence
+import weakref
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from nb_hitl.exceptions import ConfigError
 from nb_hitl.message import Msg
@@ -143,6 +152,10 @@ class CompressionConfig(BaseModel):
     compression_formatter: Any = None
     """The formatter of the compression prompt (default: the agent's formatter)."""
 
+    _watchers: list[weakref.WeakMethod[Callable[[CompressionConfig], None]]] = PrivateAttr(
+        default_factory=list
+    )
+
     def __init__(self, **data: Any) -> None:
         try:
             super().__init__(**data)
@@ -159,6 +172,35 @@ class CompressionConfig(BaseModel):
             self.__dict__.clear()
             self.__dict__.update(before)
             raise ConfigError(_explain(exc)) from None
+        if not name.startswith("_") and before.get(name) != self.__dict__.get(name):
+            self._notify()
+
+    def __copy__(self) -> CompressionConfig:
+        new = super().__copy__()
+        new._watchers = []  # a copy is nobody's settings until an agent takes it
+        return new
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> CompressionConfig:
+        watchers, self._watchers = self._watchers, []  # weak references do not deep-copy
+        try:
+            return super().__deepcopy__(memo)
+        finally:
+            self._watchers = watchers
+
+    def watch(self, callback: Callable[[CompressionConfig], None]) -> None:
+        """Call the bound method ``callback(config)`` after every change of a setting (held
+        weakly: an agent watching its config is not kept alive by it)."""
+        self._watchers.append(weakref.WeakMethod(callback))
+
+    def unwatch(self, callback: Callable[[CompressionConfig], None]) -> None:
+        """Stop calling ``callback``."""
+        self._watchers = [w for w in self._watchers if w() not in (None, callback)]
+
+    def _notify(self) -> None:
+        for ref in list(self._watchers):
+            callback = ref()
+            if callback is not None:
+                callback(self)
 
     @field_validator("summary_template")
     @classmethod

@@ -31,6 +31,7 @@ from nb_hitl.compression._replay import check_keep_recent, run_replay
 from nb_hitl.compression._replay_source import prepare
 from nb_hitl.compression._replay_summary import as_policy
 from nb_hitl.compression._sweep import METRICS, sweep_prepared
+from nb_hitl.events import CompressionConfigChanged, Event
 
 from ._explorer_svg import prompt_curve, sweep_heatmap
 from ._live import html
@@ -202,7 +203,19 @@ class CompressionExplorer(WhatIfSliders, w.VBox):
         self.add_class("nb-hitl-explorer")
         self.replay: CompressionReplay = self.baseline
         """The replay of the current settings."""
+        self._sub = (
+            self.agent.subscribe(self._bridge.callback(self._on_event))
+            if self.agent is not None and hasattr(self.agent, "subscribe")
+            else None
+        )
         self.update()
+
+    def close(self) -> None:
+        """Stop following the agent's settings and close the widget."""
+        if getattr(self, "_sub", None) is not None:
+            self._sub.close()  # type: ignore[union-attr]
+            self._sub = None
+        super().close()
 
     # -- public API --------------------------------------------------------------------------
     @property
@@ -287,6 +300,27 @@ class CompressionExplorer(WhatIfSliders, w.VBox):
         return cfg
 
     # -- internals ---------------------------------------------------------------------------
+    def _on_event(self, ev: Event) -> None:
+        """The agent's settings changed (another explorer's Apply, code): the sliders follow."""
+        if not isinstance(ev, CompressionConfigChanged) or self.agent is None:
+            return
+        cfg = self.agent.compression_config
+        self.config = cfg
+        if cfg is None:
+            return
+        n = len(self._prep.msgs)
+        wanted = (int(cfg.trigger_threshold), min(int(cfg.keep_recent), max(n - 1, 0)))
+        if (self.threshold, self.keep_recent) != wanted:
+            self.threshold, self.keep_recent = wanted  # each slider move replays
+            self._say(
+                f"{self.agent.name}'s settings changed: trigger_threshold {wanted[0]:,}, "
+                f"keep_recent {wanted[1]}."
+            )
+
+    def _floor(self) -> int:
+        """Tokens every prompt of this conversation carries whatever compression does."""
+        return int(self._prep.system_tokens) + int(self._prep.tools_tokens)
+
     def _policy_changed(self, change: dict[str, Any]) -> None:
         self._policy = POLICIES[change["new"]]
         # Writing real summaries costs more per move: redraw when the handle is let go.
@@ -334,7 +368,19 @@ class CompressionExplorer(WhatIfSliders, w.VBox):
             f"{b.billed_input_tokens:,}) · peak prompt <b>{r.peak_prompt_tokens:,}</b> (no "
             f"compression {b.peak_prompt_tokens:,}) · <b>{r.compressions}</b> compressions · "
             f"summariser {r.summariser_tokens:,} tokens · total <b>{r.total_tokens:,}</b>, "
-            f"{outcome}<br>{verdict} · {esc(r.policy)}</div>"
+            f"{outcome}<br>{verdict} · {esc(r.policy)}</div>" + self._floor_html()
+        )
+
+    def _floor_html(self) -> str:
+        floor = self._floor()
+        if self.threshold >= floor:
+            return ""
+        return (
+            f'<div class="nb-hitl-status-error nb-hitl-floor" data-floor="{floor}" '
+            f'style="font-size:13px">trigger_threshold {self.threshold:,} is below the '
+            f"smallest prompt possible here ({floor:,} tokens of system prompt and tool "
+            "schemas alone): every model call would compress and still be over it. Pick at "
+            f"least {floor:,}.</div>"
         )
 
     def _draw_sweep(self) -> None:

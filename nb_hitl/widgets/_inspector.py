@@ -17,7 +17,7 @@ import ipywidgets as w
 
 from nb_hitl._render import CSS
 from nb_hitl.agent import ScriptedSummary
-from nb_hitl.events import Event, ReplyFinished
+from nb_hitl.events import CompressionConfigChanged, Event, ReplyFinished
 
 from ._inspector_chart import Step, StepsChart
 from ._keys import KeyBindings
@@ -25,7 +25,14 @@ from ._live import html
 from ._loop import LoopBridge, WidgetRegistry
 from ._memory_table import agent_table, row_id
 from ._plan_predict import scripted_after
-from ._plan_view import approx_html, bar_html, header_html, outcome_text, plan_html
+from ._plan_view import (
+    approx_html,
+    bar_html,
+    floor_html,
+    header_html,
+    outcome_text,
+    plan_html,
+)
 from ._what_if import WhatIfSliders, note_html, slider_pair
 
 if TYPE_CHECKING:
@@ -81,7 +88,6 @@ class MemoryInspector(WhatIfSliders, w.VBox):
         first = self._compute_plan(None, None)
         threshold = int(first.trigger_threshold or 0) if first is not None else 0
         keep = int(first.keep_recent) if first is not None else 0
-        self._defaults = (threshold, keep)
         self._header = html()
         self._approx = html()
         self._bar = html()
@@ -176,12 +182,34 @@ class MemoryInspector(WhatIfSliders, w.VBox):
         self.refresh()
 
     # -- public API --------------------------------------------------------------------------
+    @property
+    def agent_settings(self) -> tuple[int, int]:
+        """The agent's own ``(trigger_threshold, keep_recent)`` now (0: no threshold).
+
+        Read from the agent each time (it is the one source of truth); the sliders follow it
+        on every ``CompressionConfigChanged`` event.
+        """
+        cfg = getattr(self.agent, "compression_config", None)
+        if cfg is None:
+            return 0, 3
+        return int(cfg.trigger_threshold or 0), int(cfg.keep_recent)
+
+    @property
+    def is_what_if(self) -> bool:
+        """True while the sliders show settings other than the agent's."""
+        return self.plan is not None and (self.threshold, self.keep_recent) != self.agent_settings
+
     def reset_what_if(self) -> None:
-        """Put the sliders back to the agent's configured values."""
-        self.threshold, self.keep_recent = self._defaults
+        """Put the sliders back to the agent's current settings."""
+        self.threshold, self.keep_recent = self.agent_settings
 
     def compress_now(self) -> asyncio.Task[Any] | None:
-        """Compress memory now (``agent.compress_memory(force=True)``); returns the task."""
+        """Compress memory now as the plan shows it; returns the task.
+
+        ``agent.compress_memory(force=True, keep_recent=<the slider's>)``: what the inspector
+        predicts is what happens, what-if ``keep_recent`` included (the agent's settings are
+        not changed by it).
+        """
         if not hasattr(self.agent, "compress_memory"):
             self._say("This agent has no compression.", error=True)
             return None
@@ -189,7 +217,9 @@ class MemoryInspector(WhatIfSliders, w.VBox):
             self._say("Wait for the reply to finish (or press Stop) before compressing.")
             return None
         self._say("Compressing…")
-        return self._bridge.spawn(self._call("compress_memory", force=True))
+        return self._bridge.spawn(
+            self._call("compress_memory", force=True, keep_recent=self.keep_recent)
+        )
 
     def undo(self) -> asyncio.Task[Any] | None:
         """Undo the last compression (``agent.undo_compression()``); returns the task."""
@@ -326,8 +356,22 @@ class MemoryInspector(WhatIfSliders, w.VBox):
         self.refresh()
         return True
 
+    def _follow_settings(self, ev: CompressionConfigChanged) -> None:
+        """The agent's settings changed (Apply in an explorer, code): every view follows."""
+        new = self.agent_settings  # the agent's now: a later change may be on its way
+        if (self.threshold, self.keep_recent) != new:
+            self.threshold, self.keep_recent = new  # the sliders' observers refresh
+        self.refresh()
+        self._say(
+            f"{self.agent.name}'s settings now: trigger_threshold {new[0]:,}, keep_recent {new[1]}."
+        )
+
     def _on_event(self, ev: Event) -> None:
         name = type(ev).__name__
+        if isinstance(ev, CompressionConfigChanged):
+            if self.plan is not None and not self.detached:
+                self._follow_settings(ev)
+            return
         if isinstance(ev, ReplyFinished):
             self._history.turn_finished()
         elif name == "CompressionFinished":
@@ -367,14 +411,26 @@ class MemoryInspector(WhatIfSliders, w.VBox):
         if not self.detached:
             can_undo = bool(getattr(self.agent, "can_undo_compression", False))
             self.undo_button.disabled = not can_undo
-        self._header.value = header_html(plan, len(memory))
+        self._header.value = header_html(plan, len(memory), self.agent_settings)
         self._bar.value = bar_html(plan, after)
-        self._plan_html.value = plan_html(plan, after)
+        self._plan_html.value = plan_html(plan, after) + floor_html(
+            self._floor(), int(plan.trigger_threshold or 0)
+        )
         approx = approx_html(plan)
         if self._approx.value != approx:
             self._approx.value = approx
         self._draw_table()
         self._draw_chart()
+
+    def _floor(self) -> int:
+        """The smallest prompt compression can reach now: system prompt, tool schemas and what
+        is never folded (the question, pins, their tool partners), with nothing recent kept."""
+        least = self._compute_plan(1, 0)
+        if least is None:
+            return 0
+        fixed = int(least.breakdown.get("system", 0)) + int(least.breakdown.get("tools", 0))
+        tokens = least.per_message_tokens
+        return fixed + sum(int(tokens.get(i, 0)) for i in least.keep_ids)
 
     def _draw_table(self) -> None:
         rows = None if self._show_all else self.max_rows

@@ -27,15 +27,44 @@ def _tokens_of(plan: CompressionPlan, ids: Iterable[str]) -> int:
     return sum(int(tok.get(i, 0)) for i in ids)
 
 
-def header_html(plan: CompressionPlan, n_messages: int) -> str:
-    """Messages, total tokens against the threshold, ``keep_recent`` and the breakdown."""
+def header_html(
+    plan: CompressionPlan, n_messages: int, agent_settings: tuple[int, int] | None = None
+) -> str:
+    """Messages, total tokens against the threshold, ``keep_recent`` and the breakdown.
+
+    ``agent_settings``: the agent's own ``(trigger_threshold, keep_recent)``; when the plan's
+    differ (a what-if), the header says so and names the agent's.
+    """
     total, threshold = int(plan.total_tokens), int(plan.trigger_threshold or 0)
     limit = f"of {threshold:,} (trigger_threshold)" if threshold else "(no trigger_threshold)"
     count = f"{n_messages:,} message{'' if n_messages == 1 else 's'}"
     parts = ", ".join(f"{esc(k)} {int(v):,}" for k, v in plan.breakdown.items())
+    what_if = ""
+    if agent_settings is not None and agent_settings != (threshold, int(plan.keep_recent)):
+        own, keep = agent_settings
+        own_text = f"{own:,}" if own else "no threshold"
+        what_if = (
+            f' <span class="nb-hitl-badge nb-hitl-badge-other" data-what-if="1">what-if</span>'
+            f"<br><small>the agent uses trigger_threshold {own_text}, keep_recent {keep} "
+            "(<i>Reset what-if</i> goes back to them)</small>"
+        )
     return (
         f"<b>{count} · {total:,} tokens</b> {limit} · "
-        f"keep_recent {int(plan.keep_recent)}<br><small>{parts}</small>"
+        f"keep_recent {int(plan.keep_recent)}{what_if}<br><small>{parts}</small>"
+    )
+
+
+def floor_html(floor: int, threshold: int) -> str:
+    """A warning when ``threshold`` is below ``floor``, the smallest prompt compression can
+    reach (``""`` otherwise): compression would then run before every step, in vain."""
+    if not threshold or threshold >= floor:
+        return ""
+    return (
+        f'<div class="nb-hitl-status-error nb-hitl-floor" data-floor="{floor}">'
+        f"trigger_threshold {threshold:,} is below the smallest prompt this conversation can "
+        f"have ({floor:,} tokens: system prompt, tool schemas, the question and pinned "
+        "messages): every step would compress and still be over it. Pick at least "
+        f"{floor:,}.</div>"
     )
 
 
@@ -139,4 +168,12 @@ def outcome_text(method: str, result: Any) -> str:
     return f"Compressed {len(ids)} message(s): {before:,} → {after:,} tokens."
 
 
-__all__ = ["approx_html", "bar_html", "bar_legend", "header_html", "outcome_text", "plan_html"]
+__all__ = [
+    "approx_html",
+    "bar_html",
+    "bar_legend",
+    "floor_html",
+    "header_html",
+    "outcome_text",
+    "plan_html",
+]

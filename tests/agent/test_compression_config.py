@@ -156,3 +156,39 @@ def test_summary_template_allows_only_plain_placeholders_and_names_the_field(
         CompressionConfig(trigger_threshold=100, summary_template=template)
     ok = CompressionConfig(trigger_threshold=100, summary_template="{{literal}} {next_steps}")
     assert "{next_steps}" in ok.summary_template
+
+
+async def test_changing_a_setting_tells_the_agent_and_its_views_by_event() -> None:
+    import asyncio
+    import gc
+    import weakref
+
+    from nb_hitl.events import CompressionConfigChanged
+
+    cfg = CompressionConfig(trigger_threshold=5000, keep_recent=0)
+    agent = ReActAgent("A", "sys", ScriptedModel(["x"]), compression_config=cfg)
+    seen: list[tuple[int | None, int, bool]] = []
+    agent.subscribe(
+        lambda e: (
+            seen.append((e.trigger_threshold, e.keep_recent, e.enable))
+            if isinstance(e, CompressionConfigChanged)
+            else None
+        )
+    )
+    cfg.trigger_threshold = 7000
+    cfg.keep_recent = 8
+    cfg.keep_recent = 8  # no change, no event
+    cfg.model_copy().keep_recent = 1  # a copy is nobody's settings
+    with pytest.raises(ConfigError):
+        cfg.keep_recent = -1  # refused: no event either
+    agent.compression_config = None
+    cfg.keep_recent = 9  # no longer the agent's
+    await asyncio.sleep(0)
+    assert seen == [(7000, 0, True), (7000, 8, True), (None, 3, False)]
+    # The config holds its agent weakly.
+    ref = weakref.ref(agent)
+    agent.compression_config = cfg
+    del agent
+    gc.collect()
+    assert ref() is None
+    cfg.keep_recent = 2

@@ -12,17 +12,26 @@ from test_approval_card import agent_with, sql_turn
 from widget_helpers import all_html, until
 
 from nb_hitl._render import DEFAULT_INTERRUPT_TEXT, msg_html
-from nb_hitl.agent import ReActAgent
+from nb_hitl.agent import CompressionConfig, FixedSummary, ReActAgent
 from nb_hitl.agent._base import DEFAULT_INTERRUPT_TEXT as AGENT_INTERRUPT_TEXT
 from nb_hitl.agent._registry import interrupt_agent
+from nb_hitl.demo import long_task_transcript
 from nb_hitl.extension._interrupt import KERNEL_CAUSE
 from nb_hitl.message import Msg
 from nb_hitl.model import ScriptedModel
 from nb_hitl.pipeline import MsgHub
-from nb_hitl.widgets import ChatWidget, HubPanel
+from nb_hitl.token import TokenCounter
+from nb_hitl.widgets import (
+    AgentPanel,
+    ChatWidget,
+    CompressionExplorer,
+    HubPanel,
+    MemoryInspector,
+)
 from nb_hitl.widgets._approval import ApprovalCard
 
 LONG = " ".join(f"word{i}" for i in range(400))
+COUNTER = TokenCounter()
 
 
 def error_rows(rows: list[w.Widget]) -> list[str]:
@@ -117,3 +126,86 @@ async def test_not_run_card_has_no_empty_box_glyph_and_tok_s_skips_approval_wait
     assert "&#9209;" not in card.result.value and "\u23f9" not in card.result.value
     assert 'class="fa fa-' in card.result.value
     assert chat.status.waited >= 0.4
+
+
+async def analyst(threshold: int = 5000, keep_recent: int = 0) -> ReActAgent:
+    config = CompressionConfig(
+        agent_token_counter=COUNTER, trigger_threshold=threshold, keep_recent=keep_recent
+    )
+    agent = ReActAgent("Analyst", "You are a careful data analyst.", ScriptedModel(),
+                       compression_config=config)  # fmt: skip
+    await agent.memory.add(long_task_transcript())
+    return agent
+
+
+def predicted_after(inspector: MemoryInspector) -> int:
+    return int(inspector._plan_html.value.split('data-after="')[1].split('"')[0])
+
+
+async def test_after_apply_every_view_follows_the_agent_and_compress_now_keeps_its_word() -> None:
+    agent = await analyst()
+    panel = AgentPanel(agent, session=None)
+    inspector = panel.inspector
+    assert inspector is not None
+    explorer = inspector.open_explorer()
+    explorer.threshold_slider.value = 7000
+    explorer.keep_slider.value = 8
+    explorer.apply_button.click()
+    assert agent.compression_config is not None
+    assert (agent.compression_config.trigger_threshold, agent.compression_config.keep_recent) == (
+        7000,
+        8,
+    )
+    await until(lambda: (inspector.threshold, inspector.keep_recent) == (7000, 8), what="follow")
+    assert "of 7,000 (trigger_threshold)" in inspector._header.value
+    assert "keep_recent 8" in inspector._header.value and "what-if" not in inspector._header.value
+    assert inspector.plan is not None and inspector.plan.keep_recent == 8
+
+    # A what-if, then Reset: back to the agent's settings now, not the ones it started with.
+    inspector.threshold_slider.value = 9000
+    assert "what-if" in inspector._header.value and "keep_recent 8" in inspector._header.value
+    inspector.reset_button.click()
+    assert (inspector.threshold, inspector.keep_recent) == (7000, 8)
+
+    # Code changing the config is followed too (the explorer's sliders as well).
+    agent.compression_config.keep_recent = 6
+    await until(lambda: inspector.keep_recent == 6 and explorer.keep_recent == 6, what="code")
+
+    # The prediction is what Compress now does, for the agent's settings and for a what-if.
+    for keep in (6, 2):
+        inspector.keep_recent = keep
+        promised = predicted_after(inspector)
+        task = inspector.compress_now()
+        assert task is not None
+        result = await task
+        assert result is not None and result.tokens_after == promised, keep
+        assert await agent.undo_compression()
+    assert agent.compression_config.keep_recent == 6  # a what-if compress changes no setting
+    panel.close()
+    explorer.close()
+
+
+async def test_a_threshold_below_the_smallest_prompt_is_called_out() -> None:
+    agent = await analyst()
+    inspector = MemoryInspector(agent)
+    explorer = CompressionExplorer(agent)
+    assert "nb-hitl-floor" not in inspector._plan_html.value
+    inspector.threshold = 10
+    assert "below the smallest prompt" in inspector._plan_html.value
+    floor = int(inspector._plan_html.value.split('data-floor="')[1].split('"')[0])
+    assert floor > 10 and f"Pick at least {floor:,}" in inspector._plan_html.value
+    explorer.threshold = 10
+    assert "below the smallest prompt" in explorer._totals.value
+    explorer.threshold = 5000
+    assert "nb-hitl-floor" not in explorer._totals.value
+
+
+def test_the_explorer_says_costs_more_instead_of_negative_savings() -> None:
+    msgs = [Msg("User" if i % 2 == 0 else "Friday", f"short {i}", "user" if i % 2 == 0 else
+                "assistant") for i in range(12)]  # fmt: skip
+    explorer = CompressionExplorer(msgs, summary=FixedSummary(800), config=CompressionConfig(
+        agent_token_counter=COUNTER, trigger_threshold=60, keep_recent=1))  # fmt: skip
+    saved = explorer.replay.savings(explorer.baseline)
+    assert saved < 0
+    assert f"costs {-saved:,} more" in explorer._totals.value
+    assert "saves -" not in explorer._totals.value and "saves" not in explorer._totals.value
