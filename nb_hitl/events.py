@@ -94,6 +94,65 @@ class Steered(Event):
 
 
 @dataclass(frozen=True)
+class Resumed(Event):
+    """A reply started that continues the interrupted reply ``interrupted_id`` (``agent.resume()``).
+
+    ``continued_by`` says how: ``"assistant_prefix"`` or ``"prompt"`` (the partial text is
+    continued mid-sentence; ``partial_id`` is the partial message), ``"tools"`` (tool calls the
+    interrupt left unrun run now), ``"next_step"`` (nothing partial to continue: the reply goes
+    on with its next step). ``note`` explains a fallback (a server that refused the prefix).
+    """
+
+    kind: ClassVar[str] = "resumed"
+    interrupted_id: str = ""
+    continued_by: str = ""
+    partial_id: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class StopRequested(Event):
+    """``agent.stop_after_step()`` (or ``interrupt(when="step")``) was accepted: the model call
+    or tool batch in flight finishes, then the reply ends at its next step boundary."""
+
+    kind: ClassVar[str] = "stop_requested"
+    where: str = ""
+    """Where the reply was when the stop was asked for."""
+
+
+@dataclass(frozen=True)
+class StoppedAfterStep(Event):
+    """The reply ended at a step boundary, as ``stop_after_step()`` asked; ``msg`` is the
+    message it returned (``metadata["stopped_after_step"]``), followed by ``ReplyFinished``."""
+
+    kind: ClassVar[str] = "stopped_after_step"
+    msg: Msg | None = None
+
+
+@dataclass(frozen=True)
+class BranchCreated(Event):
+    """A branch of the conversation was made (``fork``, ``edit_and_resend``, ``regenerate``)
+    and checked out: memory now holds it. ``fork_point`` is the last message it shares with
+    ``parent`` (None: nothing shared)."""
+
+    kind: ClassVar[str] = "branch_created"
+    branch_id: str = ""
+    name: str = ""
+    parent: str | None = None
+    fork_point: str | None = None
+
+
+@dataclass(frozen=True)
+class BranchCheckedOut(Event):
+    """Memory switched to branch ``branch_id`` (``agent.checkout``); redraw the transcript."""
+
+    kind: ClassVar[str] = "branch_checked_out"
+    branch_id: str = ""
+    name: str = ""
+    previous: str | None = None
+
+
+@dataclass(frozen=True)
 class ReplyFinished(Event):
     """The reply task ended; ``msg`` is what ``agent()`` returned (interrupted or not)."""
 
@@ -298,6 +357,8 @@ class EventBus:
 __all__ = [
     "ApprovalDecided",
     "ApprovalRequested",
+    "BranchCheckedOut",
+    "BranchCreated",
     "CompressionConfigChanged",
     "CompressionFailed",
     "CompressionFinished",
@@ -311,7 +372,10 @@ __all__ = [
     "MessageUpdated",
     "ReplyFinished",
     "ReplyStarted",
+    "Resumed",
     "Steered",
+    "StopRequested",
+    "StoppedAfterStep",
     "Subscription",
     "ToolCallStarted",
     "ToolResultReady",

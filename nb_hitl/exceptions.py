@@ -2,6 +2,8 @@
 
     NbHitlError
     ├── AgentBusyError        agent() called while a reply is running
+    ├── ResumeError           agent.resume() refused: the reply was edited or compressed since
+    │   └── NothingToResumeError  agent.resume() with no interrupted reply to continue
     ├── ScriptExhaustedError  a ScriptedModel was asked for more turns than its script has
     ├── ModelError            a model call failed (HTTP status, timeout, broken stream)
     │   ├── ModelAuthError        missing or wrong API key (HTTP 401/403)
@@ -39,6 +41,28 @@ class AgentBusyError(NbHitlError, RuntimeError):
             f"`await agent.interrupt()` first (the widget's Send does interrupt-and-redirect)."
         )
         self.agent_name = agent_name
+
+
+class ResumeError(NbHitlError, RuntimeError):
+    """``agent.resume()`` was refused; nothing changed.
+
+    ``reason`` says why: ``"compressed"`` (memory was compressed past the interrupted reply),
+    ``"edited"`` (its partial answer was changed or deleted), ``"nothing"`` (no interrupted
+    reply: ``NothingToResumeError``).
+    """
+
+    def __init__(self, message: str, *, reason: str, interrupted_id: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.interrupted_id = interrupted_id
+
+
+class NothingToResumeError(ResumeError):
+    """``agent.resume()`` found no interrupted reply to continue (the last one finished, was
+    already continued, or there was none); send a new message instead."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, reason="nothing")
 
 
 class ScriptExhaustedError(NbHitlError, RuntimeError):

@@ -153,6 +153,28 @@ def test_steering_names() -> None:
         assert hasattr(ReActAgent, name), name
 
 
+def test_resume_and_stop_after_step_names() -> None:
+    import nb_hitl.events as events
+    import nb_hitl.exceptions as exceptions
+    from nb_hitl.agent import ReActAgent, ResumePoint
+
+    assert ResumePoint.__name__ == "ResumePoint"
+    for name in ("Resumed", "StopRequested", "StoppedAfterStep"):
+        assert name in events.__all__, name
+    assert issubclass(exceptions.NothingToResumeError, exceptions.ResumeError)
+    assert issubclass(exceptions.ResumeError, exceptions.NbHitlError)
+    for name in (
+        "resume",
+        "resume_point",
+        "can_resume",
+        "stop_after_step",
+        "stop_after_step_nowait",
+        "stop_after_step_threadsafe",
+        "stop_pending",
+    ):
+        assert hasattr(ReActAgent, name), name
+
+
 def test_pipeline_names() -> None:
     import nb_hitl.pipeline as pipeline
     from nb_hitl.agent import AgentBase

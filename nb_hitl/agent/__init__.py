@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ._approval import DENIED_PREFIX, PendingApproval
     from ._base import DEFAULT_INTERRUPT_TEXT, AgentBase
     from ._react import ReActAgent
+    from ._resume import ResumePoint
     from ._user import InputSource, QueueInput, ScriptedInput, TerminalInput, UserAgent
     from ._user_input import TerminalUserInput, UserInputBase, UserInputData
 
@@ -50,6 +51,7 @@ __all__ = [
     "ReActAgent",
     "ReplayCall",
     "ReplayProgress",
+    "ResumePoint",
     "ScriptedInput",
     "ScriptedSummary",
     "SummaryOutcome",
@@ -98,6 +100,7 @@ if not TYPE_CHECKING:
                 "SummaryRequest",
             ),
             "nb_hitl.compression._sweep": ("CompressionSweep", "sweep_compression"),
+            "._resume": ("ResumePoint",),
             "._user": ("InputSource", "QueueInput", "ScriptedInput", "TerminalInput", "UserAgent"),
             "._user_input": ("TerminalUserInput", "UserInputBase", "UserInputData"),
         },

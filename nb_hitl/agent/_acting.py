@@ -159,8 +159,13 @@ class ActingMixin(ToolApprovalMixin):
             await self.print(result, True)
 
     # -- closing -----------------------------------------------------------------------------
-    async def _close_interrupted_calls(self) -> None:
-        """Answer every open call with an interrupted result (with a tool's partial output)."""
+    async def _close_interrupted_calls(self) -> dict[str, list[str]]:
+        """Answer every open call with an interrupted result (with a tool's partial output).
+
+        Returns the closed call ids by kind: ``"not_run"`` (never started: ``resume()`` runs
+        them) and ``"interrupted"`` (stopped mid-run: re-run only if asked).
+        """
+        closed: dict[str, list[str]] = {"not_run": [], "interrupted": []}
         for call_id, call in list(self._open_calls.items()):
             partial = self._tool_partial.get(call_id)
             if partial:
@@ -169,11 +174,13 @@ class ActingMixin(ToolApprovalMixin):
                 output = INTERRUPTED_RESULT
             else:
                 output = NOT_STARTED_RESULT
+            closed["interrupted" if output != NOT_STARTED_RESULT else "not_run"].append(call_id)
             await self._commit_result(
                 call,
                 ToolResultBlock(id=call_id, name=call.name, output=output, is_interrupted=True),
             )
         self._open_calls.clear()
+        return closed
 
     async def _close_failed_calls(self, exc: BaseException) -> None:
         """Answer every open call with an error result: the reply failed with ``exc``."""

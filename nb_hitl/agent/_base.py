@@ -37,7 +37,7 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
-from nb_hitl.events import Event, EventBus, Handler, MessageAdded, Subscription
+from nb_hitl.events import Event, EventBus, Handler, MessageAdded, StopRequested, Subscription
 from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.message import Msg
 from nb_hitl.module import StateModule
@@ -138,7 +138,13 @@ class AgentBase(StateModule, ConsoleMixin, ReplyTaskMixin, HubMixin):
         return result
 
     # -- interrupting -------------------------------------------------------------------------
-    async def interrupt(self, msg: Msg | None = None, *, cause: str = "interrupt") -> bool:
+    supports_stop_after_step: bool = False
+    """Whether ``stop_after_step()`` (``interrupt(when="step")``) works: the agent has step
+    boundaries where a reply can end cleanly (``ReActAgent`` does)."""
+
+    async def interrupt(
+        self, msg: Msg | None = None, *, cause: str = "interrupt", when: str = "now"
+    ) -> bool:
         """Interrupt the running reply; ``False`` when nothing is running.
 
         Args:
@@ -147,21 +153,29 @@ class AgentBase(StateModule, ConsoleMixin, ReplyTaskMixin, HubMixin):
                 ``False`` (no reply, or it already finished) ``msg`` is not recorded.
             cause: what ``metadata["interrupted_by"]`` will say (``"interrupt"``; widgets and
                 extensions may pass their own, e.g. ``"kernel"``). The first cause wins.
+            when: ``"now"`` (cancel wherever it is) or ``"step"``: ``stop_after_step()``, the
+                model call or tool batch in flight finishes and the reply ends cleanly at its
+                next step boundary (``msg`` is then recorded after its last message).
         """
-        return self.interrupt_nowait(msg, cause=cause)
+        return self.interrupt_nowait(msg, cause=cause, when=when)
 
-    def interrupt_nowait(self, msg: Msg | None = None, *, cause: str = "interrupt") -> bool:
+    def interrupt_nowait(
+        self, msg: Msg | None = None, *, cause: str = "interrupt", when: str = "now"
+    ) -> bool:
         """``interrupt()`` for sync callbacks running on the agent's event loop thread."""
+        if _check_when(when) == "step":
+            return self._request_stop(self._reply, msg)
         return self._interrupt_reply(self._reply, msg, cause)
 
     def interrupt_threadsafe(
-        self, msg: Msg | None = None, *, cause: str = "interrupt"
+        self, msg: Msg | None = None, *, cause: str = "interrupt", when: str = "now"
     ) -> concurrent.futures.Future[bool]:
         """Interrupt from any thread (e.g. a widget callback); returns a future of the result.
 
         It interrupts the reply running when it is called: if that reply finished before the
         request reached the event loop, a newer reply is left alone and the result is False.
         """
+        step = _check_when(when) == "step"
         loop = self._loop
         ctx = self._reply
         out: concurrent.futures.Future[bool] = concurrent.futures.Future()
@@ -172,7 +186,10 @@ class AgentBase(StateModule, ConsoleMixin, ReplyTaskMixin, HubMixin):
         def on_loop() -> None:
             if out.set_running_or_notify_cancel():
                 try:
-                    out.set_result(self._interrupt_reply(ctx, msg, cause))
+                    done = self._request_stop(ctx, msg) if step else None
+                    out.set_result(
+                        done if done is not None else self._interrupt_reply(ctx, msg, cause)
+                    )
                 except BaseException as exc:  # pragma: no cover - defensive
                     out.set_exception(exc)
 
@@ -181,6 +198,52 @@ class AgentBase(StateModule, ConsoleMixin, ReplyTaskMixin, HubMixin):
         except RuntimeError:  # the loop closed meanwhile
             out.set_result(False)
         return out
+
+    async def stop_after_step(self, msg: Msg | None = None) -> bool:
+        """End the running reply cleanly at its next step boundary; ``False`` if none runs.
+
+        Nothing is cancelled: the model call or tool batch in flight finishes, then the reply
+        ends with a complete history and returns a message marked
+        ``metadata["stopped_after_step"]`` (not ``_is_interrupted``); ``resume()`` goes on from
+        there. A ``StopRequested`` event is emitted at once (a UI shows "stopping after this
+        step..."); an ``interrupt()`` meanwhile still stops it at once. A reply that finishes
+        by itself first just finishes. ``msg``, if given, is recorded after the reply.
+
+        Raises:
+            TypeError: this agent has no step boundaries (``supports_stop_after_step``).
+        """
+        return self.interrupt_nowait(msg, when="step")
+
+    def stop_after_step_nowait(self, msg: Msg | None = None) -> bool:
+        """``stop_after_step()`` for sync callbacks running on the agent's event loop thread."""
+        return self.interrupt_nowait(msg, when="step")
+
+    def stop_after_step_threadsafe(self, msg: Msg | None = None) -> concurrent.futures.Future[bool]:
+        """``stop_after_step()`` from any thread; returns a future of the result."""
+        return self.interrupt_threadsafe(msg, when="step")
+
+    @property
+    def stop_pending(self) -> bool:
+        """True while a ``stop_after_step()`` waits for the running reply's next step boundary."""
+        ctx = self._reply
+        return ctx is not None and ctx.stop_after_step and ctx.state in ("starting", "running")
+
+    def _request_stop(self, ctx: ReplyRecord | None, msg: Msg | None) -> bool:
+        if not self.supports_stop_after_step:
+            raise TypeError(
+                f"{type(self).__name__} has no step boundaries to stop at; use "
+                "`await agent.interrupt()` to stop it now."
+            )
+        if ctx is None or self._reply is not ctx or ctx.state not in ("starting", "running"):
+            return False
+        if ctx.stopped:
+            return False
+        if msg is not None:
+            ctx.steering.append(msg)
+        if not ctx.stop_after_step:
+            ctx.stop_after_step = True
+            self._emit(StopRequested(self.name, ctx.id, self._where))
+        return True
 
     # -- events -------------------------------------------------------------------------------
     def subscribe(self, handler: Handler, *, max_pending: int = 10_000) -> Subscription:
@@ -242,3 +305,12 @@ class AgentBase(StateModule, ConsoleMixin, ReplyTaskMixin, HubMixin):
     def __repr__(self) -> str:
         status = "replying" if self.is_replying else "idle"
         return f"{type(self).__name__}(name={self.name!r}, {status})"
+
+
+def _check_when(when: str) -> str:
+    if when not in ("now", "step"):
+        raise ValueError(
+            f"when must be 'now' (interrupt at once) or 'step' (stop after the current step), "
+            f"got {when!r}."
+        )
+    return when

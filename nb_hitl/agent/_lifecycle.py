@@ -34,6 +34,8 @@ class ReplyRecord:
     """The body has stopped and the interrupted path runs: nothing is delivered any more."""
     recorded: bool = False
     """The incoming message was recorded in memory."""
+    stop_after_step: bool = False
+    """``stop_after_step()`` was asked: the reply ends at its next step boundary."""
     task: asyncio.Task[Msg] | None = None
     arguments: dict[str, Any] | None = None
     """``reply()``'s arguments by name, when reply hooks are set (pre hooks may change them)."""

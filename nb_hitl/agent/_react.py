@@ -19,18 +19,20 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from nb_hitl.events import MessageAdded, MessageUpdated
+from nb_hitl.events import MessageAdded, MessageUpdated, StoppedAfterStep
 from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.formatter import FormatterBase, OpenAIChatFormatter
 from nb_hitl.memory import COMPRESSED, InMemoryMemory
-from nb_hitl.message import Msg, ToolUseBlock
+from nb_hitl.message import Msg, TextBlock, ToolUseBlock
 from nb_hitl.model import ChatModelBase, ChatResponse
+from nb_hitl.model._continuation import join_continuation
 from nb_hitl.tool import Toolkit
 
 from ._acting import ActingMixin
 from ._base import DEFAULT_INTERRUPT_TEXT
 from ._compression_agent import CompressionMixin
 from ._hooks import REACT_HOOK_TYPES
+from ._resume import ResumeMixin, ResumePoint, answer_text, text_digest
 from ._steering import SteeringMixin
 from ._structured import (
     FINISH_FUNCTION_NAME,
@@ -42,9 +44,13 @@ SUMMARIZE_PROMPT = (
     "You have failed to finish within the maximum number of reasoning steps. Now reply "
     "directly, without calling tools: summarise what you did, what you found, and what is left."
 )
+STOPPED_TEXT = (
+    "[Stopped] The user asked the agent to stop after this step; the task may be unfinished."
+)
+"""Text of the message a reply stopped by ``stop_after_step()`` returns."""
 
 
-class ReActAgent(CompressionMixin, ActingMixin, SteeringMixin):
+class ReActAgent(CompressionMixin, ResumeMixin, ActingMixin, SteeringMixin):
     """An agent that alternates model reasoning and tool calls until it can answer.
 
     Args:
@@ -62,6 +68,7 @@ class ReActAgent(CompressionMixin, ActingMixin, SteeringMixin):
     """
 
     supported_hook_types = REACT_HOOK_TYPES
+    supports_stop_after_step = True
     finish_function_name: str = FINISH_FUNCTION_NAME
     """The tool through which the model returns structured output (AgentScope's name)."""
 
@@ -100,6 +107,7 @@ class ReActAgent(CompressionMixin, ActingMixin, SteeringMixin):
         self._tool_partial: dict[str, str] = {}
         self._started_calls: set[str] = set()
         self._resume_calls: list[ToolUseBlock] = []
+        self._active_resume: ResumePoint | None = None
         self._structured = StructuredTurn()
 
     # -- prompt ------------------------------------------------------------------------------
@@ -136,6 +144,7 @@ class ReActAgent(CompressionMixin, ActingMixin, SteeringMixin):
         message is sent (their results must come before it), or kept to be resumed.
         """
         self._live = None
+        self._active_resume = None
         self._open_calls = {}
         self._tool_partial = {}
         self._started_calls = set()
@@ -174,17 +183,30 @@ class ReActAgent(CompressionMixin, ActingMixin, SteeringMixin):
             self._record_incoming(msg)  # called directly, not through agent()
         wanted = None if structured_model is None else check_structured_model(structured_model)
         turn = self._structured = StructuredTurn(wanted, self.finish_function_name)
-        tool_choice = turn.first_tool_choice
+        resuming = self._take_resume()  # set by resume(): this reply continues an interrupted one
+        self._active_resume = resuming
         parked, self._resume_calls = self._resume_calls, []
         if parked:  # calls parked in a loaded session, resumed
             await self._act(parked)
+        result = await self._steps(turn, resuming)
+        return result if resuming is None else self._tag_continued(result, resuming)
+
+    async def _steps(self, turn: StructuredTurn, resuming: ResumePoint | None) -> Msg:
+        tool_choice = turn.first_tool_choice
         for _ in range(self.max_iters):
-            self._step_boundary()
+            if self._step_boundary():
+                return await self._stopped_after_step()
             await self._compress_if_needed()
-            self._step_boundary()  # steering sent while compression summarised
-            response = await self._call_hooked(
-                "reasoning", self._reasoning, tool_choice=tool_choice
-            )
+            if self._step_boundary():  # steering sent while compression summarised
+                return await self._stopped_after_step()
+            response = None
+            if resuming is not None:
+                response = await self._resume_step(resuming)  # the continued answer or calls
+                resuming = None
+            if response is None:
+                response = await self._call_hooked(
+                    "reasoning", self._reasoning, tool_choice=tool_choice
+                )
             calls = [c for c in response.get_content_blocks("tool_use") if c.id in self._open_calls]
             outputs: list[dict[str, Any] | None] = []
             if calls:
@@ -197,14 +219,33 @@ class ReActAgent(CompressionMixin, ActingMixin, SteeringMixin):
                     return done
             elif not calls:
                 return turn.finish(response)
-        self._step_boundary()
+        if self._step_boundary():
+            return await self._stopped_after_step()
         return turn.finish(await self._summarizing())
 
-    def _step_boundary(self) -> None:
+    def _step_boundary(self) -> bool:
         """Between two steps of the loop: the one place where the reply stops for an accepted
-        interrupt that a tool swallowed, and where steering (``steer(msg)``) is taken in."""
+        interrupt that a tool swallowed, where ``stop_after_step()`` ends it (True), and
+        where steering (``steer(msg)``) is taken in (left queued when the reply stops)."""
         self._checkpoint()
+        ctx = self._reply
+        if ctx is not None and ctx.stop_after_step and ctx.task is asyncio.current_task():
+            return True
         self._take_steering("step boundary")
+        return False
+
+    async def _stopped_after_step(self) -> Msg:
+        msg = Msg(
+            self.name,
+            STOPPED_TEXT,
+            "assistant",
+            metadata={"stopped_after_step": True, "stopped_at": self._where or "step boundary"},
+        )
+        await self._commit(msg)
+        self._emit(StoppedAfterStep(self.name, self._reply_id, msg))
+        if self._printing():
+            await self.print(msg, True)
+        return msg
 
     def _printing(self) -> bool:
         return self._print_wanted()
@@ -214,23 +255,37 @@ class ReActAgent(CompressionMixin, ActingMixin, SteeringMixin):
         prompt: list[dict[str, Any]],
         tools: list[dict[str, Any]] | None,
         tool_choice: str | None = None,
+        *,
+        prefix: str | None = None,
+        model_kwargs: dict[str, Any] | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> Msg:
-        live = Msg(self.name, [], "assistant")
+        """Stream one model call into the live message (and return it, not yet recorded).
+
+        With ``prefix`` (a continuation, ``resume()``), the model's text is the rest of
+        ``prefix``: the live message shows ``prefix`` followed by it (a repeat of ``prefix`` by
+        a model that started over is dropped), and each update's delta is only the new text.
+        """
+        blocks: list[Any] = [TextBlock(text=prefix)] if prefix else []
+        live = Msg(self.name, blocks, "assistant", metadata=dict(metadata or {}))
         self._live = live
         self._where = "streaming"
         choice: dict[str, Any] = (
             {} if tool_choice is None or not tools else {"tool_choice": tool_choice}
         )
-        stream = self.model(prompt, tools=tools, **choice)
+        stream = self.model(prompt, tools=tools, **choice, **(model_kwargs or {}))
         printing = self._printing()
         last: ChatResponse | None = None
-        text_len = 0
+        text_len = len(prefix or "")
         pieces = 0
         try:
             async for chunk in stream:
                 last = chunk
                 pieces += 1
-                live.content = [b.model_copy() for b in chunk.content]
+                blocks = [b.model_copy() for b in chunk.content]
+                if prefix is not None:
+                    blocks = _after_prefix(prefix, blocks, complete=chunk.is_last)
+                live.content = blocks
                 text = live.get_text_content() or ""
                 delta, text_len = text[text_len:], len(text)
                 if any(b.type == "tool_use" and b.raw_input is not None for b in chunk.content):
@@ -240,6 +295,8 @@ class ReActAgent(CompressionMixin, ActingMixin, SteeringMixin):
                     await self.print(live, False)
         finally:
             await stream.aclose()  # closes HTTP streams at once on interrupt or error
+        if prefix is not None:
+            live.content = _after_prefix(prefix, live.get_content_blocks(), complete=True)
         if last is not None and last.usage is not None:
             live.metadata["usage"] = last.usage.model_dump()
         self._live = None
@@ -298,10 +355,16 @@ class ReActAgent(CompressionMixin, ActingMixin, SteeringMixin):
                 for call in live.get_content_blocks("tool_use"):
                     self._open_calls[call.id] = call
                 await self._commit(live)
-        await self._close_interrupted_calls()
+        closed = await self._close_interrupted_calls()
         extra: dict[str, Any] = {}
         if live is not None and live.metadata.get("_partial"):
             extra["partial_msg_id"] = live.id
+            extra["partial_digest"] = text_digest(answer_text(live))
+        if closed["not_run"] or closed["interrupted"]:
+            extra["closed_calls"] = closed  # what resume() runs again
+        resumed = self._active_resume
+        if resumed is not None:  # a resumed reply, interrupted again
+            extra.update(continued_by=resumed.continued_by, continues=resumed.interrupted_id)
         result = self._interrupted_msg(**extra)
         await self._commit(result)
         if self._printing():
@@ -335,3 +398,22 @@ class ReActAgent(CompressionMixin, ActingMixin, SteeringMixin):
         self.sys_prompt = state.get("sys_prompt", self.sys_prompt)
         self.max_iters = int(state.get("max_iters", self.max_iters))
         self.parallel_tool_calls = bool(state.get("parallel_tool_calls", self.parallel_tool_calls))
+
+
+def _after_prefix(prefix: str, blocks: list[Any], *, complete: bool) -> list[Any]:
+    """A continuation's blocks with its text put after ``prefix`` (thinking stays first).
+
+    While the text so far could still be the start of a repeat of ``prefix`` (a model that
+    started over), only ``prefix`` shows; once it is clear, ``join_continuation`` decides.
+    """
+    texts = [b for b in blocks if isinstance(b, TextBlock)]
+    rest = "".join(b.text for b in texts)
+    stripped = prefix.rstrip()
+    if not complete and stripped.startswith(rest.lstrip()):
+        joined = prefix
+    else:
+        joined = join_continuation(prefix, rest)
+    others = [b for b in blocks if not isinstance(b, TextBlock)]
+    thinking = [b for b in others if b.type == "thinking"]
+    calls = [b for b in others if b.type != "thinking"]
+    return [*thinking, TextBlock(text=joined), *calls]

@@ -167,6 +167,7 @@ class ReplyTaskMixin(HookMixin):
         """The one place that decides: interrupted (an interrupt was accepted) or finished."""
         if ctx.state != "interrupting":
             ctx.state = "finished"
+            self._record_after(ctx)  # interrupt(msg, when="step") messages
             self._emit(ReplyFinished(self.name, ctx.id, result, interrupted=False))
             return result  # type: ignore[return-value]
         ctx.stopped = True
@@ -207,6 +208,13 @@ class ReplyTaskMixin(HookMixin):
                 self._emit(MessageAdded(self.name, ctx.id, m))
         ctx.state = "finished"  # from here on interrupt() returns False
         return result
+
+    def _record_after(self, ctx: ReplyRecord) -> None:
+        """Record the messages given with ``stop_after_step(msg)`` after a finished reply."""
+        while ctx.steering and self.memory is not None and hasattr(self.memory, "add_sync"):
+            m = ctx.steering.pop(0)
+            self.memory.add_sync(m)
+            self._emit(MessageAdded(self.name, ctx.id, m))
 
     def _checkpoint(self) -> None:
         """Stop the reply here if an interrupt was accepted (or a cancel of the reply task

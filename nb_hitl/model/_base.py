@@ -214,6 +214,13 @@ class ChatModelBase:
     """Whether the model streams its output."""
     supports_structured_model: bool = False
     """Whether nb_hitl's memory compression passes ``structured_model=`` to this model."""
+    supports_assistant_prefix: bool = False
+    """Whether the model continues a final assistant message (``agent.resume()`` then sends
+    the partial answer as that message, with ``continue_final_message=True``, and expects only
+    the rest back; see ``nb_hitl.model._continuation``). Otherwise it gets the prompt form."""
+    assistant_prefix_refused: str = ""
+    """Set (to the reason) when the server refused a continuation request: from then on this
+    model gets the prompt form."""
 
     def __init__(self, model_name: str, stream: bool = True) -> None:
         self.model_name = model_name
@@ -259,6 +266,13 @@ class ChatModelBase:
             "tool_choice=None, structured_model=None, **kwargs) (AgentScope style) or "
             "_astream(...) (an async generator of cumulative ChatResponse chunks)."
         )
+
+    @property
+    def continuation_mode(self) -> Literal["assistant_prefix", "prompt"]:
+        """How ``agent.resume()`` asks this model to continue a partial answer."""
+        if self.supports_assistant_prefix and not self.assistant_prefix_refused:
+            return "assistant_prefix"
+        return "prompt"
 
     def _validate_tool_choice(self, tool_choice: str, tools: list[dict[str, Any]] | None) -> None:
         """Check ``tool_choice`` is ``auto``/``none``/``required`` or an offered tool's name.

@@ -195,6 +195,10 @@ class ScriptedModel(ChatModelBase):
 
     supports_structured_model = True
     """Accepts ``structured_model=`` (memory compression passes it only to such models)."""
+    supports_assistant_prefix = True
+    """Continues a final assistant message: a call made with ``continue_final_message=True``
+    (``agent.resume()``) plays the next turn as the rest of that message, as servers with
+    prefill do (a responder sees the prompt ending with the partial answer)."""
 
     def __init__(
         self,

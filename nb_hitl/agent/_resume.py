@@ -1,0 +1,387 @@
+"""Resuming: ``agent.resume()`` continues the last interrupted reply where it stopped.
+
+What the interrupted reply left decides what resuming does (``ResumePoint.continued_by``):
+
+- ``"assistant_prefix"`` / ``"prompt"``: it was cut mid-answer. The model is asked to continue
+  the partial text itself, mid-sentence: as an assistant prefix where the model supports it
+  (``ChatModelBase.supports_assistant_prefix``; the prompt ends with ``{"role": "assistant",
+  "content": <partial text>}`` and the model returns only the rest), otherwise with a
+  continuation prompt (``nb_hitl.model._continuation``). The new message holds the partial
+  text and its continuation as one answer (``metadata["partial_chars"]``: where the seam is).
+  A server that refuses the prefix request (HTTP 400/404/422...) gets the prompt form, once,
+  and the model remembers it (``model.assistant_prefix_refused``).
+- ``"tools"``: tool calls the interrupt closed as "not run" run now (in a new assistant message
+  that repeats them with fresh ids, ``metadata["resumed_calls"]``: new id -> old id), approval
+  rules included; the call that was interrupted mid-run is reported as interrupted (its
+  result says so) and runs again only with ``rerun_interrupted=True``.
+- ``"next_step"``: nothing partial to continue (interrupted before its first step, while
+  compressing, or stopped after a step): the reply goes on with its next step.
+
+Memory is never rewritten: the partial message and the interrupted message stay as the
+record, every ``tool_use`` keeps exactly one result, and the continuation comes after them
+(after the optional instruction, a user message with ``metadata["_resume_instruction"]``).
+The message ``resume()`` returns carries ``metadata["continued_by"]`` and
+``metadata["continues"]`` (the interrupted message's id). Everything needed is in memory, so a
+reply interrupted in one kernel is continued after ``load_session`` in another.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from nb_hitl.events import Resumed
+from nb_hitl.exceptions import AgentBusyError, ModelError, NothingToResumeError, ResumeError
+from nb_hitl.memory import COMPRESSED
+from nb_hitl.message import Msg, ToolUseBlock
+from nb_hitl.model._continuation import CONTINUE_KWARG, continuation_prompt
+
+from ._base import AgentBase
+
+if TYPE_CHECKING:
+    from nb_hitl.formatter import FormatterBase
+    from nb_hitl.model import ChatModelBase
+    from nb_hitl.tool import Toolkit
+
+logger = logging.getLogger("nb_hitl.agent")
+
+REFUSED_STATUS = frozenset({400, 404, 405, 415, 422, 501})
+"""HTTP statuses that mean "this server does not take the assistant-prefix request"."""
+
+
+def text_digest(text: str) -> str:
+    """A short fingerprint of a partial answer's text (to notice it was edited later)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+@dataclass
+class ResumePoint:
+    """What ``agent.resume()`` would continue (``agent.resume_point()``)."""
+
+    interrupted_id: str
+    """The interrupted (or stopped-after-step) message that ended the reply."""
+    continued_by: str
+    """``"assistant_prefix"``, ``"prompt"``, ``"tools"`` or ``"next_step"`` (module docstring)."""
+    partial_id: str | None = None
+    """The partial answer being continued (text continuation only)."""
+    partial_text: str = ""
+    """Its text, exactly as streamed."""
+    not_run: list[ToolUseBlock] = field(default_factory=list)
+    """Calls the interrupt closed before they started: they run on resume."""
+    interrupted_calls: list[ToolUseBlock] = field(default_factory=list)
+    """Calls interrupted mid-run: re-run only with ``rerun_interrupted=True``."""
+    instruction_id: str | None = None
+    """The instruction given to ``resume()`` (set when it runs)."""
+    rerun_interrupted: bool = False
+    note: str = ""
+    """Why the prompt form was used instead of the prefix (a refusing server), if it was."""
+
+
+class ResumeMixin(AgentBase):
+    """``resume()``: continuing the last interrupted reply (mixed into ``ReActAgent``)."""
+
+    model: ChatModelBase
+    formatter: FormatterBase
+    toolkit: Toolkit
+    _open_calls: dict[str, ToolUseBlock]
+
+    if TYPE_CHECKING:
+
+        def system_msg(self) -> Msg: ...
+
+        def _ingest_calls(self, msg: Msg) -> None: ...
+
+        async def _commit(self, msg: Msg) -> None: ...
+
+        def _printing(self) -> bool: ...
+
+        async def _stream_model(
+            self,
+            prompt: list[dict[str, Any]],
+            tools: list[dict[str, Any]] | None,
+            tool_choice: str | None = None,
+            *,
+            prefix: str | None = None,
+            model_kwargs: dict[str, Any] | None = None,
+            metadata: dict[str, Any] | None = None,
+        ) -> Msg: ...
+
+    _resuming: ResumePoint | None = None
+    _live: Msg | None
+
+    # -- the API -------------------------------------------------------------------------------
+    async def resume(
+        self, instruction: str | Msg | None = None, *, rerun_interrupted: bool = False
+    ) -> Msg:
+        """Continue the last interrupted reply where it stopped (see the module docstring).
+
+        Args:
+            instruction: how to go on ("continue, but shorter"): recorded as a user message
+                right before the continuation. ``None``: just continue.
+            rerun_interrupted: run the tool call that was interrupted mid-run again (by
+                default it stays reported as interrupted).
+
+        Returns:
+            The reply's message, with ``metadata["continued_by"]`` and ``["continues"]``.
+
+        Raises:
+            AgentBusyError: a reply is running (or parked on an approval).
+            NothingToResumeError: no interrupted reply to continue.
+            ResumeError: memory was edited or compressed past the interrupted reply.
+        """
+        if self.is_replying:
+            raise AgentBusyError(self.name)
+        point = self.resume_point()
+        point.rerun_interrupted = rerun_interrupted
+        msg: Msg | None = None
+        if instruction is not None:
+            msg = instruction if isinstance(instruction, Msg) else Msg("user", instruction, "user")
+            if not isinstance(msg.content, str) and not msg.get_text_content():
+                raise TypeError("resume(instruction) takes a str or a Msg with text.")
+            msg.metadata["_resume_instruction"] = True
+            msg.metadata["continues"] = point.interrupted_id
+            point.instruction_id = msg.id
+        self._resuming = point
+        try:
+            return await self(msg)
+        finally:
+            self._resuming = None
+
+    @property
+    def can_resume(self) -> bool:
+        """Whether ``resume()`` has an interrupted reply to continue right now."""
+        if self.is_replying:
+            return False
+        try:
+            self.resume_point()
+        except ResumeError:
+            return False
+        return True
+
+    def resume_point(self) -> ResumePoint:
+        """What ``resume()`` would continue, without changing anything.
+
+        Raises:
+            NothingToResumeError: the last reply finished (or was already continued), or none
+                was interrupted.
+            ResumeError: memory was compressed or edited past the interrupted reply.
+        """
+        if getattr(self, "_approvals", None) is not None and self._approvals.parked:  # type: ignore[attr-defined]
+            raise NothingToResumeError(
+                "Nothing to continue: the reply is parked on tool calls that wait for "
+                "approval. Decide them and call `await agent.resume_pending()`."
+            )
+        msgs = self.memory.messages
+        record: Msg | None = None
+        for m in reversed(msgs):
+            if m.role == "assistant" and m.name == self.name:
+                record = m
+                break
+        if record is None or not (
+            record.metadata.get("_is_interrupted") or record.metadata.get("stopped_after_step")
+        ):
+            raise NothingToResumeError(
+                f"Nothing to continue: {self.name}'s last reply "
+                + ("finished normally" if record is not None else "does not exist")
+                + ". resume() continues a reply that was interrupted (Stop, interrupt()) or "
+                "stopped after a step; send a new message with `await agent(msg)` instead."
+            )
+        return self._point_for(record)
+
+    def _point_for(self, record: Msg) -> ResumePoint:
+        memory = self.memory
+        if COMPRESSED in memory.marks_of(record.id):
+            raise ResumeError(
+                "Cannot continue: memory was compressed past the interrupted reply (it is folded "
+                "into the summary now). Undo the compression with `await "
+                "agent.undo_compression()`, or send a new message.",
+                reason="compressed",
+                interrupted_id=record.id,
+            )
+        if record.metadata.get("stopped_after_step"):
+            return ResumePoint(record.id, "next_step")
+        point = ResumePoint(record.id, "next_step")
+        partial_id = record.metadata.get("partial_msg_id")
+        partial = memory.get(partial_id) if isinstance(partial_id, str) else None
+        if partial_id and partial is None:
+            raise ResumeError(
+                "Cannot continue: the partial answer of the interrupted reply was deleted from "
+                "memory. Send a new message instead.",
+                reason="edited",
+                interrupted_id=record.id,
+            )
+        if partial is not None:
+            if COMPRESSED in memory.marks_of(partial.id):
+                raise ResumeError(
+                    "Cannot continue: memory was compressed past the interrupted reply's partial "
+                    "answer. Undo the compression with `await agent.undo_compression()`, or send "
+                    "a new message.",
+                    reason="compressed",
+                    interrupted_id=record.id,
+                )
+            text = answer_text(partial)
+            digest = record.metadata.get("partial_digest")
+            if isinstance(digest, str) and digest != text_digest(text):
+                raise ResumeError(
+                    "Cannot continue: the partial answer was edited since the interrupt, so it "
+                    "is no longer what the model wrote. Send a new message instead.",
+                    reason="edited",
+                    interrupted_id=record.id,
+                )
+            if text.strip() and not partial.get_content_blocks("tool_use"):
+                point.partial_id = partial.id
+                point.partial_text = text
+                point.continued_by = self.model.continuation_mode
+        closed = record.metadata.get("closed_calls")
+        if isinstance(closed, dict) and point.partial_id is None:
+            calls = _calls_by_id(memory.messages)
+            point.not_run = [calls[i] for i in closed.get("not_run", []) if i in calls]
+            point.interrupted_calls = [
+                calls[i] for i in closed.get("interrupted", []) if i in calls
+            ]
+            if point.not_run or point.interrupted_calls:
+                point.continued_by = "tools"
+        return point
+
+    # -- inside the reply ------------------------------------------------------------------------
+    def _take_resume(self) -> ResumePoint | None:
+        point, self._resuming = self._resuming, None
+        if point is not None:
+            self._emit(
+                Resumed(
+                    self.name,
+                    self._reply_id,
+                    point.interrupted_id,
+                    point.continued_by,
+                    point.partial_id,
+                )
+            )
+        return point
+
+    async def _resume_step(self, point: ResumePoint) -> Msg | None:
+        """The resumed reply's first step: the continued answer or the re-issued calls.
+
+        Returns the message whose open tool calls the loop runs next, or ``None`` when the
+        reply simply goes on with a reasoning step.
+        """
+        if point.partial_id is not None:
+            return await self._continue_text(point)
+        calls = list(point.not_run)
+        if point.rerun_interrupted:
+            wanted = {c.id for c in point.not_run} | {c.id for c in point.interrupted_calls}
+            order = [*point.interrupted_calls, *point.not_run]
+            calls = sorted(order, key=lambda c: _position(self.memory.messages, c.id))
+            calls = [c for c in calls if c.id in wanted]
+        if not calls:
+            return None
+        again = [ToolUseBlock(id=c.id, name=c.name, input=dict(c.input)) for c in calls]
+        msg = Msg(self.name, list(again), "assistant")
+        self._ingest_calls(msg)  # fresh ids: the old calls keep their one result each
+        renamed = msg.metadata.pop("provider_tool_call_ids", {})
+        msg.metadata["resumed_calls"] = renamed
+        msg.metadata["continues"] = point.interrupted_id
+        for call in msg.get_content_blocks("tool_use"):
+            self._open_calls[call.id] = call
+        self._where = "resuming tool calls"
+        await self._commit(msg)
+        if self._printing():
+            await self.print(msg, True)
+        return msg
+
+    async def _continue_text(self, point: ResumePoint) -> Msg:
+        skip = {point.partial_id, point.interrupted_id}
+        history = [m for m in self.memory.select(exclude_mark=COMPRESSED) if m.id not in skip]
+        tools = self.toolkit.get_json_schemas() or None
+        seam = {
+            "continues": point.interrupted_id,
+            "continued_from": point.partial_id,
+            "partial_chars": len(point.partial_text),
+        }
+        msg: Msg | None = None
+        if point.continued_by == "assistant_prefix":
+            prompt = await self.formatter.format([self.system_msg(), *history])
+            prompt.append({"role": "assistant", "content": point.partial_text})
+            try:
+                msg = await self._stream_model(
+                    prompt,
+                    tools,
+                    prefix=point.partial_text,
+                    model_kwargs={CONTINUE_KWARG: True},
+                    metadata={**seam, "continued_by": "assistant_prefix"},
+                )
+            except ModelError as exc:
+                live = getattr(self, "_live", None)
+                if exc.status_code not in REFUSED_STATUS or answer_text(live) != point.partial_text:
+                    raise
+                self._live = None
+                point.note = (
+                    f"{type(self.model).__name__} {self.model.model_name!r} refused the "
+                    f"assistant-prefix request (HTTP {exc.status_code}: {exc}); continued with "
+                    "the prompt form instead, and will from now on."
+                )
+                self.model.assistant_prefix_refused = point.note
+                logger.warning("%s", point.note)
+                point.continued_by = "prompt"
+        if msg is None:
+            instruction = None
+            if point.instruction_id is not None:
+                found = self.memory.get(point.instruction_id)
+                instruction = found.get_text_content() if found is not None else None
+                history = [m for m in history if m.id != point.instruction_id]
+            prompt = await self.formatter.format([self.system_msg(), *history])
+            prompt.append(
+                {"role": "user", "content": continuation_prompt(point.partial_text, instruction)}
+            )
+            msg = await self._stream_model(
+                prompt,
+                tools,
+                prefix=point.partial_text,
+                metadata={**seam, "continued_by": "prompt"},
+            )
+        if point.note:
+            msg.metadata["continuation_note"] = point.note
+        self._ingest_calls(msg)
+        for call in msg.get_content_blocks("tool_use"):
+            self._open_calls[call.id] = call
+        await self._commit(msg)
+        if self._printing():
+            await self.print(msg, True)
+        return msg
+
+    def _tag_continued(self, result: Msg, point: ResumePoint) -> Msg:
+        """Mark the message a resumed reply returns (it is in memory already)."""
+        tags: dict[str, Any] = {
+            "continued_by": point.continued_by,
+            "continues": point.interrupted_id,
+        }
+        if point.note:
+            tags["continuation_note"] = point.note
+        if any(result.metadata.get(k) != v for k, v in tags.items()):
+            result.metadata.update(tags)
+            if self.memory.get(result.id) is result:
+                self.memory.replace(result)  # listeners (widgets) see the new metadata
+        return result
+
+
+def answer_text(msg: Msg | None) -> str:
+    """The text of an answer as streamed: its text blocks joined (thinking left out)."""
+    if msg is None:
+        return ""
+    return "".join(b.text for b in msg.get_content_blocks("text"))
+
+
+def _calls_by_id(msgs: list[Msg]) -> dict[str, ToolUseBlock]:
+    return {b.id: b for m in msgs for b in m.get_content_blocks("tool_use")}
+
+
+def _position(msgs: list[Msg], call_id: str) -> tuple[int, int]:
+    for i, m in enumerate(msgs):
+        for j, b in enumerate(m.get_content_blocks("tool_use")):
+            if b.id == call_id:
+                return (i, j)
+    return (len(msgs), 0)
+
+
+__all__ = ["REFUSED_STATUS", "ResumeMixin", "ResumePoint", "answer_text", "text_digest"]
