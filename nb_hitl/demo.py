@@ -3,9 +3,11 @@
     agent = ReActAgent("Friday", "You are a helpful assistant.", ScriptedModel.demo(),
                        toolkit=demo_toolkit())
 
-Whatever the question, the demo agent plans, searches its notes, runs a calculation, then
-streams a long structured answer (long enough to press Stop in the middle). After an
-interrupt it picks up where it left off.
+The demo agent answers what it is asked: it searches its notes (and runs a calculation where
+the question has a figure to check), then streams a multi-sentence answer on the question's
+topic, long enough to press Stop in the middle. It takes a steer into its next sentence,
+continues an interrupted answer from the cut (``agent.resume()``), and follows an instruction
+such as "shorter" (see ``nb_hitl.model._demo_responder``).
 """
 
 from __future__ import annotations
@@ -20,10 +22,18 @@ from nb_hitl.tool import Toolkit
 _NOTES = {
     "interrupt": "agent.interrupt() cancels the reply task; handle_interrupt() returns a "
     "message tagged _is_interrupted.",
-    "memory": "Memory keeps the user's message, the partial reply, one tool result per tool "
+    "resum": "agent.resume() continues the partial answer from where it was cut; "
+    "metadata['continued_by'] says how.",
+    "continu": "agent.resume() continues the partial answer from where it was cut; "
+    "metadata['continued_by'] says how.",
+    "steer": "agent.steer(msg) is taken in at the next step boundary, marked _steered; "
+    "nothing is cancelled.",
+    "memor": "Memory keeps the user's message, the partial reply, one tool result per tool "
     "call, and the interrupted message.",
-    "compression": "When memory passes trigger_threshold tokens, older messages are folded "
+    "compress": "When memory passes trigger_threshold tokens, older messages are folded "
     "into a summary; the last keep_recent messages stay verbatim.",
+    "tool": "Every tool call gets exactly one result; calls that never started are closed as "
+    "not run.",
 }
 
 
@@ -35,8 +45,10 @@ async def search_notes(query: str, limit: int = 3) -> str:
         limit: the most notes to return.
     """
     await asyncio.sleep(0.3)
-    words = {w.strip(".,?!").lower() for w in query.split()}
-    hits = [text for key, text in _NOTES.items() if key in words] or list(_NOTES.values())
+    words = [w.strip(".,?!\"'()").lower() for w in query.split()]
+    hits = list(
+        dict.fromkeys(text for key, text in _NOTES.items() if any(w.startswith(key) for w in words))
+    ) or list(dict.fromkeys(_NOTES.values()))
     return "\n".join(f"- {h}" for h in hits[:limit])
 
 

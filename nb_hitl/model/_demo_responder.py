@@ -1,43 +1,33 @@
 """The demo model's responder: the plan ``ScriptedModel.demo()`` follows for any question.
 
+Offline and deterministic, but it answers what it was asked (``_demo_prompt`` reads the prompt,
+``_demo_topics`` holds what it knows):
+
+- a question gets that topic's answer (or the generic one, echoing its words), after the tools
+  that make sense for it: ``search_notes`` for every question, ``calculate`` when the question
+  holds arithmetic or the topic has a figure to check;
+- a steer taken in mid-reply is acknowledged in the very next sentence, and what comes after
+  follows it (another topic, shorter, bullet points);
+- a prompt ending in an assistant message (assistant-prefix continuation, what
+  ``agent.resume()`` sends) is continued right after its last character, mid-sentence, never
+  restarted; an instruction just before it ("shorter", "bullet points") shapes the rest;
+- "Please continue." after an interrupt picks up at the sentence that was cut; a new
+  question after an interrupt is simply answered.
+
 It lives in the model layer so that ``ScriptedModel.demo()`` needs nothing above it;
 ``nb_hitl.demo`` (the demo's tools and transcript) re-exports it.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from ._demo_prompt import INTERRUPT_MARK, Task, read_prompt, style_of, text_of
+from ._demo_topics import Topic, arithmetic, find_topic, generic_topic
 
-def _last_user_text(messages: list[dict[str, Any]]) -> str:
-    for m in reversed(messages):
-        if m.get("role") == "user":
-            content = m.get("content") or ""
-            if isinstance(content, list):  # content parts (AgentScope's formatter output)
-                return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-            return str(content)
-    return ""
-
-
-def _answer(question: str, resumed: bool) -> str:
-    opener = (
-        "Picking up where I left off. "
-        if resumed
-        else f'Here is a structured answer to "{question[:80]}". '
-    )
-    return (
-        opener
-        + "First, the reply runs as a background task, so the notebook stays responsive while "
-        "text streams in. Second, pressing Stop calls agent.interrupt(), which cancels that task; "
-        "the agent catches the cancellation and hands back a message marked as interrupted. "
-        "Third, everything said so far stays in memory: your question, the partial reply, a "
-        "result for every tool call, and the interrupted marker, so the history is still valid "
-        "for the next model call. Fourth, to resume you simply send another message, and the "
-        "agent continues with full context. Finally, when the conversation grows past the "
-        "compression threshold, older turns are folded into a summary while the most recent "
-        "messages stay verbatim. The calculation I ran confirms the arithmetic, and the notes "
-        "I found agree with this explanation."
-    )
+PICK_UP = "Picking up where I left off: "
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
 
 
 def demo_responder(
@@ -48,32 +38,197 @@ def demo_responder(
     Returns:
         The turn as a dict of ``ScriptedTurn`` fields (so this module needs no model import).
     """
-    tool_names = {t["function"]["name"] for t in tools or []}
-    question = _last_user_text(messages)
-    # Tool results since the last user message tell where in the plan we are.
-    since_user: list[dict[str, Any]] = []
-    for m in reversed(messages):
-        if m.get("role") == "user":
-            break
-        since_user.append(m)
-    called = [
-        c["function"]["name"]
-        for m in since_user
-        if m.get("role") == "assistant"
-        for c in m.get("tool_calls", [])
-    ]
-    resumed = any("[Interrupted]" in str(m.get("content")) for m in messages[-6:])
-    if "search_notes" in tool_names and "search_notes" not in called and not resumed:
-        return {
-            "text": "Let me check my notes first.",
-            "tool_calls": [{"name": "search_notes", "input": {"query": question[:200]}}],
-        }
-    if "calculate" in tool_names and "calculate" not in called and not resumed:
-        return {
-            "text": "Now a quick calculation to check the numbers.",
-            "tool_calls": [{"name": "calculate", "input": {"expression": "3 * (4 + 5)"}}],
-        }
-    return {"text": _answer(question, resumed)}
+    names = {t["function"]["name"] for t in tools or []}
+    if messages and messages[-1].get("role") == "assistant":
+        return _continue_prefix(messages, names)
+    return _turn(messages, names)
+
+
+def _turn(messages: list[dict[str, Any]], tools: set[str]) -> dict[str, Any]:
+    task = read_prompt(messages)
+    if task is None:
+        return {"text": "Hello! Ask me anything about interrupting or resuming an agent."}
+    opener = _acknowledge(task)
+    first_after_continue = task.continuing and task.turns_since_instruction == 0
+    if first_after_continue and task.partial and not task.partial_had_calls:
+        rest = _pick_up(messages, tools, task)
+        if rest:  # else the cut turn was a step before the answer: take the plan up again
+            return {"text": opener + PICK_UP + rest}
+    if first_after_continue:
+        opener = PICK_UP.replace(": ", ". ") + opener
+    if not task.instruction or task.continuing:  # "just the one-line version" needs no tools
+        plan = _next_tool(task, tools)
+        if plan is not None:
+            text, call = plan
+            return {"text": opener + text, "tool_calls": [call]}
+    return {"text": opener + _styled(_sentences(task), task.focus, task.style)}
+
+
+def _next_tool(task: Task, tools: set[str]) -> tuple[str, dict[str, Any]] | None:
+    if "search_notes" in tools and "search_notes" not in task.results:
+        query = " ".join([task.question, *task.steers])[:200]
+        return "Let me check my notes first.", {"name": "search_notes", "input": {"query": query}}
+    expression = _expression(task)
+    if expression and "calculate" in tools and "calculate" not in task.results:
+        call = {"name": "calculate", "input": {"expression": expression}}
+        return "Now a quick calculation to check the numbers.", call
+    return None
+
+
+def _expression(task: Task) -> str | None:
+    asked = arithmetic(task.question)
+    if asked:
+        return asked
+    calculation = task.focus.calculation
+    return calculation[0] if calculation else None
+
+
+def _acknowledge(task: Task) -> str:
+    """The first sentence of a turn right after a steer: it says how the steer is taken."""
+    if len(task.steers) <= task.answered_steers:
+        return ""
+    steer = _quote(task.steers[-1])
+    topic, style = find_topic(task.steers[-1]), style_of(task.steers[-1])
+    if topic is not None and topic is not task.topic:
+        return f'You steered me ("{steer}"), so I will talk about {topic.name} instead. '
+    if style:
+        how = {
+            "bullets": "so the answer comes in bullet points",
+            "line": "so the answer is one line",
+            "paragraph": "so the answer is one short paragraph",
+            "short": "so I will keep it short",
+        }[style]
+        return f'Noted: "{steer}", {how}. '
+    return f'Noted: "{steer}". I will keep that in mind for the rest of this answer. '
+
+
+def _sentences(task: Task) -> list[str]:
+    """The answer's sentences: the topic's, with what the tools found woven in."""
+    topic = task.focus
+    body = list(topic.sentences)
+    found: list[str] = []
+    notes = task.results.get("search_notes", "").strip()
+    lines = [ln.lstrip("-* ").strip() for ln in notes.splitlines() if ln.strip()]
+    relevant = [ln for ln in lines if find_topic(ln) is topic]
+    if relevant or (lines and topic.stems):
+        found.append(f'My notes agree: "{_quote((relevant or lines)[0], 160)}"')
+    elif lines:
+        found.append(f"My notes have nothing specific on {topic.name}.")
+    result = task.results.get("calculate", "").strip()
+    asked = arithmetic(task.question)
+    if result and asked:
+        found.append(f"You asked for {asked}: the calculate tool says it is {result}.")
+    elif result and topic.calculation:
+        found.append(topic.calculation[1].format(result=result))
+    plain = [s for s in task.steers if find_topic(s) is None and not style_of(s)]
+    if plain and task.answered_steers == len(task.steers) and not _acknowledge(task):
+        found.append(f'As you asked ("{_quote(plain[-1])}"), I kept that in mind.')
+    return body[:2] + found + body[2:]
+
+
+def _styled(sentences: list[str], topic: Topic, style: str) -> str:
+    """``sentences`` in the asked style: all of them, shorter, one line, or bullet points."""
+    if style == "short":
+        return " ".join([*sentences[:1], _in_short(topic)])
+    if style == "line":
+        return topic.summary
+    if style == "paragraph":
+        return " ".join(sentences[:3])
+    if style == "bullets":
+        return "The key points:\n" + "\n".join(f"- {p}" for p in sentences[:5])
+    return " ".join(sentences)
+
+
+def _in_short(topic: Topic) -> str:
+    return "In short: " + topic.summary
+
+
+def _split_at_cut(full: str, said: str) -> tuple[str, list[str]]:
+    """After ``said`` (a prefix of ``full``): the rest of its sentence and the sentences after."""
+    rest = full[len(said) :]
+    if not said.strip() or said.rstrip()[-1:] in ".!?" or said.endswith("\n"):
+        return "", _split(rest)
+    end = _SENTENCE_END.search(rest)
+    stop = end.end() if end is not None else len(rest)
+    return rest[:stop], _split(rest[stop:])
+
+
+def _split(text: str) -> list[str]:
+    out, start = [], 0
+    for end in _SENTENCE_END.finditer(text):
+        piece = text[start : end.end()].strip()
+        if piece:
+            out.append(piece)
+        start = end.end()
+    tail = text[start:].strip()
+    return [*out, tail] if tail else out
+
+
+def _pick_up(messages: list[dict[str, Any]], tools: set[str], task: Task) -> str:
+    """A new message continuing the cut answer, from the start of the sentence that was cut
+    ("" when the cut turn was a step that calls a tool, not the answer)."""
+    cut = _turn(messages[: task.partial_index], tools)
+    if cut.get("tool_calls"):
+        return ""
+    full, said = str(cut.get("text", "")), task.partial
+    if not full.startswith(said):  # not an answer of ours: go on with what was not said yet
+        left = [s for s in task.focus.sentences if s not in said] or [task.focus.summary]
+        return _styled(left, task.focus, task.style)
+    boundary = max((m.end() for m in _SENTENCE_END.finditer(said)), default=0)
+    return _styled(_split(full[boundary:]), task.focus, task.style)
+
+
+def _continue_prefix(messages: list[dict[str, Any]], tools: set[str]) -> dict[str, Any]:
+    """The rest of the assistant message the prompt ends with, from its last character."""
+    said = text_of(messages[-1])
+    body = list(messages[:-1])
+    while (
+        body
+        and body[-1].get("role") == "assistant"
+        and (text_of(body[-1]).startswith(INTERRUPT_MARK) or text_of(body[-1]) == said)
+    ):
+        body.pop()  # the interrupt record and the partial itself, if the prompt kept them
+    tries: list[tuple[list[dict[str, Any]], str]] = []
+    if body and body[-1].get("role") == "user":
+        tries.append((body[:-1], text_of(body[-1])))  # an instruction right before the prefix
+    tries.append((body, ""))
+    for context, instruction in tries:
+        turn = _turn(context, tools)
+        full = str(turn.get("text", ""))
+        if full.startswith(said) and (len(full) > len(said) or turn.get("tool_calls")):
+            return _rest(turn, said, instruction, read_prompt(context))
+    task = read_prompt(body)
+    topic = task.focus if task is not None else generic_topic(said)
+    left = [s for s in topic.sentences if s not in said] or [topic.summary]
+    joiner = "" if said.endswith((" ", "\n")) or not said else " "
+    return {"text": joiner + _styled(left, topic, style_of(tries[0][1]))}
+
+
+def _rest(turn: dict[str, Any], said: str, instruction: str, task: Task | None) -> dict[str, Any]:
+    """``turn``'s text after ``said``; an instruction's style shapes what follows the cut
+    sentence (which is always finished first, so the seam reads as one answer)."""
+    full = str(turn.get("text", ""))
+    calls = turn.get("tool_calls") or []
+    style = style_of(instruction)
+    if not style or calls or task is None:
+        return {"text": full[len(said) :], "tool_calls": calls}
+    finish, after = _split_at_cut(full, said)
+    space = "" if (finish or said).endswith((" ", "\n")) else " "
+    if not after:
+        return {"text": finish}
+    if style in ("short", "line"):
+        return {"text": finish + space + _in_short(task.focus)}
+    if style == "paragraph":
+        return {"text": finish + space + after[0]}
+    if style == "bullets":
+        listed = "\n".join(f"- {p}" for p in after[:5])
+        return {"text": finish + "\n\nThe rest in bullet points:\n" + listed}
+    return {"text": finish + space + " ".join(after)}
+
+
+def _quote(text: str, limit: int = 80) -> str:
+    flat = " ".join(text.split()).replace('"', "'")
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
 __all__ = ["demo_responder"]

@@ -71,7 +71,7 @@ def test_send_stop_resume_and_what_if(
         # Each widget redraws on its own: give the button's view a moment to catch up.
         page.wait_for_selector(f"{STOP}:enabled", timeout=10_000)
         # Wait for the long final answer to stream for a while, then press Stop.
-        page.wait_for_selector(".nb-hitl-live >> text=/Second, pressing Stop/", timeout=90_000)
+        page.wait_for_selector(".nb-hitl-live >> text=/Pressing Stop calls/", timeout=90_000)
         page.locator(STOP).click()
         page.wait_for_selector(".nb-hitl-interrupted", timeout=20_000)
         wait_status(page, "idle")
