@@ -295,8 +295,19 @@ class ChatWidget(w.VBox):
         return True
 
     def resume(self, text: str | None = None) -> Msg | None:
-        """Send the continue message (the Continue button's twin)."""
-        return self.send(text or self.continue_text)
+        """Continue the interrupted reply (the Continue button's twin).
+
+        Args:
+            text: how to continue ("Continue, but keep it to one short paragraph."); by
+                default what is typed in the box, which is then cleared. Nothing typed:
+                ``continue_text`` is sent.
+        """
+        typed = self.input.value if text is None else text
+        instruction = typed if isinstance(typed, str) and not is_blank(typed) else None
+        sent = self.send(instruction or self.continue_text)
+        if sent is not None and text is None and self.input.value == typed:
+            self.input.value = ""  # what was typed went with Continue
+        return sent
 
     def input_source(self) -> WidgetInput:
         """An input source for ``UserAgent``: the person types into this widget.
@@ -373,7 +384,10 @@ class ChatWidget(w.VBox):
         self.input.add_class("nb-hitl-input")
         self.send_button.tooltip = "Send (Ctrl+Enter, ⌘+Enter on a Mac)"
         self.stop_button.tooltip = "Stop the reply (Esc anywhere in the panel)"
-        self.continue_button.tooltip = f"Send “{self.continue_text}”"
+        self.continue_button.tooltip = (
+            f"Continue the interrupted answer: sends what you typed as the instruction, "
+            f"or “{self.continue_text}” when the box is empty"
+        )
         self.shortcuts = KeyBindings(
             "nb-hitl-chat",
             [

@@ -95,6 +95,24 @@ async def test_continue_resumes_after_interrupt() -> None:
     assert chat.continue_button.disabled
 
 
+async def test_continue_sends_what_was_typed_and_clears_the_box() -> None:
+    """Issue 22 item 2: Continue used to send "Please continue." and leave the text."""
+    agent = slow_agent([LONG, "One short paragraph, as asked."], tps=80)
+    chat = ChatWidget(agent)
+    chat.send("go")
+    await until(lambda: live_views(chat) and "word3" in all_html(live_views(chat)[0]))
+    chat.stop()
+    await until(lambda: chat.state == "idle")
+    chat.input.value = "Continue, but keep it to one short paragraph."
+    chat.continue_button.click()
+    assert chat.input.value == ""
+    await until(lambda: chat.state == "idle" and not chat.last_interrupted, what="resumed reply")
+    texts = [m.get_text_content() for m in agent.memory.messages]
+    assert "Continue, but keep it to one short paragraph." in texts
+    assert "Please continue." not in texts
+    assert "One short paragraph, as asked." in all_html(chat.rows[-1])
+
+
 async def test_send_while_running_interrupts_and_redirects() -> None:
     agent = slow_agent([LONG, "Sure, switching to the new topic."], tps=80)
     chat = ChatWidget(agent)
