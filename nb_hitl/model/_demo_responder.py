@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ._continuation import parse_continuation_prompt
 from ._demo_prompt import INTERRUPT_MARK, Task, read_prompt, style_of, text_of
 from ._demo_topics import Topic, arithmetic, find_topic, generic_topic
 
@@ -41,6 +42,10 @@ def demo_responder(
     names = {t["function"]["name"] for t in tools or []}
     if messages and messages[-1].get("role") == "assistant":
         return _continue_prefix(messages, names)
+    asked = parse_continuation_prompt(text_of(messages[-1])) if messages else None
+    if asked is not None:  # the prompt form of agent.resume(): the partial is quoted
+        tries = [(list(messages[:-1]), asked.instruction or "")]
+        return _continue(tries, asked.partial, names)
     return _turn(messages, names)
 
 
@@ -179,7 +184,8 @@ def _pick_up(messages: list[dict[str, Any]], tools: set[str], task: Task) -> str
 
 
 def _continue_prefix(messages: list[dict[str, Any]], tools: set[str]) -> dict[str, Any]:
-    """The rest of the assistant message the prompt ends with, from its last character."""
+    """The rest of the assistant message the prompt ends with, from its last character
+    (assistant-prefix continuation: an instruction may be the user message before it)."""
     said = text_of(messages[-1])
     body = list(messages[:-1])
     while (
@@ -192,12 +198,19 @@ def _continue_prefix(messages: list[dict[str, Any]], tools: set[str]) -> dict[st
     if body and body[-1].get("role") == "user":
         tries.append((body[:-1], text_of(body[-1])))  # an instruction right before the prefix
     tries.append((body, ""))
+    return _continue(tries, said, tools)
+
+
+def _continue(
+    tries: list[tuple[list[dict[str, Any]], str]], said: str, tools: set[str]
+) -> dict[str, Any]:
+    """The rest of ``said``: the first (context, instruction) whose turn ``said`` begins."""
     for context, instruction in tries:
         turn = _turn(context, tools)
         full = str(turn.get("text", ""))
         if full.startswith(said) and (len(full) > len(said) or turn.get("tool_calls")):
             return _rest(turn, said, instruction, read_prompt(context))
-    task = read_prompt(body)
+    task = read_prompt(tries[-1][0])
     topic = task.focus if task is not None else generic_topic(said)
     left = [s for s in topic.sentences if s not in said] or [topic.summary]
     joiner = "" if said.endswith((" ", "\n")) or not said else " "

@@ -58,23 +58,6 @@ async def ask_and_cut(agent: ReActAgent, question: str, after_chars: int = 120) 
     return agent.memory.get(result.metadata["partial_msg_id"])
 
 
-async def prefix_prompt(agent: ReActAgent, partial: str, instruction: str = "") -> list[dict]:
-    """The prompt of an assistant-prefix continuation: memory without the partial and the
-    interrupt record, the instruction (if any), then the partial as an assistant message."""
-    prompt = await agent.format_prompt()
-    assert prompt[-1]["content"].startswith("[Interrupted]") and prompt[-2]["content"] == partial
-    prompt = prompt[:-2]
-    if instruction:
-        prompt.append({"role": "user", "content": instruction})
-    return [*prompt, {"role": "assistant", "content": partial}]
-
-
-async def model_text(agent: ReActAgent, prompt: list[dict]) -> str:
-    tools = agent.toolkit.get_json_schemas()
-    chunks = [c async for c in agent.model(prompt, tools=tools)]
-    return "".join(b.text for b in chunks[-1].content if b.type == "text")
-
-
 async def test_distinct_questions_get_distinct_multi_sentence_answers() -> None:
     answers = {}
     for topic, question in QUESTIONS.items():
@@ -158,16 +141,30 @@ async def test_a_plain_steer_is_acknowledged_and_kept_in_mind() -> None:
     assert "Tools let the model act" in (answer.get_text_content() or "")
 
 
-async def test_prefix_continuation_starts_exactly_after_the_cut() -> None:
-    agent = demo_agent()
+MODES = ["assistant_prefix", "prompt"]
+
+
+def in_mode(agent: ReActAgent, mode: str) -> ReActAgent:
+    if mode == "prompt":  # a model without prefill: resume() quotes the partial in a prompt
+        agent.model.supports_assistant_prefix = False  # type: ignore[misc]
+    return agent
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_resume_continues_exactly_after_the_cut(mode: str) -> None:
+    agent = in_mode(demo_agent(), mode)
     partial = (await ask_and_cut(agent, QUESTIONS["interruption"])).get_text_content() or ""
     full = (await demo_agent()(Msg("User", QUESTIONS["interruption"], "user"))).get_text_content()
     assert full is not None and full.startswith(partial) and len(partial) < len(full)
-    rest = await model_text(agent, await prefix_prompt(agent, partial))
+    resumed = await agent.resume()
+    assert resumed.metadata["continued_by"] == mode
+    rest = (resumed.get_text_content() or "")[len(partial) :]
     assert partial + rest == full  # mid-sentence, from the next character, never restarted
     assert not rest.startswith(("Interrupting", PICK_UP))
+    assert_history_valid(agent.memory.messages)
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(
     ("instruction", "check"),
     [
@@ -176,17 +173,22 @@ async def test_prefix_continuation_starts_exactly_after_the_cut() -> None:
         ("Continue in bullet points.", lambda rest: "\n- " in rest),
     ],
 )
-async def test_prefix_continuation_follows_the_instruction(instruction: str, check: Any) -> None:
-    agent = demo_agent()
-    partial = (await ask_and_cut(agent, QUESTIONS["compression"])).get_text_content() or ""
-    plain = await model_text(agent, await prefix_prompt(agent, partial))
-    rest = await model_text(agent, await prefix_prompt(agent, partial, instruction))
-    cut_sentence_end = re.search(r"[.!?](?=\s|$)", plain)
+async def test_resume_follows_the_instruction(instruction: str, check: Any, mode: str) -> None:
+    plain_agent = demo_agent()
+    partial = (await ask_and_cut(plain_agent, QUESTIONS["compression"])).get_text_content() or ""
+    plain = (await plain_agent.resume()).get_text_content() or ""
+    agent = in_mode(demo_agent(), mode)
+    assert (await ask_and_cut(agent, QUESTIONS["compression"])).get_text_content() == partial
+    resumed = await agent.resume(instruction)
+    assert resumed.metadata["continued_by"] == mode
+    text = resumed.get_text_content() or ""
+    rest, plain_rest = text[len(partial) :], plain[len(partial) :]
+    cut_sentence_end = re.search(r"[.!?](?=\s|$)", plain_rest)
     assert cut_sentence_end is not None
-    assert rest.startswith(plain[: cut_sentence_end.end()])  # the cut sentence is finished
+    assert rest.startswith(plain_rest[: cut_sentence_end.end()])  # the cut sentence is finished
     assert check(rest)
     if "bullet" not in instruction:
-        assert len(rest) < len(plain) / 2, (rest, plain)
+        assert len(rest) < len(plain_rest) / 2, (rest, plain_rest)
 
 
 async def test_please_continue_picks_up_at_the_cut_sentence() -> None:
