@@ -53,7 +53,12 @@ def test_agentscope_import_paths() -> None:
     from nb_hitl.model import ChatModelBase, ChatResponse, ScriptedModel  # noqa: F401
     from nb_hitl.module import StateModule  # noqa: F401
     from nb_hitl.session import JSONSession, SessionBase  # noqa: F401
-    from nb_hitl.token import OpenAITokenCounter, TokenCounter  # noqa: F401
+    from nb_hitl.token import (  # noqa: F401
+        CharTokenCounter,
+        OpenAITokenCounter,
+        TokenCounter,
+        TokenCounterBase,
+    )
     from nb_hitl.tool import Toolkit, ToolResponse  # noqa: F401
 
 
@@ -97,6 +102,7 @@ def test_every_subpackage_all_is_importable() -> None:
         "module",
         "pipeline",
         "session",
+        "token",
         "tool",
     ):
         module = importlib.import_module(f"nb_hitl.{mod}")

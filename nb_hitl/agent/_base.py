@@ -127,12 +127,15 @@ class AgentBase(StateModule, ConsoleMixin, ReplyTaskMixin, HubMixin):
     def _reply_id(self) -> str | None:
         return self._reply.id if self._reply is not None else None
 
-    async def __call__(self, msg: Msg | None = None, **kwargs: Any) -> Msg:
-        """Reply to ``msg`` (or to what memory holds) in a task of the agent's own.
+    async def __call__(self, *args: Any, **kwargs: Any) -> Msg:
+        """Reply in a task of the agent's own: ``reply(*args, **kwargs)``, as given.
 
-        In a ``MsgHub`` the reply is then observed by the other participants.
+        ``agent(msg)`` replies to ``msg`` (recorded in memory first), ``agent()`` to what
+        memory holds; a ``reply`` written without a message parameter (AgentScope allows
+        ``async def reply(self)``) is called without one. In a ``MsgHub`` the reply is then
+        observed by the other participants.
         """
-        result = await self._call_reply(msg, **kwargs)
+        result = await self._call_reply(*args, **kwargs)
         if self._subscribers:
             await self._broadcast_to_subscribers(result)
         return result

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import collections.abc
+import inspect
 import types
 from collections.abc import Callable, Coroutine, Generator
 from dataclasses import dataclass, field
@@ -39,6 +40,36 @@ class ReplyRecord:
     task: asyncio.Task[Msg] | None = None
     arguments: dict[str, Any] | None = None
     """``reply()``'s arguments by name, when reply hooks are set (pre hooks may change them)."""
+    args: tuple[Any, ...] = ()
+    """``reply()``'s positional arguments, as the caller gave them."""
+
+
+def reply_call(
+    reply: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[tuple[Any, ...], Any]:
+    """``reply()``'s positional arguments for a call ``agent(*args, **kwargs)``, and its message.
+
+    The arguments go through as given (AgentScope's ``__call__(*args, **kwargs)``), except
+    that ``agent()`` on a ``reply(self, msg)`` whose message has no default passes ``None``
+    (reply to what memory holds). The message is the first argument (or ``msg=``) when it is
+    a ``Msg``, a list of them or ``None``; anything else is the reply's business alone.
+    """
+    if args:
+        first = args[0]
+    elif "msg" in kwargs:
+        first = kwargs["msg"]
+    else:
+        try:
+            params = inspect.signature(reply).parameters.values()
+        except (TypeError, ValueError):
+            params = ()  # type: ignore[assignment]
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if positional and positional[0].default is inspect.Parameter.empty:
+            return (None,), None
+        return (), None
+    is_message = first is None or isinstance(first, Msg)
+    is_message = is_message or (isinstance(first, list) and all(isinstance(m, Msg) for m in first))
+    return args, first if is_message else None
 
 
 def uncancel(task: asyncio.Task[Any] | None) -> None:

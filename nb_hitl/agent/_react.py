@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from nb_hitl.compression import CompressionConfig
 from nb_hitl.events import MessageAdded, MessageUpdated, StoppedAfterStep
 from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.formatter import FormatterBase, OpenAIChatFormatter
@@ -66,6 +67,10 @@ class ReActAgent(CompressionMixin, ResumeMixin, ActingMixin, SteeringMixin):
         parallel_tool_calls: run the tool calls of one step concurrently.
         interrupt_text: text of the message ``handle_interrupt()`` returns.
     """
+
+    CompressionConfig = CompressionConfig
+    """AgentScope's ``ReActAgent.CompressionConfig`` (the same class as
+    ``nb_hitl.agent.CompressionConfig``)."""
 
     supported_hook_types = REACT_HOOK_TYPES
     supports_stop_after_step = True

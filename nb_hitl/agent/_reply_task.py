@@ -31,6 +31,7 @@ from ._lifecycle import (
     ReplyRecord,
     StartGuard,
     cancel_requested,
+    reply_call,
     resume_stepped,
     uncancel,
 )
@@ -67,12 +68,14 @@ class ReplyTaskMixin(HookMixin):
         def _emit(self, event: Event) -> None: ...
 
     # -- running -----------------------------------------------------------------------------
-    async def _call_reply(self, msg: Msg | None, **kwargs: Any) -> Msg:
+    async def _call_reply(self, *args: Any, **kwargs: Any) -> Msg:
         if self.is_replying:
             raise AgentBusyError(self.name)
+        args, msg = reply_call(self.reply, args, kwargs)
         loop = asyncio.get_running_loop()
         self._loop = loop
         ctx = ReplyRecord(uuid.uuid4().hex[:12], msg)
+        ctx.args = args
         self._reply = ctx
         self._where = "before start"
         self._emit(ReplyStarted(self.name, ctx.id, msg))
@@ -124,7 +127,7 @@ class ReplyTaskMixin(HookMixin):
                 if ctx.state == "interrupting":  # accepted before our first step
                     raise asyncio.CancelledError
                 if not ctx.recorded:  # reply hooks: pre hooks first, in this (interruptible) task
-                    arguments = bind_arguments(self.reply, (ctx.msg,), kwargs)
+                    arguments = bind_arguments(self.reply, ctx.args, kwargs)
                     ctx.arguments = await self._run_pre_hooks("reply", arguments)
                     ctx.msg = message_argument(self.reply, ctx.arguments, ctx.msg)
                     self._record_incoming(ctx.msg)
@@ -132,7 +135,7 @@ class ReplyTaskMixin(HookMixin):
                 if ctx.arguments is not None:
                     result = await call_with_arguments(self.reply, ctx.arguments)
                 else:
-                    result = await self.reply(ctx.msg, **kwargs)
+                    result = await self.reply(*ctx.args, **kwargs)
                 if cancel_requested(me):  # a cancel that code inside the reply swallowed
                     self._accept(ctx, "cancelled")
             except asyncio.CancelledError:
@@ -154,7 +157,7 @@ class ReplyTaskMixin(HookMixin):
                 )
             result = await self._settle(ctx, result)
             if self.has_hooks("reply"):  # interrupted replies go through post hooks too
-                arguments = ctx.arguments or bind_arguments(self.reply, (ctx.msg,), kwargs)
+                arguments = ctx.arguments or bind_arguments(self.reply, ctx.args, kwargs)
                 result = await self._run_post_hooks("reply", arguments, result)
             return result
         finally:

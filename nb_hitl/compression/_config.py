@@ -34,7 +34,7 @@ from pydantic import (
 from nb_hitl.exceptions import ConfigError
 from nb_hitl.message import Msg
 from nb_hitl.model import ChatModelBase
-from nb_hitl.token import TokenCounter
+from nb_hitl.token import TokenCounter, as_token_counter
 
 from ._select import select_kept
 
@@ -226,6 +226,15 @@ class CompressionConfig(BaseModel):
                 f"keep_recent must be 0 or more messages (got {value}); the default is 3."
             )
         return value
+
+    @field_validator("agent_token_counter", mode="before")
+    @classmethod
+    def _any_counter(cls, value: Any) -> TokenCounter:
+        # AgentScope's counters (CharTokenCounter, your TokenCounterBase subclass) are adapted.
+        try:
+            return as_token_counter(value)
+        except TypeError as exc:
+            raise ValueError(str(exc)) from None
 
     @field_validator("summary_schema", mode="before")
     @classmethod

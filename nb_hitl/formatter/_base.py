@@ -55,8 +55,14 @@ class FormatterBase:
         return self.format_sync(msgs)
 
     def format_sync(self, msgs: Sequence[Msg]) -> list[dict[str, Any]]:
-        """Format ``msgs`` without awaiting."""
+        """Format ``msgs`` without awaiting.
+
+        A subclass written the AgentScope way, with only ``async format()``, is run through
+        its ``format()`` (which must not wait for I/O: formatting is local work).
+        """
         self.assert_list_of_msgs(msgs)
+        if self._format_only():
+            return _run_to_end(self.format(list(msgs)), type(self).__name__)
         out: list[dict[str, Any]] = []
         for msg in msgs:
             out.extend(self.format_msg(msg))
@@ -64,6 +70,8 @@ class FormatterBase:
 
     def format_msg(self, msg: Msg) -> list[dict[str, Any]]:
         """Format one message into zero or more chat messages (tool results first)."""
+        if self._format_only():
+            return _run_to_end(self.format([msg]), type(self).__name__)
         parts: list[dict[str, Any]] = []
         calls: list[dict[str, Any]] = []
         out: list[dict[str, Any]] = []
@@ -85,6 +93,15 @@ class FormatterBase:
         for extra in promoted:
             out.extend(self.format_msg(extra))
         return out
+
+    def _format_only(self) -> bool:
+        """Whether the subclass overrides ``format`` alone (AgentScope's way to write one)."""
+        cls = type(self)
+        return (
+            cls.format is not FormatterBase.format
+            and cls.format_msg is FormatterBase.format_msg
+            and cls._entry is FormatterBase._entry
+        )
 
     # -- what each chat formatter fills in ----------------------------------------------------
     promoted_intro: ClassVar[str] = "media"
@@ -185,6 +202,21 @@ class FormatterBase:
         if len(lines) == 1:
             return lines[0], media
         return "\n".join("- " + line for line in lines), media
+
+
+def _run_to_end(coroutine: Any, owner: str) -> list[dict[str, Any]]:
+    """The result of a ``format()`` coroutine that does not wait (formatting is local)."""
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        result: list[dict[str, Any]] = done.value
+        return result
+    coroutine.close()
+    raise ConfigError(
+        f"{owner}.format() waits for I/O, so it cannot be used where nb_hitl formats "
+        "synchronously (token counts, compression plans); implement format_msg(msg) as well, "
+        "or do the I/O before formatting."
+    )
 
 
 def tool_call_entry(block: ToolUseBlock) -> dict[str, Any]:

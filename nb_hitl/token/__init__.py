@@ -4,15 +4,20 @@
 """
 
 from ._counter import DEFAULT_ENCODING, CacheInfo, MsgCount, TokenCounter
+from ._foreign import CharTokenCounter, CounterAdapter, TokenCounterBase, as_token_counter
 from ._openai import OpenAITokenCounter
 from ._vocab import VocabularyUnavailable, load_offline_encoding
 
 __all__ = [
     "DEFAULT_ENCODING",
     "CacheInfo",
+    "CharTokenCounter",
+    "CounterAdapter",
     "MsgCount",
     "OpenAITokenCounter",
     "TokenCounter",
+    "TokenCounterBase",
     "VocabularyUnavailable",
+    "as_token_counter",
     "load_offline_encoding",
 ]
