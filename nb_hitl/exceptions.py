@@ -4,6 +4,7 @@
     ├── AgentBusyError        agent() called while a reply is running
     ├── ResumeError           agent.resume() refused: the reply was edited or compressed since
     │   └── NothingToResumeError  agent.resume() with no interrupted reply to continue
+    ├── BranchError           a fork or checkout was refused (unknown branch, a cut tool call)
     ├── ScriptExhaustedError  a ScriptedModel was asked for more turns than its script has
     ├── ModelError            a model call failed (HTTP status, timeout, broken stream)
     │   ├── ModelAuthError        missing or wrong API key (HTTP 401/403)
@@ -63,6 +64,11 @@ class NothingToResumeError(ResumeError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, reason="nothing")
+
+
+class BranchError(NbHitlError, ValueError):
+    """A branch operation (``fork``, ``checkout``, ``edit_and_resend``, ``regenerate``) was
+    refused; memory and the branches are unchanged. The message says what to do instead."""
 
 
 class ScriptExhaustedError(NbHitlError, RuntimeError):

@@ -162,10 +162,16 @@ def test_steering_names() -> None:
 def test_resume_and_stop_after_step_names() -> None:
     import nb_hitl.events as events
     import nb_hitl.exceptions as exceptions
-    from nb_hitl.agent import ReActAgent, ResumePoint
+    from nb_hitl.agent import BranchInfo, ReActAgent, ResumePoint
 
-    assert ResumePoint.__name__ == "ResumePoint"
-    for name in ("Resumed", "StopRequested", "StoppedAfterStep"):
+    assert ResumePoint.__name__ == "ResumePoint" and BranchInfo.__name__ == "BranchInfo"
+    for name in (
+        "Resumed",
+        "StopRequested",
+        "StoppedAfterStep",
+        "BranchCreated",
+        "BranchCheckedOut",
+    ):
         assert name in events.__all__, name
     assert issubclass(exceptions.NothingToResumeError, exceptions.ResumeError)
     assert issubclass(exceptions.ResumeError, exceptions.NbHitlError)
@@ -177,8 +183,15 @@ def test_resume_and_stop_after_step_names() -> None:
         "stop_after_step_nowait",
         "stop_after_step_threadsafe",
         "stop_pending",
+        "branches",
+        "branch",
+        "checkout",
+        "fork",
+        "edit_and_resend",
+        "regenerate",
     ):
         assert hasattr(ReActAgent, name), name
+    assert issubclass(exceptions.BranchError, exceptions.NbHitlError)
 
 
 def test_pipeline_names() -> None:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from ._approval import DENIED_PREFIX, PendingApproval
     from ._base import DEFAULT_INTERRUPT_TEXT, AgentBase
+    from ._branches import BranchInfo
     from ._react import ReActAgent
     from ._resume import ResumePoint
     from ._user import InputSource, QueueInput, ScriptedInput, TerminalInput, UserAgent
@@ -37,6 +38,7 @@ __all__ = [
     "DEFAULT_INTERRUPT_TEXT",
     "DENIED_PREFIX",
     "AgentBase",
+    "BranchInfo",
     "CompressionConfig",
     "CompressionPlan",
     "CompressionReplay",
@@ -101,6 +103,7 @@ if not TYPE_CHECKING:
             ),
             "nb_hitl.compression._sweep": ("CompressionSweep", "sweep_compression"),
             "._resume": ("ResumePoint",),
+            "._branches": ("BranchInfo",),
             "._user": ("InputSource", "QueueInput", "ScriptedInput", "TerminalInput", "UserAgent"),
             "._user_input": ("TerminalUserInput", "UserInputBase", "UserInputData"),
         },

@@ -26,11 +26,12 @@ from nb_hitl.formatter import FormatterBase, OpenAIChatFormatter
 from nb_hitl.memory import COMPRESSED, InMemoryMemory
 from nb_hitl.message import Msg, TextBlock, ToolUseBlock
 from nb_hitl.model import ChatModelBase, ChatResponse
-from nb_hitl.model._continuation import join_continuation
+from nb_hitl.model._continuation import continuation_blocks
 from nb_hitl.tool import Toolkit
 
 from ._acting import ActingMixin
 from ._base import DEFAULT_INTERRUPT_TEXT
+from ._branches import BranchMixin
 from ._compression_agent import CompressionMixin
 from ._hooks import REACT_HOOK_TYPES
 from ._resume import ResumeMixin, ResumePoint, answer_text, text_digest
@@ -51,7 +52,7 @@ STOPPED_TEXT = (
 """Text of the message a reply stopped by ``stop_after_step()`` returns."""
 
 
-class ReActAgent(CompressionMixin, ResumeMixin, ActingMixin, SteeringMixin):
+class ReActAgent(CompressionMixin, ResumeMixin, BranchMixin, ActingMixin, SteeringMixin):
     """An agent that alternates model reasoning and tool calls until it can answer.
 
     Args:
@@ -289,7 +290,7 @@ class ReActAgent(CompressionMixin, ResumeMixin, ActingMixin, SteeringMixin):
                 pieces += 1
                 blocks = [b.model_copy() for b in chunk.content]
                 if prefix is not None:
-                    blocks = _after_prefix(prefix, blocks, complete=chunk.is_last)
+                    blocks = continuation_blocks(prefix, blocks, complete=chunk.is_last)
                 live.content = blocks
                 text = live.get_text_content() or ""
                 delta, text_len = text[text_len:], len(text)
@@ -301,7 +302,7 @@ class ReActAgent(CompressionMixin, ResumeMixin, ActingMixin, SteeringMixin):
         finally:
             await stream.aclose()  # closes HTTP streams at once on interrupt or error
         if prefix is not None:
-            live.content = _after_prefix(prefix, live.get_content_blocks(), complete=True)
+            live.content = continuation_blocks(prefix, live.get_content_blocks(), complete=True)
         if last is not None and last.usage is not None:
             live.metadata["usage"] = last.usage.model_dump()
         self._live = None
@@ -403,22 +404,3 @@ class ReActAgent(CompressionMixin, ResumeMixin, ActingMixin, SteeringMixin):
         self.sys_prompt = state.get("sys_prompt", self.sys_prompt)
         self.max_iters = int(state.get("max_iters", self.max_iters))
         self.parallel_tool_calls = bool(state.get("parallel_tool_calls", self.parallel_tool_calls))
-
-
-def _after_prefix(prefix: str, blocks: list[Any], *, complete: bool) -> list[Any]:
-    """A continuation's blocks with its text put after ``prefix`` (thinking stays first).
-
-    While the text so far could still be the start of a repeat of ``prefix`` (a model that
-    started over), only ``prefix`` shows; once it is clear, ``join_continuation`` decides.
-    """
-    texts = [b for b in blocks if isinstance(b, TextBlock)]
-    rest = "".join(b.text for b in texts)
-    stripped = prefix.rstrip()
-    if not complete and stripped.startswith(rest.lstrip()):
-        joined = prefix
-    else:
-        joined = join_continuation(prefix, rest)
-    others = [b for b in blocks if not isinstance(b, TextBlock)]
-    thinking = [b for b in others if b.type == "thinking"]
-    calls = [b for b in others if b.type != "thinking"]
-    return [*thinking, TextBlock(text=joined), *calls]

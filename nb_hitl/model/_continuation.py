@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from nb_hitl.message import TextBlock
+
 CONTINUE_KWARG = "continue_final_message"
 """The keyword the agent passes to a model call whose last message is a prefix to continue."""
 
@@ -129,6 +131,26 @@ MIN_REPEAT = 12
 """Shortest partial text ``join_continuation`` treats as repeated by the model."""
 
 
+def continuation_blocks(prefix: str, blocks: list[Any], *, complete: bool) -> list[Any]:
+    """A continuation's response blocks with its text put after ``prefix`` (one text block;
+    thinking first, tool calls after), as the agent shows and records the continued answer.
+
+    While the text so far could still be the start of a repeat of ``prefix`` (a model that
+    started over), only ``prefix`` shows, so the shown text only ever grows; once it is clear
+    (or ``complete``), ``join_continuation`` decides.
+    """
+    texts = [b for b in blocks if isinstance(b, TextBlock)]
+    rest = "".join(b.text for b in texts)
+    if not complete and prefix.rstrip().startswith(rest.lstrip()):
+        joined = prefix
+    else:
+        joined = join_continuation(prefix, rest)
+    others = [b for b in blocks if not isinstance(b, TextBlock)]
+    thinking = [b for b in others if b.type == "thinking"]
+    calls = [b for b in others if b.type != "thinking"]
+    return [*thinking, TextBlock(text=joined), *calls]
+
+
 def continuation_text(partial: str, continuation: str, *, drop_repeat: bool = True) -> str:
     """Only the new text: what ``join_continuation`` adds after ``partial``."""
     return join_continuation(partial, continuation, drop_repeat=drop_repeat)[len(partial) :]
@@ -138,6 +160,7 @@ __all__ = [
     "CONTINUE_KWARG",
     "MIN_REPEAT",
     "ContinuationRequest",
+    "continuation_blocks",
     "continuation_of",
     "continuation_prompt",
     "continuation_text",

@@ -30,13 +30,15 @@ from nb_hitl.exceptions import SessionError
 from nb_hitl.message import Msg, ToolUseBlock
 
 FORMAT = "nb_hitl.session"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Version of the session file layout this nb_hitl writes (and the newest it reads).
 
 2: the memory state has AgentScope 1.x's shape (``content`` / ``_compressed_summary``);
 version 1 files (``messages`` / ``marks`` / ``summary``) still load.
 3: the agent state holds ``steering``, the steering messages queued and not yet taken in
 (an older nb_hitl would drop them silently, so it refuses the file and says to upgrade).
+4: the agent state holds ``branches``, the conversation's other branches with their memory
+(``agent.fork``, ``edit_and_resend``, ``regenerate``); an older nb_hitl would drop them.
 """
 
 __all__ = [

@@ -288,7 +288,14 @@ def _snapshot(agent: Any) -> dict[str, Any]:
     snap["compression_config"] = getattr(agent, "compression_config", None)
     if getattr(agent, "memory", None) is not None:
         snap["memory"] = agent.memory.snapshot()
-    for attr in ("_approvals", "always_allowed", "approval_log", "_steer_queue"):
+    for attr in (
+        "_approvals",
+        "always_allowed",
+        "approval_log",
+        "_steer_queue",
+        "_branch_table",
+        "_branch_active",
+    ):
         if hasattr(agent, attr):
             value = getattr(agent, attr)
             snap[attr] = value.copy() if isinstance(value, (set, list)) else value
