@@ -157,6 +157,11 @@ CSS = """
 .nb-hitl-msg { border-left: 4px solid #9aa5b1; padding: 2px 8px; margin: 4px 0;
   border-radius: 3px; background: rgba(127,127,127,0.04); }
 .nb-hitl-msg p { margin: 2px 0; }
+.nb-hitl-msg { position: relative; }
+.nb-hitl-copy { position: absolute; top: 2px; right: 4px; border: none; background: none;
+  cursor: pointer; color: inherit; opacity: 0.45; padding: 0 4px; font-size: 12px; }
+.nb-hitl-msg:hover .nb-hitl-copy, .nb-hitl-copy:focus { opacity: 1; }
+.nb-hitl-copy.nb-hitl-copied { opacity: 1; color: #27ae60; }
 .nb-hitl-head { font-size: 12px; color: #52606d; }
 .nb-hitl-role-user { border-left-color: #2f80ed; background: rgba(47,128,237,0.06); }
 .nb-hitl-role-assistant { border-left-color: #27ae60; }
@@ -186,6 +191,16 @@ CSS = """
 .nb-hitl-status-stopping { color: #e67e22; }
 .nb-hitl-status-waiting { color: #2f80ed; }
 .nb-hitl-status-error { color: #d0021b; }
+.nb-hitl-gauge { font-size: 12px; color: #52606d; margin-left: 8px; white-space: nowrap; }
+.nb-hitl-gauge-bar { display: inline-block; width: 60px; height: 7px; border-radius: 4px;
+  background: rgba(127,127,127,0.25); margin-right: 4px; vertical-align: middle;
+  overflow: hidden; }
+.nb-hitl-gauge-bar > span { display: block; height: 100%; background: #27ae60; }
+.nb-hitl-gauge-near .nb-hitl-gauge-bar > span { background: #e67e22; }
+.nb-hitl-gauge-over .nb-hitl-gauge-bar > span { background: #d0021b; }
+.nb-hitl-undone { text-decoration: line-through; opacity: 0.7; }
+.nb-hitl-compression-row, .nb-hitl-cleared { align-items: flex-start; }
+.nb-hitl-compression-row > .widget-html, .nb-hitl-cleared > .widget-html { flex: 1 1 auto; }
 .nb-hitl-table { border-collapse: collapse; font-size: 12px; width: 100%; }
 .nb-hitl-table td, .nb-hitl-table th { border-bottom: 1px solid rgba(127,127,127,0.2);
   padding: 1px 4px; text-align: left; vertical-align: top; }
@@ -345,6 +360,33 @@ def header_html(msg: RenderableMsg, live: bool = False) -> str:
     )
 
 
+def copy_button(msg: RenderableMsg) -> str:
+    """A Copy button carrying the message's text (``""`` for a message without text).
+
+    The text travels escaped in ``data-copy``; the panel's keyboard widget copies it on a
+    click (``navigator.clipboard`` in a secure context such as JupyterLab on localhost or
+    https, a hidden text box otherwise).
+    """
+    texts = [b.text for b in msg.get_content_blocks() if b.type == "text" and b.text]
+    if not texts or msg.metadata.get("_nb_hitl_error"):  # the panel's own error rows: none
+        return ""
+    text = shown_text(msg, "\n".join(texts))
+    return (
+        f'<button class="nb-hitl-copy" type="button" title="Copy this message" '
+        f'aria-label="Copy this message" data-copy="{esc(text)}">'
+        '<i class="fa fa-copy" aria-hidden="true"></i></button>'
+    )
+
+
+def with_copy_button(msg: RenderableMsg, row_html: str) -> str:
+    """``row_html`` (a ``msg_html``) with the Copy button first inside its outer element."""
+    button = copy_button(msg)
+    if not button:
+        return row_html
+    end = row_html.find(">") + 1
+    return row_html[:end] + button + row_html[end:]
+
+
 def block_html(block: Any, images: RemoteImages = "link") -> str:
     """One content block: text as markdown; tools and thinking collapsed and compact."""
     kind = block.type
@@ -459,6 +501,7 @@ __all__ = [
     "block_html",
     "body_html",
     "check_remote_images",
+    "copy_button",
     "edited_call_html",
     "error_text",
     "esc",
@@ -473,4 +516,5 @@ __all__ = [
     "plain",
     "preview",
     "shown_text",
+    "with_copy_button",
 ]

@@ -25,6 +25,10 @@ from nb_hitl._render import (
 )
 from nb_hitl.agent._approval import ToolApprovalMixin
 from nb_hitl.events import (
+    CompressionConfigChanged,
+    CompressionFinished,
+    CompressionStarted,
+    CompressionUndone,
     ErrorOccurred,
     Event,
     MessageAdded,
@@ -37,6 +41,7 @@ from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.message import Msg
 
 from ._approval import ApprovalCards
+from ._chat_tools import GAUGE_DELAY, ChatTools, CompressionRows, context_gauge
 from ._input import WidgetInput
 from ._invisible import is_blank
 from ._keys import KeyBindings
@@ -63,6 +68,15 @@ INPUT_GONE_NOTE = (
     "The conversation loop that read this chat has stopped. What you send now goes to the "
     "agent directly and is answered as usual."
 )
+
+GAUGE_EVENTS = (
+    MessageAdded,
+    ReplyFinished,
+    CompressionFinished,
+    CompressionUndone,
+    CompressionConfigChanged,
+)
+"""Events after which the context gauge recounts (coalesced, ``GAUGE_DELAY``)."""
 
 _CHATS = WidgetRegistry()
 """The newest ChatWidget of each agent."""
@@ -147,6 +161,9 @@ class ChatWidget(w.VBox):
         )
         buttons.add_class("nb-hitl-chat-buttons")  # buttons as wide as the column (CSS)
         bar = w.HBox([self.input, buttons], layout={"width": "100%"})
+        self.tools = ChatTools(self)
+        """Retry, Clear / Undo clear, Export (the row under the status line)."""
+        self.compressions = CompressionRows(self)
         top: list[w.Widget] = [html(CSS)] if css else []
         super().__init__(
             children=[
@@ -154,6 +171,7 @@ class ChatWidget(w.VBox):
                 self.transcript.earlier,
                 self.transcript.box,
                 self.status,
+                self.tools,
                 self._note,
                 self.mode_picker,
                 bar,
@@ -177,6 +195,8 @@ class ChatWidget(w.VBox):
         for msg in memory.messages if memory is not None else []:
             self.transcript.add(Entry(msg.id, msg), render=False)
         self.transcript.render()
+        self._gauge_handle: asyncio.TimerHandle | None = None
+        self._update_gauge()
         self._sub = agent.subscribe(self._bridge.callback(self._on_event))
         self.detached = False
         """True once a newer ChatWidget for the same agent took over (re-running the cell)."""
@@ -252,6 +272,8 @@ class ChatWidget(w.VBox):
             if self._runner is None or self._runner.done():
                 self._runner = self._bridge.spawn(self._run_queue(), name="nb_hitl-chat-runner")
             return msg  # drawn where the reply takes it in (MessageAdded)
+        self.tools.forget_clear()
+        self.tools.show_retry(False)
         self._sent_text[msg.id] = msg.get_text_content() or ""
         while len(self._sent_text) > 20:  # only recent sends can still need restoring
             del self._sent_text[next(iter(self._sent_text))]
@@ -309,6 +331,49 @@ class ChatWidget(w.VBox):
             self.input.value = ""  # what was typed went with Continue
         return sent
 
+    def retry(self) -> bool:
+        """After a model error, ask again (the Retry button's twin): the agent replies to what
+        its memory holds (``agent(None)``); ``False`` if there is no error to retry."""
+        if self.agent.is_replying or self.status.state != "error":
+            self.say("Nothing to retry: Retry asks again after a model error.")
+            return False
+        last = self.transcript.last_user_msg()
+        if last is not None and self.input.value == self._sent_text.get(last.id):
+            self.input.value = ""  # the restored text is what is retried
+        self.tools.show_retry(False)
+        self.say("")
+        self.stop_button.disabled = False
+        self.status.set_state("running", "retrying…")
+        self._runner = self._bridge.spawn(self._retry(), name="nb_hitl-chat-retry")
+        return True
+
+    def clear(self) -> bool:
+        """Clear the chat and the agent's memory (the Clear button's twin); undoable until the
+        next message with ``undo_clear()`` or the row's *Undo clear*."""
+        return self.tools.clear()
+
+    def undo_clear(self) -> bool:
+        """Bring back what ``clear()`` removed."""
+        return self.tools.undo_clear()
+
+    def export(self, path: Any = None, format: Any = None) -> Any:
+        """Save the transcript as Markdown (default) or HTML (``format="html"``); returns the
+        path (default: ``<agent>-chat-<date-time>.md`` next to the notebook)."""
+        return self.tools.export(path, format)
+
+    def say(self, text: str, error: bool = False) -> None:
+        """A one-line note under the status line (``""`` clears it)."""
+        cls = "nb-hitl-status-error" if error else "nb-hitl-note"
+        self._note.value = f'<span class="{cls}">{esc(text)}</span>' if text else ""
+
+    def after_clear(self) -> None:
+        """The transcript was cleared or brought back: idle, gauge recounted."""
+        self.tools.show_retry(False)
+        self.continue_button.disabled = True
+        self.last_interrupted = False
+        self.status.set_state("idle")
+        self._update_gauge()
+
     def input_source(self) -> WidgetInput:
         """An input source for ``UserAgent``: the person types into this widget.
 
@@ -356,9 +421,21 @@ class ChatWidget(w.VBox):
             approvals.close()
         if hasattr(self, "status"):
             self.status.stop_ticker()
+        handle = getattr(self, "_gauge_handle", None)
+        if handle is not None:
+            handle.cancel()
+            self._gauge_handle = None
         if reason and not getattr(self, "detached", True):
             self.detached = True
-            for button in (self.send_button, self.stop_button, self.continue_button):
+            tools = self.tools
+            for button in (
+                self.send_button,
+                self.stop_button,
+                self.continue_button,
+                tools.retry_button,
+                tools.clear_button,
+                tools.export_button,
+            ):
                 button.disabled = True
             self.live.stop()
             self._note.value = f'<span class="nb-hitl-note">{esc(reason)}</span>'
@@ -399,6 +476,7 @@ class ChatWidget(w.VBox):
             ],
             self._bridge,
             focus_scope="nb-hitl-panel",
+            copy_buttons=".nb-hitl-copy",
             stopping_rows=".nb-hitl-live",
             stop_button=".nb-hitl-stop",
             stop_action="stop",
@@ -444,11 +522,23 @@ class ChatWidget(w.VBox):
                 self._queue.appendleft(msg)  # the same item (None: the steering) again
                 await asyncio.sleep(0.01)
             except Exception as exc:  # shown in the transcript; the widget stays usable
-                await asyncio.sleep(0)
-                if not self._error_seen:
-                    self._show_error_row(self.agent.name, f"{type(exc).__name__}: {exc}")
-                    self._restore_input(msg)
-                    self._finish_idle(interrupted=False, error=f"{type(exc).__name__}: {exc}")
+                await self._failed(exc, msg)
+
+    async def _retry(self) -> None:
+        self._error_seen = False
+        try:
+            await self.agent()
+        except AgentBusyError:
+            self.say("The agent is busy: wait for its reply, then Retry.")
+        except Exception as exc:
+            await self._failed(exc, None)
+
+    async def _failed(self, exc: Exception, msg: Msg | None) -> None:
+        await asyncio.sleep(0)
+        if not self._error_seen:
+            self._show_error_row(self.agent.name, f"{type(exc).__name__}: {exc}")
+            self._restore_input(msg)
+            self._finish_idle(interrupted=False, error=f"{type(exc).__name__}: {exc}")
 
     def _send_from_input(self) -> None:
         if self.send(self.input.value) is not None:
@@ -474,6 +564,8 @@ class ChatWidget(w.VBox):
         self.status.hint = ""
         self.last_interrupted = interrupted
         self.continue_button.disabled = not interrupted
+        self.tools.show_retry(bool(error))
+        self.compressions.refresh()
         if error:
             self.status.set_state("error", error)
         else:
@@ -503,6 +595,8 @@ class ChatWidget(w.VBox):
             if memory is not None:
                 self.transcript.follow_edited_call(ev.tool_use, memory.messages)
         elif isinstance(ev, ReplyStarted):
+            self.tools.show_retry(False)
+            self.compressions.refresh()
             self.last_interrupted = False
             self.continue_button.disabled = True
             self.stop_button.disabled = False
@@ -520,16 +614,19 @@ class ChatWidget(w.VBox):
             self._show_error_row(ev.agent_name, text)
             self._restore_input(self.transcript.last_user_msg())
             self._finish_idle(interrupted=False, error=text)
-        elif type(ev).__name__ == "CompressionFinished":
-            n = len(getattr(ev, "compressed_ids", ()))
-            before, after = (
-                int(getattr(ev, "tokens_before", 0)),
-                int(getattr(ev, "tokens_after", 0)),
-            )
-            self._note_row(
-                f"Memory compressed: {n} earlier message(s) folded into a summary "
-                f"({before:,} → {after:,} tokens)."
-            )
+        elif isinstance(ev, (CompressionStarted, CompressionFinished, CompressionUndone)):
+            self.compressions.on_event(ev)
+        if isinstance(ev, GAUGE_EVENTS):
+            self._schedule_gauge()
+
+    def _schedule_gauge(self) -> None:
+        if self._gauge_handle is None:
+            self._gauge_handle = self._bridge.later(GAUGE_DELAY, self._update_gauge)
+
+    def _update_gauge(self) -> None:
+        """Count the next prompt against the compression threshold (the status line's gauge)."""
+        self._gauge_handle = None
+        self.status.set_context(context_gauge(self.agent))
 
     def _note_row(self, text: str) -> None:
         """A small system line in the transcript (not a message of the conversation)."""

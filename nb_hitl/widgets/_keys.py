@@ -86,6 +86,41 @@ function render({ model, el }) {
   }
   window.addEventListener("click", onClick, true);
 
+  // Copy buttons carry their message's text; the clipboard API needs a secure context
+  // (JupyterLab on localhost or https), a hidden text box does the rest.
+  async function copyText(text) {
+    if (window.isSecureContext && navigator.clipboard) {
+      try { await navigator.clipboard.writeText(text); return true; } catch (e) { /* below */ }
+    }
+    const box = document.createElement("textarea");
+    box.value = text;
+    box.setAttribute("readonly", "");
+    box.style.position = "fixed";
+    box.style.opacity = "0";
+    document.body.appendChild(box);
+    box.select();
+    let done = false;
+    try { done = document.execCommand("copy"); } catch (e) { done = false; }
+    box.remove();
+    return done;
+  }
+  function onCopy(ev) {
+    const scope = root();
+    const selector = model.get("copy_buttons");
+    if (!scope || !selector || !(ev.target instanceof Element)) return;
+    const button = ev.target.closest(selector);
+    if (!button || !scope.contains(button)) return;
+    ev.preventDefault();
+    ev.stopPropagation();
+    copyText(button.dataset.copy || "").then((done) => {
+      button.classList.toggle("nb-hitl-copied", done);
+      button.title = done ? "Copied" : "Copy failed: select the text and press Ctrl+C";
+      setTimeout(() => { button.classList.remove("nb-hitl-copied");
+                         button.title = "Copy this message"; }, 1500);
+    });
+  }
+  window.addEventListener("click", onCopy, true);
+
   // "Focus inside the panel" also covers a click on text that takes no focus (the transcript):
   // the browser then focuses the notebook around it. The panel counts as focused from a press
   // inside it until a press elsewhere, while its cell is the notebook's active one.
@@ -182,6 +217,7 @@ function render({ model, el }) {
   return () => {
     window.removeEventListener("keydown", onKey, true);
     window.removeEventListener("click", onClick, true);
+    window.removeEventListener("click", onCopy, true);
     window.removeEventListener("pointerdown", onPointer, true);
     if (timer) clearInterval(timer);
   };
@@ -211,6 +247,8 @@ class KeyBindings(anywidget.AnyWidget):
             anywhere in it, or a click on its text, which takes no focus. Such a binding with
             ``enabled`` (a button's selector) acts from outside the scope only while that
             button is enabled, so an idle panel leaves the key to JupyterLab.
+        copy_buttons: CSS selector of the scope's Copy buttons: a click copies the button's
+            ``data-copy`` text to the clipboard (``""``: none).
     """
 
     _esm = _ESM
@@ -232,6 +270,7 @@ class KeyBindings(anywidget.AnyWidget):
     stop_button = traitlets.Unicode("").tag(sync=True)
     stop_action = traitlets.Unicode("").tag(sync=True)
     focus_scope = traitlets.Unicode("").tag(sync=True)
+    copy_buttons = traitlets.Unicode("").tag(sync=True)
 
     def __init__(
         self,
@@ -244,9 +283,11 @@ class KeyBindings(anywidget.AnyWidget):
         stop_button: str = "",
         stop_action: str = "",
         focus_scope: str = "",
+        copy_buttons: str = "",
     ) -> None:
         super().__init__(
             focus_scope=focus_scope,
+            copy_buttons=copy_buttons,
             scope=scope,
             bindings=bindings,
             inactive_scope=inactive_scope,

@@ -20,6 +20,7 @@ from nb_hitl._render import (
     TOOL_GLYPH,
     RemoteImages,
     block_html,
+    copy_button,
     error_text,
     esc,
     header_html,
@@ -169,7 +170,7 @@ class LiveMessageView(w.VBox):
         """Freeze: final text as markdown, blocks in full, interrupted or error style."""
         # The style first, in one message: after Stop it is what the person waits to see.
         self._dom_classes = tuple(msg_classes(msg))
-        self._header.value = header_html(msg)
+        self._header.value = copy_button(msg) + header_html(msg)
         text = msg.get_text_content() or ""
         if not text.startswith("".join(self._frozen)):
             # The final text is not a continuation of what streamed: redraw from scratch.

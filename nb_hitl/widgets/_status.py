@@ -57,6 +57,8 @@ class StatusLine(w.HTML):
         self._tools: dict[str, str] = {}
         self._waited = 0.0
         self._waiting_since: float | None = None
+        self.context: tuple[int, int | None, bool] | None = None
+        """``(prompt tokens, compression threshold, auto compression on)`` of the gauge."""
         self._draw()
 
     # -- figures -----------------------------------------------------------------------------
@@ -165,7 +167,41 @@ class StatusLine(w.HTML):
         if time.monotonic() - self._last_draw >= 1.0 / REFRESH_HZ:
             self._draw()
 
+    def set_context(self, context: tuple[int, int | None, bool] | None) -> None:
+        """Show the next prompt's tokens against the compression threshold (None: no gauge)."""
+        if context != self.context:
+            self.context = context
+            self._draw()
+
     # -- drawing ---------------------------------------------------------------------------
+    def gauge_text(self) -> str:
+        """The context gauge as plain text (``""`` without one)."""
+        if self.context is None:
+            return ""
+        tokens, threshold, enabled = self.context
+        if not threshold:
+            return f"context {tokens:,} tokens (no compression threshold)"
+        off = "" if enabled else ", automatic compression off"
+        return f"context {tokens:,} / {threshold:,} tokens ({tokens / threshold:.0%}{off})"
+
+    def _gauge_html(self) -> str:
+        if self.context is None:
+            return ""
+        tokens, threshold, _ = self.context
+        share = tokens / threshold if threshold else 0.0
+        level = "over" if share > 1 else "near" if share >= 0.8 else "ok"
+        bar = (
+            f'<span class="nb-hitl-gauge-bar"><span style="width:{min(share, 1):.0%}">'
+            "</span></span>"
+            if threshold
+            else ""
+        )
+        return (
+            f' <span class="nb-hitl-gauge nb-hitl-gauge-{level}" data-tokens="{tokens}" '
+            f'data-threshold="{threshold or 0}" title="Prompt tokens of the next model call '
+            f'against the compression threshold">{bar}{esc(self.gauge_text())}</span>'
+        )
+
     def text(self) -> str:
         """The status as plain text (what the line shows)."""
         parts = [LABELS[self.state]]
@@ -187,7 +223,7 @@ class StatusLine(w.HTML):
         self._last_draw = time.monotonic()
         value = (
             f'<span class="nb-hitl-status nb-hitl-status-{self.state}" '
-            f'data-state="{self.state}">&#9679; {esc(self.text())}</span>'
+            f'data-state="{self.state}">&#9679; {esc(self.text())}</span>{self._gauge_html()}'
         )
         if value != self._drawn:
             self._drawn = value

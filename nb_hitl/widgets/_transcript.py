@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from nb_hitl._render import RemoteImages, msg_html
+from nb_hitl._render import RemoteImages, msg_html, with_copy_button
 
 from ._collapsed import CollapsedMessage, is_long
 from ._live import LiveMessageView, html
@@ -112,6 +112,20 @@ class Transcript:
                 self.render()
         return entry
 
+    def clear(self) -> list[Entry]:
+        """Remove every row; returns them (``restore`` puts them back)."""
+        entries, self.entries, self.by_key = self.entries, [], {}
+        self.unconfirmed.clear()
+        self.window = self.step
+        self.render()
+        return entries
+
+    def restore(self, entries: list[Entry]) -> None:
+        """Put back rows ``clear`` removed, before any added since."""
+        self.entries = [*entries, *self.entries]
+        self.by_key = {e.key: e for e in self.entries}
+        self.render()
+
     def confirm(self, key: str) -> None:
         """Memory now holds the sent message ``key``."""
         if key in self.unconfirmed:
@@ -156,7 +170,7 @@ class Transcript:
             if is_long(entry.msg):  # e.g. a 1 MB paste: a preview and "Show all"
                 entry.view = CollapsedMessage(entry.msg, self.images, self.callback)
             else:
-                entry.view = html(msg_html(entry.msg, self.images))
+                entry.view = html(with_copy_button(entry.msg, msg_html(entry.msg, self.images)))
             entry.view.add_class("nb-hitl-row")
         return entry.view
 

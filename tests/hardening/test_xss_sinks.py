@@ -63,12 +63,13 @@ PAYLOADS = [
 ]
 
 ALLOWED_TAGS = {
-    "a", "b", "blockquote", "br", "code", "del", "details", "div", "em", "h1", "h2", "h3",
+    "a", "b", "blockquote", "br", "button", "code", "del", "details", "div", "em", "h1", "h2", "h3",
     "h4", "h5", "h6", "hr", "i", "img", "li", "ol", "p", "pre", "small", "span", "strong",
     "summary", "table", "tbody", "td", "th", "thead", "tr", "ul",
     "svg", "rect", "line", "polyline", "text", "g", "title", "circle", "path",
 }  # fmt: skip
-"""The elements nb_hitl writes itself (markdown output, rows, cards, the inspector's SVG)."""
+"""The elements nb_hitl writes itself (markdown output, rows, cards, the inspector's SVG, the
+rows' Copy buttons: ``type="button"`` with the text in ``data-copy``)."""
 FETCHING_ATTRS = {"src", "srcset", "poster", "background", "data", "action", "formaction",
                   "ping", "xlink:href", "lowsrc", "dynsrc", "manifest", "codebase"}  # fmt: skip
 SCRIPT_SCHEMES = ("javascript:", "vbscript:", "data:", "livescript:")

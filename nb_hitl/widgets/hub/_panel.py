@@ -111,6 +111,7 @@ class HubPanel(DiscussionRun, w.VBox):
             ],
             self._bridge,
             inactive_scope="nb-hitl-hub",
+            copy_buttons=".nb-hitl-copy",
         )  # fmt: skip
         self.bar = HubInputBar(self._bridge, [self.stop_button], self._waiting, self._say)
         self.input, self.send_button = self.bar.input, self.bar.send_button
