@@ -174,14 +174,20 @@ def parse_parked(
     waiting: dict[str, Waiting] = {}
     for item in state.get("parked", []):
         call = ToolUseBlock.model_validate(item["call"])
-        if call.name not in toolkit.tools:
+        needs_approval = bool(item.get("needs_approval"))
+        if needs_approval and call.name not in toolkit.tools:
+            # A call that waited for a person names a tool the agent it came from had: this
+            # toolkit is not that agent's. A call of a tool no toolkit had (the model made it
+            # up) is restored as it was: resumed, it gets the toolkit's error result, as the
+            # running agent answered it.
             known = ", ".join(sorted(toolkit.tools)) or "none"
             raise ValueError(
-                f"the session has a parked call of tool {call.name!r}, which this agent's "
-                f"toolkit does not have (tools: {known}); register it before loading"
+                f"the session has a parked call of tool {call.name!r} waiting for approval, "
+                f"which this agent's toolkit does not have (tools: {known}); register it "
+                "before loading"
             )
         parked.append(call)
-        if item.get("needs_approval"):
+        if needs_approval:
             raw = item.get("decision")
             waiting[call.id] = Waiting(call, Decision.from_dict(raw) if raw else None)
     uses = {b.id for m in messages for b in m.get_content_blocks("tool_use")}

@@ -258,6 +258,8 @@ class AgentBase(StateModule, ConsoleMixin, ReplyTaskMixin, HubMixin):
         return self._bus.stream()
 
     def _emit(self, event: Event) -> None:
+        if isinstance(event, MessageAdded):
+            self._record_said(event)
         self._bus.emit(event)
 
     # -- observing ------------------------------------------------------------------------------

@@ -42,6 +42,19 @@ class ReplyRecord:
     """``reply()``'s arguments by name, when reply hooks are set (pre hooks may change them)."""
     args: tuple[Any, ...] = ()
     """``reply()``'s positional arguments, as the caller gave them."""
+    said: list[Msg] = field(default_factory=list)
+    """The agent's own messages of this reply, in order, as they were recorded (its model
+    turns, the partial answer an interrupt kept): what the reply said, and so what the other
+    participants of a ``MsgHub`` observe of it when it is interrupted (``_broadcast.py``)."""
+    continues: bool = False
+    """This reply continues the interrupted reply before it (``previous``): set by the code
+    that continues it, or by a message it said carrying ``metadata["continued_by"]``."""
+    previous: ReplyRecord | None = None
+    """The agent's reply before this one (its own ``previous`` is dropped: no chain)."""
+    result: Msg | None = None
+    """The message the reply returned (set when it settles)."""
+    observed: Msg | None = None
+    """What the other participants of a hub were given of it, once broadcast."""
 
 
 def reply_call(

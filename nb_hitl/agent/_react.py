@@ -361,6 +361,8 @@ class ReActAgent(CompressionMixin, ResumeMixin, BranchMixin, ActingMixin, Steeri
                 for call in live.get_content_blocks("tool_use"):
                     self._open_calls[call.id] = call
                 await self._commit(live)
+                if self._printing():  # its chunks went out with last=False: now it is final
+                    await self.print(live, True)
         closed = await self._close_interrupted_calls()
         extra: dict[str, Any] = {}
         if live is not None and live.metadata.get("_partial"):

@@ -76,6 +76,10 @@ class ReplyTaskMixin(HookMixin):
         self._loop = loop
         ctx = ReplyRecord(uuid.uuid4().hex[:12], msg)
         ctx.args = args
+        before = self._reply
+        if before is not None:
+            before.previous = None  # one reply back, never a chain of every reply
+        ctx.previous = before
         self._reply = ctx
         self._where = "before start"
         self._emit(ReplyStarted(self.name, ctx.id, msg))
@@ -159,6 +163,7 @@ class ReplyTaskMixin(HookMixin):
             if self.has_hooks("reply"):  # interrupted replies go through post hooks too
                 arguments = ctx.arguments or bind_arguments(self.reply, ctx.args, kwargs)
                 result = await self._run_post_hooks("reply", arguments, result)
+                ctx.result = result
             return result
         finally:
             if ctx.state != "finished":  # an error in handle_interrupt: nothing may stay active
@@ -171,6 +176,7 @@ class ReplyTaskMixin(HookMixin):
         if ctx.state != "interrupting":
             ctx.state = "finished"
             self._record_after(ctx)  # interrupt(msg, when="step") messages
+            ctx.result = result
             self._emit(ReplyFinished(self.name, ctx.id, result, interrupted=False))
             return result  # type: ignore[return-value]
         ctx.stopped = True
@@ -179,6 +185,7 @@ class ReplyTaskMixin(HookMixin):
             self._record_incoming(ctx.msg)
             ctx.recorded = True
         interrupted = await self._run_handle_interrupt(ctx)
+        ctx.result = interrupted
         self._emit(Interrupted(self.name, ctx.id, interrupted, self._where))
         self._emit(ReplyFinished(self.name, ctx.id, interrupted, interrupted=True))
         return interrupted

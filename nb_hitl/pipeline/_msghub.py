@@ -15,9 +15,10 @@ class MsgHub:
 
     ``async with MsgHub([alice, bob, carol], announcement=topic) as hub:`` gives ``topic`` to
     everyone (``observe()``), then each ``await alice()`` inside the block is observed by
-    ``bob`` and ``carol`` once it returns. An interrupted reply is observed as the speaker's
-    partial text marked ``metadata["_is_interrupted"]``, never a half tool call; tool calls and
-    results stay in the speaker's own memory.
+    ``bob`` and ``carol`` once it returns. An interrupted reply is observed as the text that
+    reply said so far (every model turn of it, never an earlier reply's), marked
+    ``metadata["_is_interrupted"]``, never a half tool call; tool calls and results stay in the
+    speaker's own memory (``nb_hitl.agent._broadcast`` says how).
 
     Args:
         participants: the agents taking part.

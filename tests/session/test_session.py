@@ -242,6 +242,50 @@ async def test_a_new_message_after_load_closes_parked_calls_unrun(tmp_path: Path
     assert_history_valid(restarted.memory.messages)
 
 
+GHOST_TURN = ScriptedTurn(
+    text="I will email Ann and ask a tool I do not have.",
+    tool_calls=[
+        ScriptedToolCall("send_email", {"to": "ann@example.com", "body": "hi"}, id="e1"),
+        ScriptedToolCall("ghost_tool", {"x": 1}, id="g1"),
+    ],
+)
+
+
+async def test_a_parked_turn_with_a_call_of_an_unknown_tool_saves_and_loads(
+    tmp_path: Path,
+) -> None:
+    # the running agent: parks on e1, and answers g1 with the toolkit's error result
+    running = make(Tools(), [GHOST_TURN, "Emailed Ann."])
+    task = await park(running)
+    path = running.save_session(tmp_path / "parked.json")
+    running.approve("e1")
+    assert (await task).get_text_content() == "Emailed Ann."
+    ran = {b.id: b for m in running.memory.messages for b in m.get_content_blocks("tool_result")}
+    assert ran["g1"].is_error and "ghost_tool" in ran["g1"].output_text()
+
+    tools = Tools()
+    restarted = make(tools, ["Emailed Ann."])
+    info = restarted.load_session(path)  # what saves must load into the agent it came from
+    assert (info.pending_approvals, info.parked_calls) == (1, 2)
+    assert [p.call_id for p in restarted.pending_approvals] == ["e1"]
+    restarted.approve("e1")
+    reply = await restarted.resume_pending()
+    assert reply.get_text_content() == "Emailed Ann."
+    assert tools.ran == [("send_email", {"to": "ann@example.com", "body": "hi"})]
+    msgs = restarted.memory.messages
+    loaded = {b.id: b for m in msgs for b in m.get_content_blocks("tool_result")}
+    assert loaded["g1"].model_dump() == ran["g1"].model_dump()  # answered as the running agent did
+    assert loaded["e1"].output_text() == "sent to ann@example.com"
+    assert_history_valid(restarted.memory.messages)
+    # sending a new message instead closes both unrun, as for any parked call
+    other = make(Tools(), ["Something else."])
+    other.load_session(path)
+    await other(user("Never mind."))
+    closed = [b for m in other.memory.messages for b in m.get_content_blocks("tool_result")]
+    assert {b.id for b in closed} == {"e1", "g1"} and all(b.is_interrupted for b in closed)
+    assert_history_valid(other.memory.messages)
+
+
 async def test_saving_mid_reply_is_refused_and_loading_into_a_busy_agent_too(
     tmp_path: Path,
 ) -> None:
