@@ -13,11 +13,13 @@ cannot leak one reply's text into another's:
 - An interrupted reply is observed as the text it said so far (every model turn of it, joined
   by a blank line), marked ``metadata["_is_interrupted"]``; never a half tool call, never an
   earlier reply's text or marker. A reply that said nothing is observed as its marker's text.
-- A reply that *continues* the interrupted reply before it (``ReplyRecord.continues``, or a
-  message of it carrying ``metadata["continued_by"]``) is observed as what it added: a message
-  that repeats the interrupted partial text first (the joined answer) contributes only what
-  follows it, so the others hold each word exactly once. Its observed form says which observed
-  message it continues (``metadata["continues"]``).
+- A reply that *continues* the interrupted reply before it (``agent.resume()``: its messages
+  or its result carry ``metadata["continued_by"]``, or ``ReplyRecord.continues`` is set) is
+  observed as what it added: a message that repeats the partial answer first (the joined
+  answer, ``metadata["partial_chars"]`` marking the seam) contributes only what follows the
+  seam, so the others hold each word exactly once, interrupted again or not. Its observed form
+  points at the observed message it continues (``metadata["continues"]``); the speaker's own
+  ids (``continued_from``...) are left out, the others do not hold those messages.
 """
 
 from __future__ import annotations
@@ -57,22 +59,45 @@ def said_text(msg: Msg) -> str:
     return "\n".join(b.text for b in msg.get_content_blocks("text")).strip()
 
 
-def _continued(record: ReplyRecord) -> tuple[str, Msg | None]:
-    """For a continuation: the partial text it continues and what the others were given of
-    the continued reply; ``("", None)`` for any other reply."""
-    before = record.previous
-    if before is None or before.result is None or not before.result.is_interrupted:
-        return "", None
-    marked = record.continues or any("continued_by" in m.metadata for m in record.said)
-    if not marked:
-        return "", None
-    return (said_text(before.said[-1]) if before.said else ""), before.observed
+def is_continuation(record: ReplyRecord) -> bool:
+    """Whether the reply continues the interrupted reply before it (``agent.resume()``)."""
+    if record.continues:
+        return True
+    msgs = [*record.said, *([record.result] if record.result is not None else [])]
+    return any("continued_by" in m.metadata for m in msgs)
 
 
-def _added(text: str, partial: str) -> str:
+def _added(msg: Msg, partial: str) -> str:
+    """What ``msg`` adds to the partial answer it continues: the text after its seam
+    (``metadata["partial_chars"]``), or after a repeat of ``partial``; else all of it."""
+    chars = msg.metadata.get("partial_chars")
+    if isinstance(chars, int) and not isinstance(chars, bool) and chars >= 0:
+        return "".join(b.text for b in msg.get_content_blocks("text"))[chars:].strip()
+    text = said_text(msg)
     if partial and text.startswith(partial):
         return text[len(partial) :].strip()
     return text
+
+
+def _continuing(record: ReplyRecord | None) -> tuple[bool, str, Msg | None]:
+    """For a continuation: True, the partial text it continues (when the interrupted reply is
+    the one before it on this agent) and what the others were given of that reply."""
+    if record is None or not is_continuation(record):
+        return False, "", None
+    before = record.previous
+    if before is None or before.result is None or not before.result.is_interrupted:
+        return True, "", None
+    partial = said_text(before.said[-1]) if before.said else ""
+    return True, partial, before.observed
+
+
+def _link(metadata: dict[str, Any], continued: Msg | None) -> None:
+    """Point a continuation's observed form at the observed message it continues (the
+    speaker's own ids, of messages the others do not hold, are left out)."""
+    for key in ("continues", "continued_from", "partial_chars"):
+        metadata.pop(key, None)
+    if continued is not None:
+        metadata["continues"] = continued.id
 
 
 def observed_form(speaker: AgentBase, msg: Msg, record: ReplyRecord | None = None) -> Msg:
@@ -84,31 +109,30 @@ def observed_form(speaker: AgentBase, msg: Msg, record: ReplyRecord | None = Non
         record: that reply's record (default: found by ``msg`` among the speaker's latest).
     """
     record = record if record is not None else reply_record(speaker, msg)
-    partial, continued = _continued(record) if record is not None else ("", None)
+    continuation, partial, continued = _continuing(record)
     if msg.is_interrupted:
-        texts = [said_text(m) for m in record.said] if record is not None else []
-        if texts and partial:
-            texts[0] = _added(texts[0], partial)
+        said = record.said if record is not None else []
+        texts = [_added(m, partial) if continuation else said_text(m) for m in said]
         text = "\n\n".join(t for t in texts if t)
         metadata: dict[str, Any] = {k: msg.metadata[k] for k in _KEPT if k in msg.metadata}
         metadata["_partial"] = bool(text)
-        if continued is not None:
-            metadata["continues"] = continued.id
+        if continuation:
+            _link(metadata, continued)
         return Msg(msg.name, text or (msg.get_text_content() or ""), msg.role, metadata=metadata)
     blocks = msg.get_content_blocks()
     has_tools = not isinstance(msg.content, str) and any(b.type in _TOOL_BLOCKS for b in blocks)
-    if not has_tools and not partial:
+    if not has_tools and not continuation:
         return msg
-    kept = [b for b in blocks if b.type not in _TOOL_BLOCKS]
+    kept: list[Any] = [b for b in blocks if b.type not in _TOOL_BLOCKS]
     metadata = dict(msg.metadata)
-    if partial:
+    if continuation:
         first = next((i for i, b in enumerate(kept) if isinstance(b, TextBlock)), None)
         if first is not None:
-            block = kept[first]
-            assert isinstance(block, TextBlock)
-            kept[first] = block.model_copy(update={"text": _added(block.text.strip(), partial)})
-        if continued is not None:
-            metadata["continues"] = continued.id
+            added = _added(msg, partial)
+            kept = [b for b in kept if not isinstance(b, TextBlock)]
+            if added:
+                kept.insert(min(first, len(kept)), TextBlock(text=added))
+        _link(metadata, continued)
     return Msg(msg.name, kept, msg.role, metadata=metadata)
 
 
@@ -172,4 +196,11 @@ class HubMixin:
                     await agent.observe(shown)
 
 
-__all__ = ["HubMixin", "observed_form", "reply_record", "said_text", "wait_idle"]
+__all__ = [
+    "HubMixin",
+    "is_continuation",
+    "observed_form",
+    "reply_record",
+    "said_text",
+    "wait_idle",
+]
