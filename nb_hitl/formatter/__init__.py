@@ -1,9 +1,8 @@
 """Formatters: ``Msg`` lists to a provider's chat format."""
 
-from ._base import FormatterBase
-from ._dashscope import DashScopeChatFormatter
-from ._multiagent import DashScopeMultiAgentFormatter, OpenAIMultiAgentFormatter
-from ._openai import OpenAIChatFormatter
+from ._dashscope_formatter import DashScopeChatFormatter, DashScopeMultiAgentFormatter
+from ._formatter_base import FormatterBase
+from ._openai_formatter import OpenAIChatFormatter, OpenAIMultiAgentFormatter
 
 __all__ = [
     "DashScopeChatFormatter",

@@ -11,8 +11,10 @@ AgentScope 1.x's ``OpenAIMultiAgentFormatter`` and ``DashScopeMultiAgentFormatte
 - each tool sequence is formatted by the provider's chat formatter (structured ``tool_calls``
   and ``tool`` messages, so the API pairs them).
 
-Thinking blocks are not sent. The differences of the chat formatters apply to tool sequences
-(names made valid for the API, no truncation).
+The provider classes live beside their chat formatters (``_openai_formatter``,
+``_dashscope_formatter``, AgentScope's module names). Thinking blocks are not sent. The
+differences of the chat formatters apply to tool sequences (names made valid for the API, no
+truncation).
 """
 
 from __future__ import annotations
@@ -20,12 +22,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from nb_hitl.message import AudioBlock, ImageBlock, Msg, TextBlock, VideoBlock
+from nb_hitl.message import Msg
 
-from ._base import FormatterBase
-from ._dashscope import DashScopeChatFormatter, join_text
-from ._media import dashscope_media_url, openai_image_url, openai_input_audio
-from ._openai import OpenAIChatFormatter
+from ._formatter_base import FormatterBase
 
 DEFAULT_HISTORY_PROMPT = (
     "# Conversation History\n"
@@ -102,126 +101,4 @@ class _MultiAgentFormatter(FormatterBase):
         raise NotImplementedError
 
 
-class OpenAIMultiAgentFormatter(_MultiAgentFormatter):
-    """AgentScope's OpenAI formatter for conversations with more than a user and an agent.
-
-    The ``<history>`` text comes first in the user message, then its images (``image_url``),
-    then its audio (``input_audio``, not from assistant messages). The system message keeps
-    its text blocks as content parts. Tool sequences go through ``OpenAIChatFormatter``.
-
-    Args:
-        conversation_history_prompt: the text before the first ``<history>`` block.
-        promote_tool_result_images: as ``OpenAIChatFormatter``'s, for tool sequences.
-        token_counter: accepted for AgentScope's signature.
-        max_tokens: not supported (see ``FormatterBase``).
-    """
-
-    def __init__(
-        self,
-        conversation_history_prompt: str = DEFAULT_HISTORY_PROMPT,
-        promote_tool_result_images: bool = False,
-        token_counter: Any = None,
-        max_tokens: int | None = None,
-    ) -> None:
-        super().__init__(conversation_history_prompt, token_counter, max_tokens)
-        self.promote_tool_result_images = promote_tool_result_images
-
-    def _system_message(self, msg: Msg) -> dict[str, Any]:
-        texts = msg.get_content_blocks("text")
-        return {"role": "system", "content": [{"type": "text", "text": b.text} for b in texts]}
-
-    def _chat_formatter(self) -> FormatterBase:
-        return OpenAIChatFormatter(promote_tool_result_images=self.promote_tool_result_images)
-
-    def _history_message(self, msgs: list[Msg], prompt: str) -> list[dict[str, Any]]:
-        lines: list[str] = []
-        images: list[dict[str, Any]] = []
-        audios: list[dict[str, Any]] = []
-        for msg in msgs:
-            for block in msg.get_content_blocks():
-                if isinstance(block, TextBlock):
-                    lines.append(f"{msg.name}: {block.text}")
-                elif isinstance(block, ImageBlock):
-                    url = openai_image_url(block.source)
-                    images.append({"type": "image_url", "image_url": {"url": url}})
-                elif isinstance(block, AudioBlock) and msg.role != "assistant":
-                    audio = openai_input_audio(block.source)
-                    audios.append({"type": "input_audio", "input_audio": audio})
-        content: list[dict[str, Any]] = []
-        if lines:  # as AgentScope: images alone get no <history> heading
-            text = prompt + "<history>\n" + "\n".join(lines) + "\n</history>"
-            content.append({"type": "text", "text": text})
-        content.extend(images)
-        content.extend(audios)
-        return [{"role": "user", "content": content}] if content else []
-
-
-class DashScopeMultiAgentFormatter(_MultiAgentFormatter):
-    """AgentScope's DashScope formatter for conversations with more than a user and an agent.
-
-    Text and media keep their order inside the ``<history>`` message (``{"text": ...}``,
-    ``{"image": url}``, ``{"audio": url}``, ``{"video": url}``); all-text content is sent as
-    one string. The system message's content is its text as a string. Tool sequences go
-    through ``DashScopeChatFormatter``.
-
-    Args:
-        conversation_history_prompt: the text before the first ``<history>`` block.
-        promote_tool_result_images: as ``DashScopeChatFormatter``'s, for tool sequences.
-        promote_tool_result_audios: the same for audio.
-        promote_tool_result_videos: the same for video.
-        token_counter: accepted for AgentScope's signature.
-        max_tokens: not supported (see ``FormatterBase``).
-    """
-
-    def __init__(
-        self,
-        conversation_history_prompt: str = DEFAULT_HISTORY_PROMPT,
-        promote_tool_result_images: bool = False,
-        promote_tool_result_audios: bool = False,
-        promote_tool_result_videos: bool = False,
-        token_counter: Any = None,
-        max_tokens: int | None = None,
-    ) -> None:
-        super().__init__(conversation_history_prompt, token_counter, max_tokens)
-        self.promote_tool_result_images = promote_tool_result_images
-        self.promote_tool_result_audios = promote_tool_result_audios
-        self.promote_tool_result_videos = promote_tool_result_videos
-
-    def _system_message(self, msg: Msg) -> dict[str, Any]:
-        return {"role": "system", "content": msg.get_text_content()}
-
-    def _chat_formatter(self) -> FormatterBase:
-        return DashScopeChatFormatter(
-            promote_tool_result_images=self.promote_tool_result_images,
-            promote_tool_result_audios=self.promote_tool_result_audios,
-            promote_tool_result_videos=self.promote_tool_result_videos,
-        )
-
-    def _history_message(self, msgs: list[Msg], prompt: str) -> list[dict[str, Any]]:
-        parts: list[dict[str, Any]] = []
-        lines: list[str] = []
-        for msg in msgs:
-            for block in msg.get_content_blocks():
-                if isinstance(block, TextBlock):
-                    lines.append(f"{msg.name}: {block.text}")
-                elif isinstance(block, (ImageBlock, AudioBlock, VideoBlock)):
-                    if lines:  # the text so far, then the media where it was said
-                        parts.append({"text": "\n".join(lines)})
-                        lines = []
-                    parts.append({block.type: dashscope_media_url(block.source)})
-        if lines:
-            parts.append({"text": "\n".join(lines)})
-        if not parts:
-            return []
-        if parts[0].get("text"):
-            parts[0] = {"text": prompt + "<history>\n" + parts[0]["text"]}
-        else:
-            parts.insert(0, {"text": prompt + "<history>\n"})
-        if parts[-1].get("text"):
-            parts[-1] = {"text": parts[-1]["text"] + "\n</history>"}
-        else:
-            parts.append({"text": "</history>"})
-        return [{"role": "user", "content": join_text(parts)}]
-
-
-__all__ = ["DashScopeMultiAgentFormatter", "OpenAIMultiAgentFormatter"]
+__all__ = ["DEFAULT_HISTORY_PROMPT", "group_messages"]

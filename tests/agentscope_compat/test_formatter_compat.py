@@ -16,6 +16,7 @@ import pytest
 from nb_hitl.agent import ReActAgent
 from nb_hitl.exceptions import ConfigError
 from nb_hitl.formatter import DashScopeChatFormatter, FormatterBase, OpenAIChatFormatter
+from nb_hitl.formatter._formatter_base import _save_base64_data
 from nb_hitl.message import (
     AudioBlock,
     Base64Source,
@@ -109,16 +110,21 @@ CAPITAL_CALL = {
 """The tool call of ``_tool_turn`` as both formatters send it."""
 
 
+def saved_audio() -> str:
+    """Where the tool result's base64 audio is saved (by its content, once)."""
+    return _save_base64_data("audio/wav", WAV_B64)
+
+
 def _capital_result(files: dict[str, str]) -> dict[str, str]:
     """The tool message of ``_tool_turn`` as both formatters send it."""
     return {
         "role": "tool",
         "tool_call_id": "1",
-        # differs on purpose: AgentScope writes base64 media to a temporary file on every
-        # format call and names it; nothing is written here.
+        # As AgentScope, base64 media are written to a file that the line names (differs on
+        # purpose: named by content and written once, not a new temp file per format call).
         "content": "- The capital of Japan is Tokyo.\n"
         f"- The returned image can be found at: {files['image']}\n"
-        "- The returned audio is inline data (audio/wav).",
+        f"- The returned audio can be found at: {saved_audio()}",
         "name": "get_capital",
     }
 
@@ -389,4 +395,5 @@ async def test_dashscope_inlines_local_and_base64_media(files: dict[str, str]) -
     )
     assert res[-1]["role"] == "user"
     assert res[-1]["content"][0]["text"].startswith("<system-info>The following are the media")
-    assert {"audio": f"data:audio/wav;base64,{WAV_B64}"} in res[-1]["content"]
+    # promoted from the saved file, whose .wav name reads back as audio/x-wav
+    assert {"audio": f"data:audio/x-wav;base64,{WAV_B64}"} in res[-1]["content"]

@@ -6,8 +6,9 @@ from typing import Any
 
 from nb_hitl.message import AudioBlock, ContentBlock, ImageBlock, Msg, TextBlock, VideoBlock
 
-from ._base import FormatterBase
+from ._formatter_base import FormatterBase
 from ._media import dashscope_media_url
+from ._multiagent import DEFAULT_HISTORY_PROMPT, _MultiAgentFormatter
 
 
 class DashScopeChatFormatter(FormatterBase):
@@ -79,4 +80,72 @@ def join_text(parts: list[dict[str, Any]]) -> Any:
     return parts
 
 
-__all__ = ["DashScopeChatFormatter"]
+class DashScopeMultiAgentFormatter(_MultiAgentFormatter):
+    """AgentScope's DashScope formatter for conversations with more than a user and an agent.
+
+    Text and media keep their order inside the ``<history>`` message (``{"text": ...}``,
+    ``{"image": url}``, ``{"audio": url}``, ``{"video": url}``); all-text content is sent as
+    one string. The system message's content is its text as a string. Tool sequences go
+    through ``DashScopeChatFormatter``.
+
+    Args:
+        conversation_history_prompt: the text before the first ``<history>`` block.
+        promote_tool_result_images: as ``DashScopeChatFormatter``'s, for tool sequences.
+        promote_tool_result_audios: the same for audio.
+        promote_tool_result_videos: the same for video.
+        token_counter: accepted for AgentScope's signature.
+        max_tokens: not supported (see ``FormatterBase``).
+    """
+
+    def __init__(
+        self,
+        conversation_history_prompt: str = DEFAULT_HISTORY_PROMPT,
+        promote_tool_result_images: bool = False,
+        promote_tool_result_audios: bool = False,
+        promote_tool_result_videos: bool = False,
+        token_counter: Any = None,
+        max_tokens: int | None = None,
+    ) -> None:
+        super().__init__(conversation_history_prompt, token_counter, max_tokens)
+        self.promote_tool_result_images = promote_tool_result_images
+        self.promote_tool_result_audios = promote_tool_result_audios
+        self.promote_tool_result_videos = promote_tool_result_videos
+
+    def _system_message(self, msg: Msg) -> dict[str, Any]:
+        return {"role": "system", "content": msg.get_text_content()}
+
+    def _chat_formatter(self) -> FormatterBase:
+        return DashScopeChatFormatter(
+            promote_tool_result_images=self.promote_tool_result_images,
+            promote_tool_result_audios=self.promote_tool_result_audios,
+            promote_tool_result_videos=self.promote_tool_result_videos,
+        )
+
+    def _history_message(self, msgs: list[Msg], prompt: str) -> list[dict[str, Any]]:
+        parts: list[dict[str, Any]] = []
+        lines: list[str] = []
+        for msg in msgs:
+            for block in msg.get_content_blocks():
+                if isinstance(block, TextBlock):
+                    lines.append(f"{msg.name}: {block.text}")
+                elif isinstance(block, (ImageBlock, AudioBlock, VideoBlock)):
+                    if lines:  # the text so far, then the media where it was said
+                        parts.append({"text": "\n".join(lines)})
+                        lines = []
+                    parts.append({block.type: dashscope_media_url(block.source)})
+        if lines:
+            parts.append({"text": "\n".join(lines)})
+        if not parts:
+            return []
+        if parts[0].get("text"):
+            parts[0] = {"text": prompt + "<history>\n" + parts[0]["text"]}
+        else:
+            parts.insert(0, {"text": prompt + "<history>\n"})
+        if parts[-1].get("text"):
+            parts[-1] = {"text": parts[-1]["text"] + "\n</history>"}
+        else:
+            parts.append({"text": "</history>"})
+        return [{"role": "user", "content": join_text(parts)}]
+
+
+__all__ = ["DashScopeChatFormatter", "DashScopeMultiAgentFormatter"]

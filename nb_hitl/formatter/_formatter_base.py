@@ -169,10 +169,10 @@ class FormatterBase:
         Returns:
             The text, and ``(where, block)`` for each media block.
 
-        Differs on purpose from AgentScope for inline (base64) media: AgentScope writes the
-        data to a temporary file on every format call and names that file; here nothing is
-        written and the line says the data is inline (the block is still returned, so
-        ``promote_tool_result_images`` shows the image itself).
+        Inline (base64) media are written to a file, whose path the line gives, as AgentScope
+        does (``_save_base64_data``); differs on purpose: the file is named by its content and
+        written once, where AgentScope writes a new temporary file at every format call (every
+        reasoning step). A promoted medium is sent from that file, as in AgentScope.
         """
         if output is None:
             return "", []
@@ -191,8 +191,8 @@ class FormatterBase:
                     where = str(source["url"])
                     lines.append(f"The returned {kind} can be found at: {where}")
                 else:
-                    where = f"data:{source['media_type']};base64,{source['data']}"
-                    lines.append(f"The returned {kind} is inline data ({source['media_type']}).")
+                    where = _save_base64_data(source["media_type"], source["data"])
+                    lines.append(f"The returned {kind} can be found at: {where}")
                 media.append((where, block))
             else:
                 raise ValueError(
@@ -202,6 +202,33 @@ class FormatterBase:
         if len(lines) == 1:
             return lines[0], media
         return "\n".join("- " + line for line in lines), media
+
+
+def _save_base64_data(media_type: str, base64_data: str) -> str:
+    """The path of a file holding ``base64_data`` decoded (AgentScope's helper, same name).
+
+    The file is named by the data's sha256 in a folder of this user's temporary directory
+    (mode 0700, files 0600) and written once, atomically: formatting the same tool result at
+    every step reuses it.
+    """
+    import base64
+    import hashlib
+    import mimetypes
+    import os
+    import tempfile
+
+    digest = hashlib.sha256(base64_data.encode("ascii", "replace")).hexdigest()[:32]
+    extension = mimetypes.guess_extension(media_type) or "." + media_type.rsplit("/", 1)[-1]
+    user = os.getuid() if hasattr(os, "getuid") else os.getlogin()
+    folder = os.path.join(tempfile.gettempdir(), f"nb_hitl-media-{user}")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    path = os.path.join(folder, digest + extension)
+    if not os.path.exists(path):
+        fd, partial = tempfile.mkstemp(dir=folder, prefix=".part-")
+        with os.fdopen(fd, "wb") as out:
+            out.write(base64.b64decode(base64_data))
+        os.replace(partial, path)
+    return path
 
 
 def _run_to_end(coroutine: Any, owner: str) -> list[dict[str, Any]]:

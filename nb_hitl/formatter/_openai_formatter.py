@@ -6,8 +6,9 @@ from typing import Any
 
 from nb_hitl.message import AudioBlock, ContentBlock, ImageBlock, Msg, TextBlock, ToolResultBlock
 
-from ._base import FormatterBase, safe_name
+from ._formatter_base import FormatterBase, safe_name
 from ._media import openai_image_url, openai_input_audio
+from ._multiagent import DEFAULT_HISTORY_PROMPT, _MultiAgentFormatter
 
 
 class OpenAIChatFormatter(FormatterBase):
@@ -112,4 +113,58 @@ class OpenAIChatFormatter(FormatterBase):
         return entry
 
 
-__all__ = ["OpenAIChatFormatter"]
+class OpenAIMultiAgentFormatter(_MultiAgentFormatter):
+    """AgentScope's OpenAI formatter for conversations with more than a user and an agent.
+
+    The ``<history>`` text comes first in the user message, then its images (``image_url``),
+    then its audio (``input_audio``, not from assistant messages). The system message keeps
+    its text blocks as content parts. Tool sequences go through ``OpenAIChatFormatter``.
+
+    Args:
+        conversation_history_prompt: the text before the first ``<history>`` block.
+        promote_tool_result_images: as ``OpenAIChatFormatter``'s, for tool sequences.
+        token_counter: accepted for AgentScope's signature.
+        max_tokens: not supported (see ``FormatterBase``).
+    """
+
+    def __init__(
+        self,
+        conversation_history_prompt: str = DEFAULT_HISTORY_PROMPT,
+        promote_tool_result_images: bool = False,
+        token_counter: Any = None,
+        max_tokens: int | None = None,
+    ) -> None:
+        super().__init__(conversation_history_prompt, token_counter, max_tokens)
+        self.promote_tool_result_images = promote_tool_result_images
+
+    def _system_message(self, msg: Msg) -> dict[str, Any]:
+        texts = msg.get_content_blocks("text")
+        return {"role": "system", "content": [{"type": "text", "text": b.text} for b in texts]}
+
+    def _chat_formatter(self) -> FormatterBase:
+        return OpenAIChatFormatter(promote_tool_result_images=self.promote_tool_result_images)
+
+    def _history_message(self, msgs: list[Msg], prompt: str) -> list[dict[str, Any]]:
+        lines: list[str] = []
+        images: list[dict[str, Any]] = []
+        audios: list[dict[str, Any]] = []
+        for msg in msgs:
+            for block in msg.get_content_blocks():
+                if isinstance(block, TextBlock):
+                    lines.append(f"{msg.name}: {block.text}")
+                elif isinstance(block, ImageBlock):
+                    url = openai_image_url(block.source)
+                    images.append({"type": "image_url", "image_url": {"url": url}})
+                elif isinstance(block, AudioBlock) and msg.role != "assistant":
+                    audio = openai_input_audio(block.source)
+                    audios.append({"type": "input_audio", "input_audio": audio})
+        content: list[dict[str, Any]] = []
+        if lines:  # as AgentScope: images alone get no <history> heading
+            text = prompt + "<history>\n" + "\n".join(lines) + "\n</history>"
+            content.append({"type": "text", "text": text})
+        content.extend(images)
+        content.extend(audios)
+        return [{"role": "user", "content": content}] if content else []
+
+
+__all__ = ["OpenAIChatFormatter", "OpenAIMultiAgentFormatter"]
