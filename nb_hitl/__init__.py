@@ -13,7 +13,16 @@ from nb_hitl._lazy import attach
 from nb_hitl._version import __version__
 
 if TYPE_CHECKING:
-    from nb_hitl.agent import AgentBase, CompressionConfig, ReActAgent, UserAgent
+    from nb_hitl.agent import (
+        AgentBase,
+        CompressionConfig,
+        PermissionPolicy,
+        PermissionRule,
+        Question,
+        ReActAgent,
+        UserAgent,
+        ask_user,
+    )
     from nb_hitl.exceptions import AgentBusyError, NbHitlError
     from nb_hitl.formatter import OpenAIChatFormatter
     from nb_hitl.memory import InMemoryMemory
@@ -29,12 +38,16 @@ __all__ = [
     "Msg",
     "NbHitlError",
     "OpenAIChatFormatter",
+    "PermissionPolicy",
+    "PermissionRule",
+    "Question",
     "ReActAgent",
     "ScriptedModel",
     "ToolResponse",
     "Toolkit",
     "UserAgent",
     "__version__",
+    "ask_user",
     "show",
 ]
 
@@ -45,7 +58,16 @@ if not TYPE_CHECKING:
     __getattr__, __dir__ = attach(
         __name__,
         {
-            "nb_hitl.agent": ("AgentBase", "CompressionConfig", "ReActAgent", "UserAgent"),
+            "nb_hitl.agent": (
+                "AgentBase",
+                "CompressionConfig",
+                "PermissionPolicy",
+                "PermissionRule",
+                "Question",
+                "ReActAgent",
+                "UserAgent",
+                "ask_user",
+            ),
             "nb_hitl.exceptions": ("AgentBusyError", "NbHitlError"),
             "nb_hitl.formatter": ("OpenAIChatFormatter",),
             "nb_hitl.memory": ("InMemoryMemory",),

@@ -197,6 +197,30 @@ class ApprovalDecided(Event):
 
 
 @dataclass(frozen=True)
+class QuestionAsked(Event):
+    """The reply waits for the person to answer questions (``ask_user``); it is parked.
+
+    ``questions`` are ``Question`` objects; answer with ``agent.answer(question_id, ...)``.
+    """
+
+    kind: ClassVar[str] = "question_asked"
+    question_id: str = ""
+    questions: tuple[Any, ...] = ()
+    call_id: str = ""
+
+
+@dataclass(frozen=True)
+class QuestionAnswered(Event):
+    """Questions were answered (``answers``: question -> answer), or closed unanswered
+    (``outcome`` ``"interrupted"``)."""
+
+    kind: ClassVar[str] = "question_answered"
+    question_id: str = ""
+    answers: dict[str, Any] | None = None
+    outcome: str = "answered"
+
+
+@dataclass(frozen=True)
 class CompressionStarted(Event):
     """Memory compression began summarising ``compress_ids`` (``trigger``: auto or manual)."""
 
@@ -370,6 +394,8 @@ __all__ = [
     "Interrupted",
     "MessageAdded",
     "MessageUpdated",
+    "QuestionAnswered",
+    "QuestionAsked",
     "ReplyFinished",
     "ReplyStarted",
     "Resumed",

@@ -21,6 +21,17 @@ if _MODEL_TESTS not in sys.path:
 from fake_openai_server import FakeOpenAIServer  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def user_config_dir(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Every test gets its own nb_hitl config dir: "always" permission rules written by one
+    test never reach another, nor the developer's own ``permissions.json``."""
+    path = tmp_path_factory.mktemp("nb_hitl_config")
+    monkeypatch.setenv("NB_HITL_CONFIG_DIR", str(path))
+    return path
+
+
 @pytest.fixture
 def make_agent() -> Callable[..., ReActAgent]:
     """Build a ReActAgent on a ScriptedModel script."""

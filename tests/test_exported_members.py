@@ -67,6 +67,7 @@ def test_tool_and_memory_public_names() -> None:
     import nb_hitl.tool
 
     assert sorted(nb_hitl.tool.__all__) == [
+        "BackgroundTask",
         "RegisteredTool",
         "ToolCallStream",
         "ToolGroup",

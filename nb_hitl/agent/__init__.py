@@ -27,6 +27,10 @@ if TYPE_CHECKING:
     from nb_hitl.compression._sweep import CompressionSweep, sweep_compression
 
     from ._approval import DENIED_PREFIX, PendingApproval
+    from ._ask_user import Question, QuestionOption, ask_user
+    from ._decisions import PendingQuestion
+    from ._permission import PermissionPolicy, Verdict, permissions_file
+    from ._permission_rule import PermissionRule
     from ._base import DEFAULT_INTERRUPT_TEXT, AgentBase
     from ._branches import BranchInfo
     from ._react import ReActAgent
@@ -48,6 +52,11 @@ __all__ = [
     "InputSource",
     "ModelSummary",
     "PendingApproval",
+    "PendingQuestion",
+    "PermissionPolicy",
+    "PermissionRule",
+    "Question",
+    "QuestionOption",
     "QueueInput",
     "RatioSummary",
     "ReActAgent",
@@ -64,6 +73,9 @@ __all__ = [
     "UserAgent",
     "UserInputBase",
     "UserInputData",
+    "Verdict",
+    "ask_user",
+    "permissions_file",
     "plan_compression",
     "replay_compression",
     "replay_compression_async",
@@ -78,6 +90,10 @@ if not TYPE_CHECKING:
         __name__,
         {
             "._approval": ("DENIED_PREFIX", "PendingApproval"),
+            "._ask_user": ("Question", "QuestionOption", "ask_user"),
+            "._decisions": ("PendingQuestion",),
+            "._permission": ("PermissionPolicy", "Verdict", "permissions_file"),
+            "._permission_rule": ("PermissionRule",),
             "._base": ("DEFAULT_INTERRUPT_TEXT", "AgentBase"),
             "nb_hitl.compression._config": (
                 "CompressionConfig",

@@ -12,18 +12,20 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from nb_hitl.events import ToolCallStarted, ToolResultReady
+from nb_hitl.events import Event, ReplyFinished, ToolCallStarted, ToolResultReady
 from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
 from nb_hitl.tool import ToolResponse
+from nb_hitl.tool._background import background_owner
 
-from ._approval import ToolApprovalMixin
+from ._ask_user import current_tool_call
+from ._decisions import DecisionsMixin
 from ._structured import StructuredTurn, validate_structured
 
 INTERRUPTED_RESULT = "[Interrupted] The tool call was interrupted by the user before it finished."
 NOT_STARTED_RESULT = "[Interrupted] The tool call was not run because the user interrupted."
 
 
-class ActingMixin(ToolApprovalMixin):
+class ActingMixin(DecisionsMixin):
     """The open tool calls of the running reply, running them, and their results.
 
     Mixed into ``ReActAgent``, which sets up the in-flight state below when a reply starts.
@@ -35,6 +37,8 @@ class ActingMixin(ToolApprovalMixin):
     """The text a streaming tool has produced so far, by call id."""
     _started_calls: set[str]
     """Ids of the calls whose tool has started."""
+    _resume_calls: list[ToolUseBlock]
+    """Calls parked in a loaded session that this reply resumes (until it starts them)."""
     _structured: StructuredTurn
     parallel_tool_calls: bool
 
@@ -126,6 +130,8 @@ class ActingMixin(ToolApprovalMixin):
         self._started_calls.add(call.id)
         self._emit(ToolCallStarted(self.name, self._reply_id, call))
         final: ToolResponse | None = None
+        owner = background_owner.set(self._reply_id)  # background tasks it starts are ours
+        running = current_tool_call.set((self, call))  # for ask_user() inside the tool
         gen = self.toolkit.call_tool_function(call)
         try:
             async for chunk in gen:
@@ -133,6 +139,8 @@ class ActingMixin(ToolApprovalMixin):
                 self._tool_partial[call.id] = chunk.get_text()
         finally:
             await gen.aclose()
+            current_tool_call.reset(running)
+            background_owner.reset(owner)
         assert final is not None
         await self._commit_result(
             call,
@@ -159,6 +167,30 @@ class ActingMixin(ToolApprovalMixin):
             await self.print(result, True)
 
     # -- closing -----------------------------------------------------------------------------
+    def _emit(self, event: Event) -> None:
+        if isinstance(event, ReplyFinished):  # its reply-scope rules end with it
+            self._permissions.end_reply(event.reply_id)
+        super()._emit(event)
+
+    async def _stop_background(self) -> None:
+        """An interrupted reply cancels the background tasks it started (their results say
+        they were interrupted), except those of tools registered with ``outlive_reply``."""
+        if self._reply_id is not None:
+            await self.toolkit.cancel_owned(self._reply_id)
+
+    def _repark_unstarted(self) -> bool:
+        """A resumed reply interrupted before it reached its parked calls leaves them parked,
+        their decisions kept and memory untouched (unless an interrupt brought a message)."""
+        calls = self._resume_calls
+        steering = self._reply.steering if self._reply is not None else []
+        if not calls or steering:
+            return False
+        for call in calls:
+            self._open_calls.pop(call.id, None)
+        self._approvals.parked = list(calls)
+        self._resume_calls.clear()
+        return True
+
     async def _close_interrupted_calls(self) -> dict[str, list[str]]:
         """Answer every open call with an interrupted result (with a tool's partial output).
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +41,7 @@ from ._approval_state import (
     CLOSED_MEMORY,
     DENIED_PREFIX,
     DISCARDED_RESULT,
+    POLICY_DENIED_PREFIX,
     ApprovalState,
     Decision,
     DecisionKind,
@@ -53,6 +54,8 @@ from ._approval_state import (
     submit,
 )
 from ._base import AgentBase
+from ._permission import AllowedTools, PermissionPolicy, Verdict
+from ._permission_rule import PermissionRule
 
 if TYPE_CHECKING:
     from nb_hitl.session import SessionInfo
@@ -71,8 +74,7 @@ class ToolApprovalMixin(AgentBase):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.always_allowed: set[str] = set()
-        """Tools the person allowed for the whole session: their calls never wait."""
+        self._permissions = PermissionPolicy()
         self._approvals = ApprovalState()
         self.approval_log: list[dict[str, Any]] = []
         """Every decision so far (call, tool, decision, arguments, reason): widgets redraw
@@ -84,12 +86,78 @@ class ToolApprovalMixin(AgentBase):
     def _commit_sync(self, msg: Msg) -> None:
         raise NotImplementedError  # ReActAgent's implementation is used
 
+    # -- permissions -------------------------------------------------------------------------
+    @property
+    def permissions(self) -> PermissionPolicy:
+        """The permission policy: mode and rules deciding which calls run, wait or are refused."""
+        policy = self._permissions
+        toolkit = getattr(self, "toolkit", None)
+        if toolkit is not None and policy._toolkit is not toolkit:
+            policy.bind(toolkit)
+        return policy
+
+    @permissions.setter
+    def permissions(self, policy: PermissionPolicy | None) -> None:
+        policy = PermissionPolicy() if policy is None else policy
+        if not isinstance(policy, PermissionPolicy):
+            raise TypeError(f"permissions must be a PermissionPolicy, got {policy!r}.")
+        toolkit = getattr(self, "toolkit", None)
+        if toolkit is not None:
+            policy.bind(toolkit)  # ConfigError for a rule that can match nothing
+        self._permissions = policy
+
+    @property
+    def always_allowed(self) -> AllowedTools:
+        """Tools allowed with any arguments for this session (``always_allow``): a live set
+        of the policy's session rules (``add`` / ``discard`` add and revoke rules)."""
+        return AllowedTools(self.permissions)
+
+    @always_allowed.setter
+    def always_allowed(self, names: Iterable[str]) -> None:
+        allowed = self.always_allowed
+        wanted = set(names)
+        for name in set(allowed) - wanted:
+            allowed.discard(name)
+        for name in sorted(wanted - set(allowed)):
+            allowed.add(name)
+
+    @property
+    def _permission_snapshot(self) -> tuple[str, list[PermissionRule]]:
+        return self._permissions.snapshot()
+
+    @_permission_snapshot.setter
+    def _permission_snapshot(self, snap: tuple[str, list[PermissionRule]]) -> None:
+        self._permissions.restore(snap)
+
+    def permission_verdict(self, call: ToolUseBlock) -> Verdict:
+        """What the policy says about ``call`` (without using up a ``call``-scope rule)."""
+        return self._verdict(call, peek=True)
+
+    def _verdict(self, call: ToolUseBlock, peek: bool = False) -> Verdict:
+        tool = self.toolkit.tools.get(call.name)
+        if tool is None:
+            return Verdict("allow", "unknown tool: it fails with an error without running")
+        try:
+            self.toolkit.validate_call(call)
+        except ToolError:
+            return Verdict("allow", "invalid arguments: it fails with an error without running")
+        return self.permissions.verdict(tool, call, peek=peek)
+
     # -- reading -----------------------------------------------------------------------------
     @property
     def pending_approvals(self) -> list[PendingApproval]:
         """The tool calls waiting for a decision, in the order the model asked for them."""
+        policy = self._permissions
         return [
-            PendingApproval(w.call.id, w.call.name, dict(w.call.input), w.call)
+            PendingApproval(
+                w.call.id,
+                w.call.name,
+                dict(w.call.input),
+                w.call,
+                w.reason,
+                policy.suggest(w.call.name, w.call.input),
+                w.asked_at,
+            )
             for w in self._approvals.waiting.values()
             if w.decision is None
         ]
@@ -102,18 +170,8 @@ class ToolApprovalMixin(AgentBase):
         return parked_live or bool(st.parked)
 
     def needs_approval(self, call: ToolUseBlock) -> bool:
-        """Whether ``call`` must wait for a decision before it runs."""
-        tool = self.toolkit.tools.get(call.name)
-        if tool is None or call.name in self.always_allowed:
-            return False
-        try:
-            self.toolkit.validate_call(call)
-        except ToolError:
-            return False  # it fails with an error result without running: nothing to approve
-        try:
-            return tool.requires_approval(call)
-        except Exception:
-            return True  # a failing predicate must never let a call through unasked
+        """Whether ``call`` must wait for a decision before it runs (the policy says ask)."""
+        return self.permission_verdict(call).behavior == "ask"
 
     # -- deciding ----------------------------------------------------------------------------
     def approve(self, call_id: str, arguments: str | dict[str, Any] | None = None) -> None:
@@ -197,11 +255,16 @@ class ToolApprovalMixin(AgentBase):
         waiting = st.waiting.get(call_id)
         if waiting is not None and waiting.decision is None:
             return waiting
-        if waiting is not None:
-            how = waiting.decision.kind if waiting.decision else "decided"
+        if waiting is not None and waiting.decision is not None:
             raise ApprovalError(
-                f"Tool call {call_id!r} ({waiting.call.name}) was already {how}; a call is "
-                "decided once.",
+                f"Tool call {call_id!r} ({waiting.call.name}) already decided: "
+                f"{waiting.decision.describe()}. A call is decided once; nothing was changed.",
+                call_id=call_id,
+            )
+        if call_id in st.decided:
+            raise ApprovalError(
+                f"Tool call {call_id!r} already decided: {st.decided[call_id].describe()}. "
+                "A call is decided once; nothing was changed.",
                 call_id=call_id,
             )
         if call_id in st.closed:
@@ -248,11 +311,16 @@ class ToolApprovalMixin(AgentBase):
             )
         )
 
-    def _close(self, call: ToolUseBlock, how: str) -> None:
+    def _close(self, call: ToolUseBlock, how: str, decision: Decision | None = None) -> None:
         closed = self._approvals.closed
         closed[call.id] = how
         while len(closed) > CLOSED_MEMORY:
             del closed[next(iter(closed))]
+        if decision is not None:
+            decided = self._approvals.decided
+            decided[call.id] = decision
+            while len(decided) > CLOSED_MEMORY:
+                del decided[next(iter(decided))]
 
     # -- thread hopping ----------------------------------------------------------------------
     def _on_agent_loop(self, fn: Callable[[], None]) -> None:
@@ -274,8 +342,15 @@ class ToolApprovalMixin(AgentBase):
         """
         st = self._approvals
         for call in calls:
-            if call.id not in st.waiting and self.needs_approval(call):
-                st.waiting[call.id] = Waiting(call)
+            if call.id in st.waiting:
+                continue
+            verdict = self._verdict(call)
+            if verdict.behavior == "ask":
+                st.waiting[call.id] = Waiting(call, reason=verdict.reason)
+            elif verdict.behavior == "deny":
+                denied = Decision("denied", reason=verdict.reason, by="policy")
+                st.waiting[call.id] = Waiting(call, denied, reason=verdict.reason)
+                self._announce(call, "denied", None, verdict.reason)
         gated = [st.waiting[c.id] for c in calls if c.id in st.waiting]
         if not gated:
             return calls
@@ -302,12 +377,12 @@ class ToolApprovalMixin(AgentBase):
                 runnable.append(call)
                 continue
             decision = waiting.decision
-            self._close(call, f"already {decision.kind}")
+            self._close(call, f"already {decision.kind}", decision)
             if decision.kind == "denied":
                 reason = decision.reason or "no reason given"
+                prefix = POLICY_DENIED_PREFIX if decision.by == "policy" else DENIED_PREFIX
                 await self._commit_result(
-                    call,
-                    ToolResultBlock(id=call.id, name=call.name, output=DENIED_PREFIX + reason),
+                    call, ToolResultBlock(id=call.id, name=call.name, output=prefix + reason)
                 )
             elif decision.kind == "edited" and decision.arguments is not None:
                 edited = call.model_copy(update={"input": decision.arguments, "raw_input": None})
@@ -342,6 +417,7 @@ class ToolApprovalMixin(AgentBase):
         """Calls parked in a loaded session: resumed by a reply to nothing, else closed unrun
         (synchronously: ``agent(msg)`` records the new message right after)."""
         st = self._approvals
+        self._permissions.start_reply(self._reply_id)
         parked, st.parked = st.parked, []
         for call in parked:
             self._open_calls[call.id] = call
@@ -398,14 +474,28 @@ class ToolApprovalMixin(AgentBase):
                     "decision": decision.to_dict() if decision else None,
                 }
             )
-        return {"always_allowed": sorted(self.always_allowed), "parked": parked}
+        return {
+            "always_allowed": sorted(self.always_allowed),
+            "parked": parked,
+            "permissions": self._permissions.state_dict(),
+        }
 
     def load_approvals_state(self, state: dict[str, Any]) -> None:
         """Restore ``approvals_state()`` output; validates everything before changing anything."""
         if self.is_replying:
             raise AgentBusyError(self.name)
         messages = self.memory.messages if self.memory is not None else []
-        self.always_allowed, self._approvals = parse_parked(state, self.toolkit, messages)
+        allowed, approvals = parse_parked(state, self.toolkit, messages)
+        policy = self.permissions
+        saved = state.get("permissions")
+        before = policy.state_dict()
+        policy.load_state_dict(saved if isinstance(saved, dict) else {"mode": policy.mode})
+        try:
+            self.always_allowed = allowed | set(self.always_allowed)
+        except ValueError:
+            policy.load_state_dict(before)
+            raise
+        self._approvals = approvals
 
     def state_dict(self) -> dict[str, Any]:
         """Memory, settings and approval state (never model clients or keys)."""

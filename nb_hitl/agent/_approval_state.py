@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -19,7 +20,10 @@ from nb_hitl.message import ToolUseBlock
 if TYPE_CHECKING:
     from nb_hitl.tool import Toolkit
 
+    from ._permission_rule import PermissionRule
+
 DENIED_PREFIX = "denied by the user: "
+POLICY_DENIED_PREFIX = "denied by policy: "
 DISCARDED_RESULT = (
     "[Not run] The user sent a new message instead of deciding whether to run this tool call."
 )
@@ -40,6 +44,18 @@ class PendingApproval:
     """The arguments the model gave."""
     call: ToolUseBlock = field(repr=False)
     """The whole ``tool_use`` block."""
+    reason: str = ""
+    """Why it waits (the rule or the permission mode that asks)."""
+    suggestion: PermissionRule | None = field(default=None, repr=False)
+    """The rule that would let similar calls run (``decide(call_id, "approve",
+    rule="session")`` adds it)."""
+    asked_at: float = 0.0
+    """When the call started waiting (seconds since the epoch)."""
+
+
+def clock(at: float) -> str:
+    """``at`` as ``HH:MM:SS`` UTC, for messages."""
+    return time.strftime("%H:%M:%S UTC", time.gmtime(at))
 
 
 @dataclass
@@ -52,9 +68,24 @@ class Decision:
     """The edited arguments (``edited`` only)."""
     reason: str = ""
     """Why (a denial's reason, or "always allowed")."""
+    by: str = "user"
+    """``user`` (a person or code deciding), or ``policy`` (a deny rule or mode)."""
+    decided_at: float = field(default_factory=time.time)
+    """When it was decided (seconds since the epoch)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "arguments": self.arguments, "reason": self.reason}
+        return {
+            "kind": self.kind,
+            "arguments": self.arguments,
+            "reason": self.reason,
+            "by": self.by,
+            "decided_at": self.decided_at,
+        }
+
+    def describe(self) -> str:
+        """``approved at 10:21:03 UTC`` (with who, when a policy decided)."""
+        by = " by policy" if self.by == "policy" else ""
+        return f"{self.kind}{by} at {clock(self.decided_at)}"
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Decision:
@@ -64,7 +95,11 @@ class Decision:
         arguments = data.get("arguments")
         if arguments is not None and not isinstance(arguments, dict):
             raise ValueError("approval decision arguments must be a JSON object")
-        return cls(kind, arguments, str(data.get("reason", "")))
+        at = data.get("decided_at")
+        if not isinstance(at, (int, float)) or isinstance(at, bool):
+            at = time.time()
+        by = data.get("by", "user")
+        return cls(kind, arguments, str(data.get("reason", "")), str(by), float(at))
 
 
 @dataclass
@@ -75,6 +110,10 @@ class Waiting:
     """The model's ``tool_use`` block."""
     decision: Decision | None = None
     """None while undecided."""
+    reason: str = ""
+    """Why it waits (the rule or mode that asks)."""
+    asked_at: float = field(default_factory=time.time)
+    """When it started waiting."""
 
 
 @dataclass
@@ -87,6 +126,8 @@ class ApprovalState:
     """Restored from a session: every open call of the parked turn, in order."""
     closed: dict[str, str] = field(default_factory=dict)
     """Recently closed call ids and how they closed, for clear late-decision errors."""
+    decided: dict[str, Decision] = field(default_factory=dict)
+    """Recently applied decisions by call id: a second decision is refused with the first."""
     all_decided: asyncio.Future[None] | None = None
     """The future a parked reply awaits; set when no waiting call is undecided."""
 
@@ -204,11 +245,13 @@ __all__ = [
     "CLOSED_MEMORY",
     "DENIED_PREFIX",
     "DISCARDED_RESULT",
+    "POLICY_DENIED_PREFIX",
     "ApprovalState",
     "Decision",
     "DecisionKind",
     "PendingApproval",
     "Waiting",
+    "clock",
     "loop_if_running",
     "on_thread_of",
     "parse_arguments",

@@ -35,6 +35,7 @@ from ._branches import BranchMixin
 from ._compression_agent import CompressionMixin
 from ._hooks import REACT_HOOK_TYPES
 from ._resume import ResumeMixin, ResumePoint, answer_text, text_digest
+from ._permission import PermissionPolicy
 from ._steering import SteeringMixin
 from ._structured import (
     FINISH_FUNCTION_NAME,
@@ -67,6 +68,8 @@ class ReActAgent(CompressionMixin, ResumeMixin, BranchMixin, ActingMixin, Steeri
         max_iters: reasoning steps per reply before a summarising final answer.
         parallel_tool_calls: run the tool calls of one step concurrently.
         interrupt_text: text of the message ``handle_interrupt()`` returns.
+        permissions: which tool calls run, wait for a person or are refused
+            (``PermissionPolicy``; default: calls wait when their tool needs approval).
     """
 
     CompressionConfig = CompressionConfig
@@ -91,6 +94,7 @@ class ReActAgent(CompressionMixin, ResumeMixin, BranchMixin, ActingMixin, Steeri
         parallel_tool_calls: bool = False,
         *,
         interrupt_text: str = DEFAULT_INTERRUPT_TEXT,
+        permissions: PermissionPolicy | None = None,
     ) -> None:
         super().__init__(name, interrupt_text=interrupt_text)
         if max_iters < 1:
@@ -115,6 +119,8 @@ class ReActAgent(CompressionMixin, ResumeMixin, BranchMixin, ActingMixin, Steeri
         self._resume_calls: list[ToolUseBlock] = []
         self._active_resume: ResumePoint | None = None
         self._structured = StructuredTurn()
+        if permissions is not None:
+            self.permissions = permissions  # checked against the toolkit now
 
     # -- prompt ------------------------------------------------------------------------------
     def system_msg(self) -> Msg:
@@ -344,6 +350,9 @@ class ReActAgent(CompressionMixin, ResumeMixin, BranchMixin, ActingMixin, Steeri
     # -- interruption ------------------------------------------------------------------------
     async def handle_interrupt(self, msg: Msg | None = None, **kwargs: Any) -> Msg:
         """Close the history consistently, then return the interrupted message."""
+        await self._stop_background()
+        if self._repark_unstarted():  # a resumed reply stopped before it began: no trace
+            return self._interrupted_msg(reparked=True)
         live, self._live = self._live, None
         if live is not None:
             kept = [

@@ -290,7 +290,7 @@ def _snapshot(agent: Any) -> dict[str, Any]:
         snap["memory"] = agent.memory.snapshot()
     for attr in (
         "_approvals",
-        "always_allowed",
+        "_permission_snapshot",
         "approval_log",
         "_steer_queue",
         "_branch_table",

@@ -3,17 +3,47 @@
 The call answers at once with a task id; ``view_task``, ``wait_task`` and ``cancel_task`` (which
 can themselves be registered as tools) report on it. A finished task's result is its last
 response (nb_hitl's streamed chunks are cumulative; AgentScope concatenates every chunk).
+
+nb_hitl also records which reply started each task (``background_owner``, set by the agent
+while it runs a tool): interrupting that reply cancels its tasks (``cancel_owned``), whose
+results then say they were interrupted, except tasks of tools registered with
+``outlive_reply=True``. ``toolkit.background_tasks`` lists the running ones (the panel's
+Stop buttons), and ``watch_background(listener)`` hears each start and end.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import time
 import uuid
 from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass
 
 from nb_hitl.message import TextBlock
 
 from ._response import ToolResponse
+
+background_owner: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "nb_hitl_background_owner", default=None
+)
+"""The reply (its id) running a tool now: background tasks it starts belong to it."""
+
+
+@dataclass(frozen=True)
+class BackgroundTask:
+    """A running background tool task."""
+
+    task_id: str
+    """Pass it to ``cancel_task`` / ``stop_background``."""
+    tool_name: str
+    """The tool it runs."""
+    started_at: float
+    """When it started (seconds since the epoch)."""
+    owner: str | None
+    """The id of the reply that started it (None: started outside a reply)."""
+    outlive_reply: bool
+    """It keeps running when its reply is interrupted."""
 
 
 def _text(text: str, **kwargs: bool) -> ToolResponse:
@@ -32,9 +62,57 @@ class BackgroundTasksMixin:
 
     _async_tasks: dict[str, asyncio.Task[None]]
     _async_results: dict[str, ToolResponse]
+    _async_info: dict[str, BackgroundTask]
+    _background_listeners: list[Callable[[], None]]
+
+    @property
+    def background_tasks(self) -> list[BackgroundTask]:
+        """The background tasks still running, oldest first."""
+        return [self._async_info[t] for t in list(self._async_tasks) if t in self._async_info]
+
+    def watch_background(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener()`` (on the loop) when a background task starts or ends; returns
+        a function that stops watching."""
+        self._background_listeners.append(listener)
+
+        def unwatch() -> None:
+            if listener in self._background_listeners:
+                self._background_listeners.remove(listener)
+
+        return unwatch
+
+    def _background_changed(self) -> None:
+        for listener in list(self._background_listeners):
+            try:
+                listener()
+            except Exception:  # a broken view must never break a tool
+                pass
+
+    def stop_background(self, task_id: str) -> bool:
+        """Cancel one running background task now (its result says it was cancelled);
+        False when it is not running."""
+        task = self._async_tasks.get(task_id)
+        if task is None:
+            return False
+        task.cancel()
+        return True
+
+    async def cancel_owned(self, owner: str | None, wait: float = 5.0) -> list[str]:
+        """Cancel the running tasks started by reply ``owner`` (except ``outlive_reply``
+        ones) and wait up to ``wait`` seconds for them to end; their ids."""
+        ids = [i.task_id for i in self.background_tasks if i.owner == owner and not i.outlive_reply]
+        tasks = [self._async_tasks[t] for t in ids if t in self._async_tasks]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=wait)
+        return ids
 
     def _start_background(
-        self, tool_name: str, responses: Callable[[], AsyncGenerator[ToolResponse, None]]
+        self,
+        tool_name: str,
+        responses: Callable[[], AsyncGenerator[ToolResponse, None]],
+        outlive_reply: bool = False,
     ) -> ToolResponse:
         task_id = uuid.uuid4().hex[:22]
 
@@ -51,15 +129,21 @@ class BackgroundTasksMixin:
                 self._async_results[task_id] = final
                 self._async_tasks.pop(task_id, None)
 
-        def cancelled_before_it_ran(task: asyncio.Task[None]) -> None:
+        def ended(task: asyncio.Task[None]) -> None:
             # A task cancelled before its first step never enters run(): record it here.
             if task.cancelled():
                 self._async_results.setdefault(task_id, _cancelled())
                 self._async_tasks.pop(task_id, None)
+            self._async_info.pop(task_id, None)
+            self._background_changed()
 
         task = asyncio.get_running_loop().create_task(run())
-        task.add_done_callback(cancelled_before_it_ran)
+        task.add_done_callback(ended)
         self._async_tasks[task_id] = task
+        self._async_info[task_id] = BackgroundTask(
+            task_id, tool_name, time.time(), background_owner.get(), outlive_reply
+        )
+        self._background_changed()
         return _text(
             f"<system-reminder>Tool '{tool_name}' is executing asynchronously. "
             f"Task ID: {task_id}. Use view_task('{task_id}') to check its status, "

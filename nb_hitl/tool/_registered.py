@@ -46,6 +46,11 @@ class RegisteredTool:
     """Run in the background; the call answers at once with a task id."""
     var_positional: str | None = None
     """Name of the function's ``*args`` when the schema offers it."""
+    read_only: bool = False
+    """The tool only reads: the ``allow_reads`` permission mode lets its calls run."""
+    outlive_reply: bool = False
+    """A background task of this tool keeps running when the reply that started it is
+    interrupted (others are cancelled)."""
 
     @property
     def original_func(self) -> Callable[..., Any]:

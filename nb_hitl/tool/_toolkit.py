@@ -66,6 +66,8 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
         self._middlewares: list[Middleware] = []
         self._async_tasks = {}
         self._async_results = {}
+        self._async_info = {}
+        self._background_listeners = []
 
     # -- registering -------------------------------------------------------------------------
     def register_tool_function(
@@ -86,6 +88,8 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
         name: str | None = None,
         description: str | None = None,
         needs_approval: ApprovalRule = False,
+        read_only: bool = False,
+        outlive_reply: bool = False,
     ) -> RegisteredTool:
         """Register a function as a tool (sync or async, returning or streaming).
 
@@ -112,6 +116,10 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
             description: nb_hitl's older name for ``func_description``.
             needs_approval: ``True``, or a predicate on the call, to make calls wait for a
                 person's approval before they run (nb_hitl only).
+            read_only: the tool only reads (nothing it does needs undoing): the
+                ``allow_reads`` permission mode lets its calls run without asking.
+            outlive_reply: with ``async_execution``, its background tasks keep running when
+                the reply that started them is interrupted (others are cancelled then).
 
         Returns:
             The registered tool (with ``skip``, the one already registered).
@@ -175,6 +183,8 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
             postprocess_func=postprocess_func,
             async_execution=async_execution,
             var_positional=var_positional,
+            read_only=bool(read_only),
+            outlive_reply=bool(outlive_reply),
         )
         if tool_name in self.tools:
             if namesake_strategy == "skip":
@@ -316,7 +326,9 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
         assert tool is not None
         kwargs.update(tool.preset_kwargs)
         if tool.async_execution:
-            yield self._start_background(call.name, lambda: run_tool(tool, call, kwargs))
+            yield self._start_background(
+                call.name, lambda: run_tool(tool, call, kwargs), tool.outlive_reply
+            )
             return
         responses = run_tool(tool, call, kwargs)
         try:

@@ -258,7 +258,7 @@ async def test_several_pending_calls_are_asked_together_and_decided_one_by_one()
     # one decided: the turn still waits for the other, nothing ran yet
     assert [p.call_id for p in agent.pending_approvals] == ["d1"]
     assert files.ran == [] and not task.done()
-    with pytest.raises(ApprovalError, match="already approved"):
+    with pytest.raises(ApprovalError, match=r"already decided: approved at \d\d:\d\d:\d\d UTC"):
         agent.deny("w1", "changed my mind")
     agent.deny("d1", "keep it")
     reply = await task
@@ -397,7 +397,7 @@ async def test_unknown_call_id_is_a_clear_error_and_changes_nothing() -> None:
     assert [m.to_dict() for m in agent.memory.messages] == before
     agent.approve("c1")
     await task
-    with pytest.raises(ApprovalError, match=r"no longer waiting.*already approved"):
+    with pytest.raises(ApprovalError, match=r"already decided: approved at \d\d:\d\d:\d\d UTC"):
         agent.approve("c1")
     assert len(files.ran) == 1
     assert_history_valid(agent.memory.messages)

@@ -172,7 +172,7 @@ async def test_pending_approvals_survive_a_restart_and_approving_after_load_resu
     assert (info.pending_approvals, info.parked_calls) == (1, 3)
     assert [p.call_id for p in restarted.pending_approvals] == ["e1"]
     assert restarted.is_waiting_for_approval and not restarted.is_replying
-    with pytest.raises(ApprovalError, match="already denied"):
+    with pytest.raises(ApprovalError, match="already decided: denied at"):
         restarted.approve("e2")
     restarted.approve("e1", {"to": "ann@example.com", "body": "hello Ann"})
     reply = await restarted.resume_pending()
