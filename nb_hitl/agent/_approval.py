@@ -164,10 +164,14 @@ class ToolApprovalMixin(AgentBase):
 
     @property
     def is_waiting_for_approval(self) -> bool:
-        """True while a reply is parked, or a loaded session holds parked calls."""
+        """True while a reply is parked (on approvals or ``ask_user`` questions), or a loaded
+        session holds parked calls."""
+        return self._parked_live() or bool(self._approvals.parked)
+
+    def _parked_live(self) -> bool:
         st = self._approvals
-        parked_live = st.all_decided is not None and not st.all_decided.done()
-        return parked_live or bool(st.parked)
+        asking = bool(getattr(self, "_questions", None))
+        return asking or (st.all_decided is not None and not st.all_decided.done())
 
     def needs_approval(self, call: ToolUseBlock) -> bool:
         """Whether ``call`` must wait for a decision before it runs (the policy says ask)."""
@@ -456,7 +460,7 @@ class ToolApprovalMixin(AgentBase):
         st = self._approvals
         if st.parked:
             return list(st.parked)
-        if st.all_decided is not None and not st.all_decided.done():
+        if self._parked_live():  # a question's tool call runs again from its start on resume
             return list(self._open_calls.values())
         return []
 

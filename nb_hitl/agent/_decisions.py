@@ -290,20 +290,37 @@ async def _read_source(
     from ._user import UserAgent
     from ._user_input import UserInputBase
 
-    if isinstance(source, UserAgent):
+    text = "\n\n".join(
+        str(model.model_fields[f"answer_{i + 1}"].description)
+        for i in range(len(pending.questions))
+    )
+    prompt = Msg(agent_name, text, "assistant")
+    if isinstance(source, UserAgent) and source.input_source is None:  # its input method
         reply = await source(structured_model=model)
         return _from_fields(reply.metadata, pending)
     if isinstance(source, UserInputBase):
         data = await source(agent_id="", agent_name=agent_name, structured_model=model)
         return _from_fields(data.structured_input or {}, pending)
-    text = "\n".join(q.question for q in pending.questions)
-    got = await source(Msg(agent_name, text, "assistant"))
+    got = await source(prompt)  # a UserAgent with an input source, or an input source
     raw = got.get_text_content() or "" if isinstance(got, Msg) else str(got)
     try:
         value = json.loads(raw)
     except ValueError:
-        return raw
-    return value if isinstance(value, (dict, list)) else raw
+        value = raw
+    if not isinstance(value, (dict, list)):
+        value = raw  # "2" is the second choice, not the number two
+    if not isinstance(value, dict):
+        value = {0: value} if len(pending.questions) == 1 else value
+    if not isinstance(value, dict):
+        return value
+    # typed by a person: "2" is the second choice, unknown text is their own answer ("Other")
+    keys = {q.question: q for q in pending.questions}
+    keys.update({q.header: q for q in pending.questions if q.header})
+    keys.update(dict(enumerate(pending.questions)))
+    return {
+        k: typed_answer(v, keys[k]) if isinstance(v, str) and k in keys else v
+        for k, v in value.items()
+    }
 
 
 def _from_fields(fields: dict[str, Any], pending: PendingQuestion) -> dict[int, Any]:
