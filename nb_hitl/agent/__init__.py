@@ -28,11 +28,11 @@ if TYPE_CHECKING:
 
     from ._approval import DENIED_PREFIX, PendingApproval
     from ._ask_user import Question, QuestionOption, ask_user
+    from ._base import DEFAULT_INTERRUPT_TEXT, AgentBase
+    from ._branches import BranchInfo
     from ._decisions import PendingQuestion
     from ._permission import PermissionPolicy, Verdict, permissions_file
     from ._permission_rule import PermissionRule
-    from ._base import DEFAULT_INTERRUPT_TEXT, AgentBase
-    from ._branches import BranchInfo
     from ._react import ReActAgent
     from ._resume import ResumePoint
     from ._user import InputSource, QueueInput, ScriptedInput, TerminalInput, UserAgent

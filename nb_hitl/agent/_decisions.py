@@ -314,7 +314,7 @@ async def _read_source(
     if not isinstance(value, dict):
         return value
     # typed by a person: "2" is the second choice, unknown text is their own answer ("Other")
-    keys = {q.question: q for q in pending.questions}
+    keys: dict[Any, Question] = {q.question: q for q in pending.questions}
     keys.update({q.header: q for q in pending.questions if q.header})
     keys.update(dict(enumerate(pending.questions)))
     return {

@@ -34,8 +34,8 @@ from ._base import DEFAULT_INTERRUPT_TEXT
 from ._branches import BranchMixin
 from ._compression_agent import CompressionMixin
 from ._hooks import REACT_HOOK_TYPES
-from ._resume import ResumeMixin, ResumePoint, answer_text, text_digest
 from ._permission import PermissionPolicy
+from ._resume import ResumeMixin, ResumePoint, answer_text, text_digest
 from ._steering import SteeringMixin
 from ._structured import (
     FINISH_FUNCTION_NAME,
