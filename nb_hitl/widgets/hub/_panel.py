@@ -22,9 +22,11 @@ from nb_hitl._render import CSS, RemoteImages, check_remote_images, esc
 from nb_hitl.agent import AgentBase, UserAgent
 from nb_hitl.pipeline import MsgHub
 
+from .._invisible import is_blank
 from .._keys import KeyBindings
 from .._live import html
 from .._loop import LoopBridge, WidgetRegistry
+from ._buttons import RunButtons
 from ._feed import HubFeed
 from ._input import HubInputBar
 from ._inspect import InspectorSwitch
@@ -36,7 +38,11 @@ if TYPE_CHECKING:
     from .._input import WidgetInput
     from .._inspector import MemoryInspector
 
-ENDINGS = {"stopped": "Stopped.", "finished": "Finished.", "error": "Ended with an error."}
+ENDINGS = {
+    "stopped": "Stopped. Continue goes on from there; Next round starts another round.",
+    "finished": "Finished. Next round lets everyone speak once more.",
+    "error": "Ended with an error. Next round tries again.",
+}
 _HUBS = WidgetRegistry()
 """The newest HubPanel of each hub."""
 
@@ -113,7 +119,11 @@ class HubPanel(DiscussionRun, w.VBox):
             inactive_scope="nb-hitl-hub",
             copy_buttons=".nb-hitl-copy",
         )  # fmt: skip
-        self.bar = HubInputBar(self._bridge, [self.stop_button], self._waiting, self._say)
+        self.runs = RunButtons(self._bridge, self._start_clicked, self._continue_clicked)
+        """Start / Next round / Continue (shown while no discussion runs)."""
+        self.bar = HubInputBar(
+            self._bridge, [self.stop_button, *self.runs.buttons], self._waiting, self._say
+        )
         self.input, self.send_button = self.bar.input, self.bar.send_button
         self.shortcuts.on_action("send", self.bar.send_typed)
         self.shortcuts.on_action("stop", lambda _text: self.stop())
@@ -210,7 +220,7 @@ class HubPanel(DiscussionRun, w.VBox):
         self.feed.stopping.clear()
         self._draw_speakers()
         self.pause.hide()
-        for button in (self.stop_button, self.send_button):
+        for button in (self.stop_button, self.send_button, *self.runs.buttons):
             button.disabled = True
         if reason:
             self._say(reason)
@@ -287,12 +297,38 @@ class HubPanel(DiscussionRun, w.VBox):
         elif self.running:
             now = "Running…"
         else:
-            now = ENDINGS.get(self.outcome, "Idle: start the discussion with panel.start().")
+            now = ENDINGS.get(self.outcome, "Idle: press Start (or panel.start()) to begin.")
         names = [a.name for a in self.agents]
         self.speakers.value = speakers_html(names, self.feed.classes, self.speaking, now)
         self.stop_button.disabled = not self.speaking or bool(stopping)
         if not stopping:
             self.stop_button.description = "Stop"
+        self.runs.show(
+            running=self.running,
+            ran=bool(self.outcome),
+            can_continue=self.can_continue,
+            live=not self.detached,
+        )
+
+    def _typed(self) -> str | None:
+        """What is typed in the box (taken out of it), or None."""
+        text = self.input.value
+        if is_blank(text):
+            return None
+        self.input.value = ""
+        return str(text)
+
+    def _start_clicked(self) -> None:
+        try:
+            self.next_round(self._typed())
+        except (RuntimeError, ValueError) as exc:
+            self._say(str(exc))
+
+    def _continue_clicked(self) -> None:
+        try:
+            self.continue_run(self._typed())
+        except (RuntimeError, ValueError) as exc:
+            self._say(str(exc))
 
     def _say(self, text: str) -> None:
         self._note.value = f'<span class="nb-hitl-note">{esc(text)}</span>' if text else ""

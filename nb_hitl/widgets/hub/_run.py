@@ -59,6 +59,10 @@ class DiscussionRun:
         self._decision: asyncio.Future[tuple[str, str | Msg | None]] | None = None
         self._opened_hub = False
         self._next: str | None = None
+        self._round: Pipeline | list[AgentBase] | None = None
+        """What one more round runs: the last run's pipeline, or its agents once each."""
+        self._stopped_at: tuple[Pipeline, list[int]] | None = None
+        """Where the person chose Stop: the pipeline and the paused positions."""
 
     def _set_state(self, state: str) -> None:
         raise NotImplementedError
@@ -82,8 +86,10 @@ class DiscussionRun:
         msg: Msg | str | None = None,
         *,
         rounds: int = 1,
-    ) -> asyncio.Task[Any]:
-        """Run a discussion as a background task and return it (the cell returns at once).
+    ) -> None:
+        """Run a discussion as a background task (the cell returns at once, with no output).
+
+        ``await panel.wait()`` waits for its end and gives the pipeline's result.
 
         Args:
             pipeline: a ``SequentialPipeline`` or ``FanoutPipeline``, or a list of agents (run
@@ -102,6 +108,40 @@ class DiscussionRun:
         first = Msg(self.user_name, msg, "user") if isinstance(msg, str) else msg
         if first is not None and not isinstance(first, Msg):
             raise TypeError(f"msg must be a Msg, a str or None, got {type(first).__name__}.")
+        if isinstance(pipeline, (SequentialPipeline, FanoutPipeline)):
+            self._round = pipeline
+        else:
+            self._round = list(self.hub.participants if pipeline is None else pipeline)
+        self._launch(pipe, first)
+
+    def next_round(self, msg: Msg | str | None = None) -> None:
+        """One more round (the *Next round* button): the last run's pipeline again, or its
+        speakers once each; ``msg`` (e.g. what is typed in the box) goes first."""
+        self.start(self._round, msg)
+
+    def continue_run(self, msg: Msg | str | None = None) -> None:
+        """Go on where the person chose Stop (the *Continue* button): the stopped speaker
+        answers again (told ``msg``, if given), then everyone after them in that run."""
+        if self._stopped_at is None:
+            raise RuntimeError(
+                "Nothing to continue: Continue goes on after you chose Stop in the pause "
+                "prompt. Use next_round() (or start()) for another round."
+            )
+        pipe, positions = self._stopped_at
+        rest: Pipeline
+        if isinstance(pipe, SequentialPipeline):
+            rest = SequentialPipeline(pipe.agents[positions[0] :])
+        else:
+            rest = FanoutPipeline([pipe.agents[i] for i in positions])
+        self.start(rest, msg)
+
+    @property
+    def can_continue(self) -> bool:
+        """Whether ``continue_run()`` has a stopped discussion to go on with."""
+        return self._stopped_at is not None and not self.running
+
+    def _launch(self, pipe: Pipeline, first: Msg | None) -> None:
+        self._stopped_at = None
         self._sync_participants()
         self.pipeline, self.result, self.error, self.outcome = pipe, None, None, ""
         self.feed.error_seen = False
@@ -109,7 +149,6 @@ class DiscussionRun:
         self._active = True
         self._set_state("running")
         self._runner = self._bridge.spawn(self._drive(pipe, first), name="nb_hitl-hub-runner")
-        return self._runner
 
     async def run(
         self,
@@ -197,6 +236,8 @@ class DiscussionRun:
                     self.feed.add(given)
                 self.feed.note(self._choice_text(pipe, action))
                 self._set_state("running")
+                if action == "stop" and pipe.paused is not None:
+                    self._stopped_at = (pipe, list(pipe.paused.positions))  # for Continue
                 result = await pipe.resume(action, given)  # type: ignore[arg-type]
                 if action == "stop":
                     self.outcome = "stopped"

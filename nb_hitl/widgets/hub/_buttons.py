@@ -1,0 +1,73 @@
+"""The hub panel's Start / Next round / Continue buttons: running a discussion without code.
+
+Shown under Stop while no discussion runs: *Start* before the first run, *Next round* after
+one ended (the same speakers once more, or the same pipeline), *Continue* after the person
+chose Stop in the pause prompt (the stopped speaker answers again, then those after them).
+What is typed in the box goes first, as the person's message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import ipywidgets as w
+
+from .._loop import LoopBridge
+
+
+class RunButtons:
+    """The three buttons and which of them shows.
+
+    Args:
+        bridge: the panel's loop bridge.
+        start: called for Start and Next round (the panel reads the typed text).
+        go_on: called for Continue.
+    """
+
+    def __init__(
+        self,
+        bridge: LoopBridge,
+        start: Callable[[], None],
+        go_on: Callable[[], None],
+    ) -> None:
+        self.start_button = w.Button(
+            description="Start",
+            icon="play",
+            button_style="primary",
+            tooltip="Start the discussion (what you typed goes first)",
+        )
+        self.start_button.add_class("nb-hitl-hub-start")
+        self.next_button = w.Button(
+            description="Next round",
+            icon="repeat",
+            tooltip="Everyone speaks once more (what you typed goes first)",
+        )
+        self.next_button.add_class("nb-hitl-hub-next")
+        self.continue_button = w.Button(
+            description="Continue",
+            icon="forward",
+            tooltip="Go on where you stopped: that speaker answers again, then the rest",
+        )
+        self.continue_button.add_class("nb-hitl-hub-continue")
+        for button in (self.start_button, self.next_button):
+            button.on_click(bridge.callback(lambda _b: start()))
+        self.continue_button.on_click(bridge.callback(lambda _b: go_on()))
+
+    @property
+    def buttons(self) -> list[w.Button]:
+        """Start, Next round, Continue."""
+        return [self.start_button, self.next_button, self.continue_button]
+
+    def show(self, *, running: bool, ran: bool, can_continue: bool, live: bool = True) -> None:
+        """Show the buttons that apply now (none while a discussion runs)."""
+        shown = {
+            self.start_button: not running and not ran,
+            self.next_button: not running and ran,
+            self.continue_button: not running and can_continue,
+        }
+        for button, visible in shown.items():
+            button.layout.display = "" if visible else "none"
+            button.disabled = not live
+
+
+__all__ = ["RunButtons"]
