@@ -183,6 +183,13 @@ CSS = """
 .nb-hitl-badge-other { background: #52606d; }
 .nb-hitl-badge-steered { background: #8e44ad; }
 .nb-hitl-steered { border-left-style: double; border-left-width: 5px; }
+.nb-hitl-badge-resumed { background: #1d6f42; }
+.nb-hitl-seam { display: inline-block; font-size: 11px; line-height: 1.3; margin: 0 4px;
+  padding: 0 6px; border-radius: 8px; white-space: nowrap; max-width: 100%;
+  overflow: hidden; text-overflow: ellipsis; vertical-align: bottom;
+  border: 1px dashed var(--jp-warn-color1, #b45309);
+  color: var(--jp-ui-font-color1, #1f2933);
+  background: var(--jp-warn-color3, rgba(230,126,34,0.12)); }
 .nb-hitl-row-recent td:first-child { border-left: 3px solid #27ae60; }
 .nb-hitl-tool { font-family: var(--jp-code-font-family, monospace); font-size: 12px; }
 .nb-hitl-tool summary { cursor: pointer; }

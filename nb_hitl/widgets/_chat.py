@@ -47,6 +47,7 @@ from ._invisible import is_blank
 from ._keys import KeyBindings
 from ._live import html
 from ._loop import LoopBridge, WidgetRegistry
+from ._resume import ResumeRequest, can_resume
 from ._send_mode import (
     MODE_HINTS,
     MODE_LABELS,
@@ -183,8 +184,9 @@ class ChatWidget(w.VBox):
         self.live = LiveRows(
             self.transcript, self._bridge, 1.0 / max_updates_per_second, self.status.refresh
         )
-        self._queue: deque[Msg | None] = deque()
-        """Messages to send in turn; ``None``: answer steering a finished reply left queued."""
+        self._queue: deque[Msg | ResumeRequest | None] = deque()
+        """Messages to send in turn; ``None``: answer steering a finished reply left queued;
+        a ``ResumeRequest``: Continue (``agent.resume()``)."""
         self._runner: asyncio.Task[Any] | None = None
         self._input_source: WidgetInput | None = None
         self._sent_text: dict[str, str] = {}
@@ -194,6 +196,8 @@ class ChatWidget(w.VBox):
         memory = getattr(agent, "memory", None)
         for msg in memory.messages if memory is not None else []:
             self.transcript.add(Entry(msg.id, msg), render=False)
+        for msg in memory.messages if memory is not None else []:
+            self.transcript.fold_continued(msg)  # a continued answer draws as one, with a seam
         self.transcript.render()
         self._gauge_handle: asyncio.TimerHandle | None = None
         self._update_gauge()
@@ -316,20 +320,41 @@ class ChatWidget(w.VBox):
         self.agent.interrupt_nowait()
         return True
 
-    def resume(self, text: str | None = None) -> Msg | None:
-        """Continue the interrupted reply (the Continue button's twin).
+    def resume(self, text: str | None = None) -> bool:
+        """Continue the interrupted reply (the Continue button's twin); False if nothing started.
+
+        It calls ``agent.resume(instruction)``: the partial answer is finished from where it
+        stopped, drawn as one answer with a "resumed here" mark. Agents without ``resume()``,
+        a ``UserAgent`` loop reading the chat, or nothing to resume: the instruction (else
+        ``continue_text``) is sent as a message instead.
 
         Args:
             text: how to continue ("Continue, but keep it to one short paragraph."); by
-                default what is typed in the box, which is then cleared. Nothing typed:
-                ``continue_text`` is sent.
+                default what is typed in the box, which is then cleared.
         """
         typed = self.input.value if text is None else text
         instruction = typed if isinstance(typed, str) and not is_blank(typed) else None
-        sent = self.send(instruction or self.continue_text)
-        if sent is not None and text is None and self.input.value == typed:
+        loop_reads = self._input_source is not None and not self._input_source.gone
+        if loop_reads or self.agent.is_replying or not can_resume(self.agent):
+            started = self.send(instruction or self.continue_text) is not None
+        else:
+            started = self._queue_resume(instruction)
+        if started and text is None and self.input.value == typed:
             self.input.value = ""  # what was typed went with Continue
-        return sent
+        return started
+
+    def _queue_resume(self, instruction: str | None) -> bool:
+        msg = Msg(self.user_name, instruction, "user") if instruction else None
+        if msg is not None:
+            self._sent_text[msg.id] = instruction or ""
+        self._note.value = ""
+        self.continue_button.disabled = True
+        self.stop_button.disabled = False
+        self.status.set_state("running", "continuing…")
+        self._queue.append(ResumeRequest(msg))
+        if self._runner is None or self._runner.done():
+            self._runner = self._bridge.spawn(self._run_queue(), name="nb_hitl-chat-runner")
+        return True
 
     def retry(self) -> bool:
         """After a model error, ask again (the Retry button's twin): the agent replies to what
@@ -517,7 +542,10 @@ class ChatWidget(w.VBox):
                     continue  # taken in already, or by the next queued message's reply start
             self._error_seen = False
             try:
-                await self.agent(msg)
+                if isinstance(msg, ResumeRequest):
+                    await self.agent.resume(msg.instruction)  # type: ignore[attr-defined]
+                else:
+                    await self.agent(msg)
             except AgentBusyError:
                 self._queue.appendleft(msg)  # the same item (None: the steering) again
                 await asyncio.sleep(0.01)
@@ -544,7 +572,7 @@ class ChatWidget(w.VBox):
         if self.send(self.input.value) is not None:
             self.input.value = ""
 
-    def _restore_input(self, msg: Msg | None) -> None:
+    def _restore_input(self, msg: Msg | ResumeRequest | None) -> None:
         text = self._sent_text.get(msg.id, "") if msg is not None else ""
         if text and is_blank(self.input.value):
             self.input.value = text
@@ -639,6 +667,7 @@ class ChatWidget(w.VBox):
         ):
             self._note.value = ""
         self.transcript.confirm(msg.id)
+        self.transcript.fold_continued(msg)
         if self.live.commit(msg):
             return
         entry = self.transcript.get(msg.id)

@@ -29,6 +29,8 @@ from nb_hitl._render import (
     plain,
 )
 
+from ._seam import is_continuation, render_with_seams, resumed_header, seam_html
+
 if TYPE_CHECKING:
     from nb_hitl.message import Msg
 
@@ -85,9 +87,15 @@ class LiveMessageView(w.VBox):
     ``images`` is the chat's ``RemoteImages`` policy for images in the text.
     """
 
-    def __init__(self, msg: Msg, images: RemoteImages = "link") -> None:
+    def __init__(self, msg: Msg, images: RemoteImages = "link", instruction: str = "") -> None:
         self.images: RemoteImages = images
-        self._header = html(header_html(msg, live=True))
+        self.seams: list[int] = []
+        """Where a continued answer (``agent.resume()``) was resumed: drawn as one answer."""
+        self._seam_mark = ""
+        if is_continuation(msg):
+            self.seams = [int(msg.metadata["partial_chars"])]
+            self._seam_mark = seam_html(msg, instruction)
+        self._header = html(self._head(msg, live=True))
         self._tail = html()
         self._group = box((self._tail,))
         self._groups = box((self._group,))
@@ -106,6 +114,15 @@ class LiveMessageView(w.VBox):
         self._extras_html = ""
         self.finished = False
 
+    def _head(self, msg: Msg, live: bool = False) -> str:
+        return resumed_header(msg, live) if self.seams else header_html(msg, live=live)
+
+    def _md(self, text: str, start: int, last: bool = True) -> str:
+        """Markdown of the piece of text at ``start`` (with the seam, if it falls there)."""
+        if not self.seams:
+            return markdown(text, self.images) if text else ""
+        return render_with_seams(text, start, self.seams, self._seam_mark, self.images, last=last)
+
     def _set_tail(self, value: str) -> None:
         if value != self._tail_value:
             self._tail_value = value
@@ -113,11 +130,11 @@ class LiveMessageView(w.VBox):
 
     def _freeze(self, text: str, rest: str) -> None:
         """Give the tail its final value ``text`` and start a new tail showing ``rest``."""
-        self._set_tail(markdown(text, self.images))
+        self._set_tail(self._md(text, self.frozen_len, last=False))
         self._fence_open = (self._fence_open + text.count("```")) % 2 == 1
         self.frozen_len += len(text)
         self._frozen.append(text)
-        self._tail_value = markdown(rest, self.images) if rest else ""
+        self._tail_value = self._md(rest, self.frozen_len) if rest else ""
         self._tail = html(self._tail_value)
         self.segments += 1
         if len(self._group.children) >= GROUP:
@@ -136,7 +153,7 @@ class LiveMessageView(w.VBox):
             self._freeze(tail[:cut], rest if not _cut(rest, self._fence_open) else "")
             tail = rest
             cut = _cut(tail, self._fence_open)
-        self._set_tail(markdown(tail, self.images) if tail else "")
+        self._set_tail(self._md(tail, self.frozen_len))
         extras = self._extras_live(msg)
         if extras != self._extras_html:
             self._extras_html = extras
@@ -170,7 +187,7 @@ class LiveMessageView(w.VBox):
         """Freeze: final text as markdown, blocks in full, interrupted or error style."""
         # The style first, in one message: after Stop it is what the person waits to see.
         self._dom_classes = tuple(msg_classes(msg))
-        self._header.value = copy_button(msg) + header_html(msg)
+        self._header.value = copy_button(msg) + self._head(msg)
         text = msg.get_text_content() or ""
         if not text.startswith("".join(self._frozen)):
             # The final text is not a continuation of what streamed: redraw from scratch.
@@ -182,7 +199,7 @@ class LiveMessageView(w.VBox):
             self._frozen = []
             self._fence_open = False
         rest = text[self.frozen_len :]
-        self._set_tail(markdown(rest, self.images) if rest else "")
+        self._set_tail(self._md(rest, self.frozen_len))
         others = [b for b in msg.get_content_blocks() if b.type != "text"]
         extras = "".join(block_html(b, self.images) for b in others)
         err = error_text(msg)

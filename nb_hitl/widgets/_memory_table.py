@@ -70,6 +70,12 @@ def marks_for(
         out.append(("interrupted" if msg_flags(msg)[0] else "other", "partial"))
     if msg.is_interrupted:
         out.append(("interrupted", "interrupted"))
+    if msg.metadata.get("continued_from") or msg.metadata.get("continued_by"):
+        out.append(("resumed", "continues the interrupted reply"))
+    if msg.metadata.get("_resume_instruction"):
+        out.append(("resumed", "resume instruction"))
+    if msg.metadata.get("stopped_after_step"):
+        out.append(("other", "stopped after a step"))
     for m in sorted(memory_marks - {"compressed", "pinned"}):
         out.append(("other", m))
     return out

@@ -19,6 +19,7 @@ from nb_hitl._render import RemoteImages, msg_html, with_copy_button
 
 from ._collapsed import CollapsedMessage, is_long
 from ._live import LiveMessageView, html
+from ._seam import continued_html, folded_ids, is_continuation
 
 if TYPE_CHECKING:
     from nb_hitl.message import Msg, ToolUseBlock
@@ -61,6 +62,11 @@ class Transcript:
         self.by_key: dict[str, Entry] = {}
         self.unconfirmed: list[str] = []
         """Keys of messages sent from the widget that memory does not hold yet."""
+        self.folded: set[str] = set()
+        """Rows a continued answer stands for (its partial, the interrupted message, the
+        resume instruction): kept as entries, not drawn (the answer shows its seam)."""
+        self.instructions: dict[str, str] = {}
+        """Continued answer id -> the instruction given to ``resume()`` (quoted at the seam)."""
         self.earlier = w.Button(description="Show earlier messages", layout={"display": "none"})
         # The scrolling box is a ``column-reverse`` flex box (see ``CSS``) around one inner box
         # holding the rows in reading order: its scroll starts at the bottom and stays there
@@ -159,6 +165,28 @@ class Transcript:
         """The newest user message shown."""
         return next((e.msg for e in reversed(self.entries) if e.msg and e.msg.role == "user"), None)
 
+    def fold_continued(self, msg: Msg) -> bool:
+        """Draw the continued answer ``msg`` as one answer: hide the rows it continues.
+
+        Returns:
+            True when ``msg`` is a continuation (``agent.resume()``), else nothing changes.
+        """
+        if not is_continuation(msg):
+            return False
+        known = [e.msg for e in self.entries if e.msg is not None]
+        ids, instruction = folded_ids(msg, known)
+        if instruction:
+            self.instructions[msg.id] = instruction
+        before = len(self.folded)
+        self.folded.update(i for i in ids if i != msg.id)
+        if len(self.folded) != before:
+            self.render()
+        return True
+
+    def instruction_for(self, msg: Msg) -> str:
+        """The instruction given to ``resume()`` for the continued answer ``msg`` ("" if none)."""
+        return self.instructions.get(msg.id, "")
+
     def show_earlier(self) -> None:
         """Widen the window by one step."""
         self.window += self.step
@@ -169,18 +197,27 @@ class Transcript:
             assert entry.msg is not None
             if is_long(entry.msg):  # e.g. a 1 MB paste: a preview and "Show all"
                 entry.view = CollapsedMessage(entry.msg, self.images, self.callback)
+            elif is_continuation(entry.msg):  # agent.resume(): one answer, with its seam
+                instruction = self.instruction_for(entry.msg)
+                row = continued_html(entry.msg, self.images, self._msg_of, instruction)
+                entry.view = html(with_copy_button(entry.msg, row))
             else:
                 entry.view = html(with_copy_button(entry.msg, msg_html(entry.msg, self.images)))
             entry.view.add_class("nb-hitl-row")
         return entry.view
 
+    def _msg_of(self, key: str) -> Msg | None:
+        entry = self.by_key.get(key)
+        return entry.msg if entry is not None else None
+
     def render(self) -> None:
         """Put the recent rows in the box (creating their widgets on first sight)."""
-        hidden = max(0, len(self.entries) - self.window)
+        shown = [e for e in self.entries if e.key not in self.folded]
+        hidden = max(0, len(shown) - self.window)
         self.earlier.layout.display = "" if hidden else "none"
         if hidden:
             self.earlier.description = f"Show earlier messages ({hidden} hidden)"
-        children = tuple(self._view(e) for e in self.entries[hidden:])
+        children = tuple(self._view(e) for e in shown[hidden:])
         if children != self.inner.children:
             self.inner.children = children
 
@@ -270,7 +307,9 @@ class LiveRows:
             if view is None:
                 if self.transcript.get(msg_id) is not None:
                     continue  # already committed and frozen
-                view = LiveMessageView(msg, self.transcript.images)
+                self.transcript.fold_continued(msg)
+                instruction = self.transcript.instruction_for(msg)
+                view = LiveMessageView(msg, self.transcript.images, instruction)
                 self.views[msg_id] = view
                 self.transcript.add(Entry(msg_id, msg, view))
             view.update(msg)

@@ -80,37 +80,67 @@ async def test_stop_mid_stream_interrupts_and_styles_what_was_kept() -> None:
     assert kept.split()[-1] in all_html(view)
 
 
-async def test_continue_resumes_after_interrupt() -> None:
-    agent = slow_agent([LONG, "Resumed: here is the rest."], tps=80)
+async def test_continue_resumes_the_same_answer_drawn_as_one_with_a_seam() -> None:
+    agent = slow_agent([LONG, " and here is the rest."], tps=80)
     chat = ChatWidget(agent)
     chat.send("go")
     await until(lambda: live_views(chat) and "word3" in all_html(live_views(chat)[0]))
     chat.stop()
     await until(lambda: chat.state == "idle")
+    partial = agent.memory.messages[1]
+    assert partial.metadata.get("_partial")
     chat.continue_button.click()
     await until(lambda: chat.state == "idle" and not chat.last_interrupted, what="resumed reply")
-    assert "Resumed: here is the rest." in all_html(chat.rows[-1])
-    texts = [m.get_text_content() for m in agent.memory.messages]
-    assert texts[-2] == "Please continue."
+    answer = agent.memory.messages[-1]
+    assert answer.metadata["continued_by"] == "assistant_prefix"  # agent.resume(), no message
+    assert answer.metadata["continued_from"] == partial.id
+    assert "Please continue." not in [m.get_text_content() for m in agent.memory.messages]
+    kept = partial.get_text_content() or ""
+    assert answer.get_text_content() == kept + " and here is the rest."
+    # One answer: the partial and the interrupted rows fold into it; the seam is where it cut.
+    (row,) = [r for r in chat.rows if "here is the rest" in all_html(r)]
+    assert row is chat.rows[-1] and len(chat.rows) == 2  # the question and the answer
+    drawn = all_html(row)
+    assert drawn.count("nb-hitl-seam") == 1 and "resumed here" in drawn
+    before, after = drawn.split('<span class="nb-hitl-seam"')
+    assert before.rstrip().endswith(kept.split()[-1]) and "and here is the rest." in after
+    assert "[Interrupted]" not in all_html(chat)
     assert chat.continue_button.disabled
 
 
 async def test_continue_sends_what_was_typed_and_clears_the_box() -> None:
     """Issue 22 item 2: Continue used to send "Please continue." and leave the text."""
-    agent = slow_agent([LONG, "One short paragraph, as asked."], tps=80)
+    agent = slow_agent([LONG, " - in one short paragraph."], tps=80)
     chat = ChatWidget(agent)
     chat.send("go")
     await until(lambda: live_views(chat) and "word3" in all_html(live_views(chat)[0]))
     chat.stop()
     await until(lambda: chat.state == "idle")
-    chat.input.value = "Continue, but keep it to one short paragraph."
+    chat.input.value = "Continue, but keep it to <b>one</b> short paragraph."
     chat.continue_button.click()
     assert chat.input.value == ""
     await until(lambda: chat.state == "idle" and not chat.last_interrupted, what="resumed reply")
-    texts = [m.get_text_content() for m in agent.memory.messages]
-    assert "Continue, but keep it to one short paragraph." in texts
-    assert "Please continue." not in texts
-    assert "One short paragraph, as asked." in all_html(chat.rows[-1])
+    instruction = agent.memory.messages[-2]
+    assert instruction.get_text_content() == "Continue, but keep it to <b>one</b> short paragraph."
+    assert instruction.metadata["_resume_instruction"] is True
+    prompt = agent.model.prompts[-1]  # type: ignore[attr-defined]
+    assert prompt[-2]["content"] == instruction.get_text_content()  # right before the prefix
+    assert "Please continue." not in [m.get_text_content() for m in agent.memory.messages]
+    drawn = all_html(chat.rows[-1])
+    assert "in one short paragraph." in drawn
+    assert "resumed here · “Continue, but keep it to &lt;b&gt;one&lt;/b&gt; short" in drawn
+    assert "<b>one</b>" not in drawn  # escaped
+    assert len(chat.rows) == 2  # the instruction is quoted at the seam, not a row of its own
+
+
+async def test_continue_with_nothing_to_resume_sends_the_text() -> None:
+    agent = slow_agent(["Hello."], tps=1e6)
+    chat = ChatWidget(agent)
+    chat.input.value = "Carry on"
+    assert chat.resume() is True  # nothing was interrupted: the text goes as a message
+    assert chat.input.value == ""
+    await until(lambda: chat.state == "idle" and "Hello." in all_html(chat))
+    assert [m.get_text_content() for m in agent.memory.messages] == ["Carry on", "Hello."]
 
 
 async def test_send_while_running_interrupts_and_redirects() -> None:

@@ -169,7 +169,8 @@ async def test_stop_with_steering_pending_starts_no_new_reply_and_keeps_it() -> 
     chat.resume()
     await until(lambda: chat.state == "idle" and "after the stop" in all_html(chat), what="go")
     texts = user_texts(agent)
-    assert texts[-2:] == ["use the mirror", "Please continue."]  # taken in first, once
+    assert texts[-1:] == ["use the mirror"]  # taken in first, once; Continue sent nothing
+    assert agent.memory.messages[-1].metadata.get("continued_by")  # agent.resume() went on
     assert agent.pending_steering == [] and chat._note.value == ""
 
 
