@@ -561,7 +561,7 @@ class ChatWidget(w.VBox):
         except Exception as exc:
             await self._failed(exc, None)
 
-    async def _failed(self, exc: Exception, msg: Msg | None) -> None:
+    async def _failed(self, exc: Exception, msg: Msg | ResumeRequest | None) -> None:
         await asyncio.sleep(0)
         if not self._error_seen:
             self._show_error_row(self.agent.name, f"{type(exc).__name__}: {exc}")
