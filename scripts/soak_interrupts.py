@@ -25,11 +25,14 @@ import time
 import traceback
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 # Agents print their replies to the console in scripts (as AgentScope's do); not here.
 os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "agent"))
+# This checkout's nb_hitl, whatever the environment has installed.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from interrupt_harness import (
     Harness,
@@ -62,13 +65,22 @@ async def soak(episodes: int, seed: int, session: int, verbose: bool) -> tuple[i
     done = interrupts = violations = 0
     where: Counter[str] = Counter()
     by: Counter[str] = Counter()
+    starts: Counter[str] = Counter()
+    stopped = 0
     started = time.perf_counter()
     harness: Harness | None = None
+
+    def add(stats: Any) -> None:
+        nonlocal stopped
+        where.update(stats.where)
+        by.update(stats.by)
+        starts.update(stats.starts)
+        stopped += stats.stopped
+
     while done < episodes:
         if harness is None or harness.stats.episodes % session == 0:
             if harness is not None:
-                where.update(harness.stats.where)
-                by.update(harness.stats.by)
+                add(harness.stats)
             harness = Harness(random_agent_plan(rng))
         plan = random_plan(rng)
         if rng.random() < 0.1:  # steering between replies: the next reply takes it in
@@ -82,8 +94,7 @@ async def soak(episodes: int, seed: int, session: int, verbose: bool) -> tuple[i
             violations += 1
             report(done + 1, exc, plan, verbose)
             interrupts += harness.stats.interrupts - before
-            where.update(harness.stats.where)
-            by.update(harness.stats.by)
+            add(harness.stats)
             harness = None  # a fresh agent: one bad memory must not count twice
             await asyncio.sleep(0.05)
             done += 1
@@ -94,10 +105,10 @@ async def soak(episodes: int, seed: int, session: int, verbose: bool) -> tuple[i
             rate = done / (time.perf_counter() - started)
             print(f"... {done} episodes, {interrupts} interrupts ({rate:.0f}/s)", flush=True)
     if harness is not None:
-        where.update(harness.stats.where)
-        by.update(harness.stats.by)
+        add(harness.stats)
     print(f"interrupted at: {tally(where)}")
     print(f"interrupted by: {tally(by)}")
+    print(f"started by: {tally(starts)}; stopped after a step: {stopped}")
     return done, interrupts, violations
 
 

@@ -9,6 +9,10 @@ streaming, tool calls, tool results, approval requests, compression), possibly t
 message, by cancelling the caller or the reply task, from a thread, or from inside a tool.
 Episodes may also steer (``agent.steer``) on the n-th event of a kind, and the machine steers
 between replies: every steered message must end up recorded exactly once, or still queued.
+An episode may start by resuming the last interrupted reply, or by rewinding (edit an earlier
+question, regenerate an earlier answer: ``resume_harness``), and a "stop after this step" is
+one more way to land; the machine also switches branches and round-trips the agent's state.
+A continued answer must start exactly where its partial ended, and every branch stay valid.
 
 ``check_memory`` derives every invariant from the message data alone.
 """
@@ -23,6 +27,15 @@ from collections import Counter
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any
+
+from resume_harness import (
+    STARTS,
+    Violation,
+    check_continuations,
+    check_resume,
+    find_question,
+    start_episode,
+)
 
 from nb_hitl.agent import CompressionConfig, ReActAgent
 from nb_hitl.events import Event
@@ -44,17 +57,21 @@ EVENT_KINDS = (
     "approval_requested",
     "compression_started",
 )
-HOWS = ("interrupt", "interrupt_msg", "kernel", "caller_cancel", "raw_cancel", "threadsafe")
-SECOND_HOWS = ("interrupt", "interrupt_msg", "raw_cancel", "caller_cancel")
+HOWS = (
+    "interrupt",
+    "interrupt_msg",
+    "kernel",
+    "caller_cancel",
+    "raw_cancel",
+    "threadsafe",
+    "stop_after_step",
+)
+SECOND_HOWS = ("interrupt", "interrupt_msg", "raw_cancel", "caller_cancel", "stop_after_step")
 APPROVALS = ("approve", "deny", "edit", "none")
 CALL_IDS = ("unique", "call_0", "", "dup")
 SPEEDS = (1500.0, 15000.0, 1e6)
 WAIT_S = 20.0
 COUNTER = TokenCounter()
-
-
-class Violation(AssertionError):
-    """An invariant did not hold."""
 
 
 @dataclass
@@ -87,6 +104,10 @@ class EpisodePlan:
     steer_kind: str | None = None
     """Steer on the ``steer_nth`` event of this kind (None: no steering in this episode)."""
     steer_nth: int = 1
+    start: str = "ask"
+    """How the episode starts (``resume_harness.STARTS``): a question, a resume, a rewind."""
+    pick: int = 0
+    """Which earlier question or answer a rewind starts from (modulo how many there are)."""
 
 
 @dataclass
@@ -97,6 +118,8 @@ class AgentPlan:
     compress: bool = False
     threshold: int = 600
     keep_recent: int = 2
+    prefix: bool = True
+    """The model continues an assistant prefix (else: the continuation prompt)."""
 
 
 @dataclass
@@ -110,6 +133,10 @@ class Stats:
     """Where the interrupted replies stopped (``interrupted_at``, tool arguments left out)."""
     by: Counter[str] = field(default_factory=Counter)
     """What stopped them (``interrupted_by``)."""
+    starts: Counter[str] = field(default_factory=Counter)
+    """How the episodes started (ask, resume, edit, regenerate)."""
+    stopped: int = 0
+    """Replies that ended by ``stop_after_step()``."""
 
 
 def random_plan(rng: random.Random) -> EpisodePlan:
@@ -137,6 +164,8 @@ def random_plan(rng: random.Random) -> EpisodePlan:
         concurrent_call=rng.random() < 0.2,
         steer_kind=rng.choice((None, None, *EVENT_KINDS)),
         steer_nth=rng.randint(1, 3),
+        start=rng.choice(STARTS),
+        pick=rng.randint(0, 5),
     )
 
 
@@ -146,6 +175,7 @@ def random_agent_plan(rng: random.Random) -> AgentPlan:
         compress=rng.random() < 0.5,
         threshold=rng.randint(250, 1500),
         keep_recent=rng.randint(1, 4),
+        prefix=rng.random() < 0.7,
     )
 
 
@@ -199,6 +229,7 @@ class Harness:
     def __init__(self, plan: AgentPlan) -> None:
         self.turns: list[ScriptedTurn] = []
         self.model = ScriptedModel(responder=self._respond, tokens_per_second=1e6)
+        self.model.supports_assistant_prefix = plan.prefix
         config = None
         if plan.compress:
             config = CompressionConfig(
@@ -289,11 +320,12 @@ class Harness:
         agent = self.agent
         self.n += 1
         self._script(plan)
-        question = Msg("User", f"question {self.n}", "user")
+        start = start_episode(agent, plan.start, plan.pick, self.n)
         steering: list[tuple[Msg, bool]] = []
         pending: list[asyncio.Future[Any]] = []
         causes: set[str] = set()
         delivered = False  # an interrupt or cancel reached a running reply of this episode
+        stop_asked = False
         cancelled_caller = False
         actions_done = 0
         reply_ids: list[str] = []
@@ -304,9 +336,11 @@ class Harness:
             return agent.is_replying and agent._reply_id in reply_ids
 
         def act(how: str) -> None:
-            nonlocal delivered, cancelled_caller, actions_done
+            nonlocal delivered, cancelled_caller, actions_done, stop_asked
             actions_done += 1
-            if how in ("interrupt", "kernel", "interrupt_msg"):
+            if how == "stop_after_step":
+                stop_asked = agent.stop_after_step_nowait() or stop_asked
+            elif how in ("interrupt", "kernel", "interrupt_msg"):
                 msg = Msg("User", f"steer {self.n}.{actions_done}", "user")
                 cause = "kernel" if how == "kernel" else "interrupt"
                 ok = agent.interrupt_nowait(msg if how == "interrupt_msg" else None, cause=cause)
@@ -368,9 +402,9 @@ class Harness:
                 self._decide(plan, e.tool_use.id, act_all if actions_done == 0 else None)  # type: ignore[attr-defined]
 
         sub = agent.subscribe(on_event)
-        before = len(agent.memory.messages)
+        before = start.index
         try:
-            caller = asyncio.create_task(agent(question))
+            caller = asyncio.create_task(start.call())
             await asyncio.sleep(0)  # the caller ran agent() up to its reply task's first step
             if agent._reply_id is not None and agent.is_replying:
                 reply_ids.append(agent._reply_id)
@@ -414,11 +448,33 @@ class Harness:
             delivered = delivered or any(ok for _, ok in steering)
         if any(call.kind == "self_interrupt" for turn in plan.turns for call in turn.calls):
             causes.add("interrupt")  # a tool of the reply may interrupt it first
+        question = find_question(start, agent.memory.messages)
+        if start.edited_from is not None and question is None and not cancelled_caller:
+            raise Violation("the edited question is not on the new branch")
         self._check_episode(question, before, result, steering, delivered, causes, cancelled_caller)
+        self._check_stop(result, stop_asked, delivered)
+        check_resume(start, self.model.calls)
+        self.stats.starts[start.kind] += 1
         await self._check_no_tasks_left()
         self.check_memory()
         self.stats.episodes += 1
         self.stats.interrupts += int(delivered)
+
+    def checkout(self, which: int) -> None:
+        """Switch to one of the agent's branches (between replies)."""
+        branches = self.agent.branches
+        self.agent.checkout(branches[which % len(branches)])
+        self.check_memory()
+
+    def state_round_trip(self) -> None:
+        """Save the agent's state as JSON and load it back: nothing may change."""
+        agent = self.agent
+        before = (agent.memory.messages, [b.id for b in agent.branches], agent.pending_steering)
+        agent.load_state_dict(json.loads(json.dumps(agent.state_dict())))
+        after = (agent.memory.messages, [b.id for b in agent.branches], agent.pending_steering)
+        if before != after:
+            raise Violation("the agent's state JSON round trip changed it")
+        self.check_memory()
 
     def steer(self, text: str) -> None:
         """Steer the agent now (a reply may be running or not)."""
@@ -437,14 +493,27 @@ class Harness:
                 agent.approve(call_id, {"ms": 99})
             elif interrupt is not None:  # left undecided: only an interrupt ends the wait
                 interrupt()
+                if plan.how == "stop_after_step" and plan.second in (None, "stop_after_step"):
+                    agent.approve(call_id)  # a stop lets the batch finish: someone decides
             else:
                 agent.approve(call_id)
         except ApprovalError:
             pass  # closed by an interrupt in the meantime: a legitimate refusal
 
+    def _check_stop(self, result: Msg | None, asked: bool, delivered: bool) -> None:
+        if result is None or not result.metadata.get("stopped_after_step"):
+            return
+        self.stats.stopped += 1
+        if not asked:
+            raise Violation("a reply stopped after a step that nobody asked to stop")
+        if result.is_interrupted or delivered:
+            raise Violation("a reply both stopped after a step and was interrupted")
+        if self.agent.memory.messages[-1].id != result.id:
+            raise Violation("the stopped-after-step message is not the reply's last message")
+
     def _check_episode(
         self,
-        question: Msg,
+        question: Msg | None,
         before: int,
         result: Msg | None,
         steering: list[tuple[Msg, bool]],
@@ -456,13 +525,16 @@ class Harness:
         ids = [m.id for m in msgs]
         if self.agent.is_replying:
             raise Violation("the agent still says it is replying")
-        if question.id not in ids:
-            if cancelled_caller and len(msgs) == before:
+        if question is None:
+            after = msgs[before:]
+        elif question.id not in ids:
+            if cancelled_caller and len(msgs) <= before:
                 return  # cancelled before agent() even ran: nothing happened, correctly
             raise Violation("the user's message is missing from memory")
-        if ids.count(question.id) != 1:
-            raise Violation("the user's message was recorded more than once")
-        after = msgs[ids.index(question.id) + 1 :]
+        else:
+            if ids.count(question.id) != 1:
+                raise Violation("the user's message was recorded more than once")
+            after = msgs[ids.index(question.id) + 1 :]
         n_interrupted = sum(m.is_interrupted for m in after)
         interrupted = n_interrupted > 0
         if n_interrupted > 1:
@@ -507,16 +579,24 @@ class Harness:
             raise Violation(f"tasks left running: {left}")
 
     def check_memory(self) -> None:
-        """Invariants from the message data alone."""
-        memory = self.agent.memory
+        """Invariants from the message data alone (every branch's history included)."""
+        agent = self.agent
+        memory = agent.memory
         check_history(memory.messages)
-        ids = [m.id for m in memory.messages]
-        queued = [m.id for m in self.agent.pending_steering]
+        check_continuations(memory.messages)
+        branches = [memory.messages]
+        for branch in (agent._branch_table or {}).values():
+            if branch.snapshot is not None:
+                check_history(branch.snapshot[0])
+                check_continuations(branch.snapshot[0])
+                branches.append(branch.snapshot[0])
+        queued = [m.id for m in agent.pending_steering]
         for m in self.steered:
-            if ids.count(m.id) + queued.count(m.id) != 1:
+            counts = [[x.id for x in msgs].count(m.id) for msgs in branches]
+            if max(counts) > 1 or int(any(counts)) + queued.count(m.id) != 1:
                 raise Violation(
-                    f"steered message {m.get_text_content()!r}: {ids.count(m.id)} times in "
-                    f"memory, {queued.count(m.id)} times queued (lost or duplicated)"
+                    f"steered message {m.get_text_content()!r}: recorded {counts} times on the "
+                    f"branches, {queued.count(m.id)} times queued (lost or duplicated)"
                 )
         prompt = self.agent.formatter.format_sync(self.agent.prompt_msgs())
         try:

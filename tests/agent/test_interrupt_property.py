@@ -2,7 +2,9 @@
 
 A hypothesis ``RuleBasedStateMachine`` runs several episodes on one agent (see
 ``interrupt_harness`` for what an episode draws and which invariants are checked after each
-one); a rule steers between replies, and episodes may steer mid-reply. CI runs a fixed,
+one); rules steer, switch branches and round-trip the agent's state between replies, and
+episodes may steer or stop after a step mid-reply, and start by resuming the last interrupted
+reply or by rewinding (edit an earlier question, regenerate an earlier answer). CI runs a fixed,
 derandomized example budget (about a minute on 2 shared cores);
 ``scripts/soak_interrupts.py`` runs the same episodes for much longer.
 """
@@ -21,6 +23,7 @@ from interrupt_harness import (
     MOMENTS,
     SECOND_HOWS,
     SPEEDS,
+    STARTS,
     TOOL_KINDS,
     AgentPlan,
     EpisodePlan,
@@ -53,6 +56,8 @@ episode_plans = st.builds(
     concurrent_call=st.booleans(),
     steer_kind=st.none() | st.sampled_from(EVENT_KINDS),
     steer_nth=st.integers(1, 3),
+    start=st.sampled_from(STARTS),
+    pick=st.integers(0, 5),
 )
 agent_plans = st.builds(
     AgentPlan,
@@ -60,6 +65,7 @@ agent_plans = st.builds(
     compress=st.booleans(),
     threshold=st.integers(250, 1500),
     keep_recent=st.integers(1, 4),
+    prefix=st.booleans(),
 )
 
 
@@ -84,6 +90,16 @@ class InterruptMachine(RuleBasedStateMachine):
     def steer_between_replies(self) -> None:
         assert self.harness is not None
         self.harness.steer("steered between replies")
+
+    @rule(which=st.integers(0, 5))
+    def switch_branch_between_replies(self, which: int) -> None:
+        assert self.harness is not None
+        self.harness.checkout(which)
+
+    @rule()
+    def state_round_trip_between_replies(self) -> None:
+        assert self.harness is not None
+        self.harness.state_round_trip()
 
     @invariant()
     def memory_is_valid(self) -> None:
