@@ -8,6 +8,11 @@ the question has a figure to check), then streams a multi-sentence answer on the
 topic, long enough to press Stop in the middle. It takes a steer into its next sentence,
 continues an interrupted answer from the cut (``agent.resume()``), and follows an instruction
 such as "shorter" (see ``nb_hitl.model._demo_responder``).
+
+``DemoServer().start()`` serves the same answers over OpenAI's chat-completions protocol on
+127.0.0.1 (no key, nothing leaves the machine), so ``OpenAIChatModel`` can stream from a real
+HTTP server in a walkthrough: ``demo-storyteller`` answers, ``demo-broken`` drops the
+connection mid-answer.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Any
 
 from nb_hitl.message import Msg
 from nb_hitl.model._demo_responder import demo_responder
+from nb_hitl.model._demo_server import DemoServer
 from nb_hitl.tool import Toolkit
 
 _NOTES = {
@@ -166,6 +172,7 @@ def rerun_transcript(msgs: list[Msg]) -> tuple[Any, Toolkit, list[Msg]]:
 
 
 __all__ = [
+    "DemoServer",
     "calculate",
     "demo_responder",
     "demo_toolkit",

@@ -6,19 +6,28 @@ Outputs must be stripped in the repository.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
 
-NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = REPO / "notebooks"
 WALKTHROUGHS = [
     "01_interrupt_and_resume.ipynb",
     "02_tools_and_human_input.ipynb",
     "03_compression_explorer.ipynb",
     "06_multi_agent.ipynb",
 ]
+
+
+@pytest.fixture(autouse=True)
+def _kernel_imports_this_repo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kernels import nb_hitl from this checkout, not wherever it was installed from."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.environ.get(
+        "PYTHONPATH")])))  # fmt: skip
 
 
 @pytest.mark.notebook
@@ -54,7 +63,7 @@ def test_notebooks_are_stored_without_outputs(path: Path) -> None:
 
 
 @pytest.mark.notebook
-def test_walkthrough_04_runs_its_serverless_part(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_walkthrough_04_runs_offline_on_its_demo_server(monkeypatch: pytest.MonkeyPatch) -> None:
     for var in ("OPENAI_API_KEY", "DASHSCOPE_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(var, raising=False)
     for var in ("NB_HITL_OLLAMA_BASE_URL", "NB_HITL_LLAMA_BASE_URL"):
@@ -68,6 +77,11 @@ def test_walkthrough_04_runs_its_serverless_part(monkeypatch: pytest.MonkeyPatch
     )
     assert "openai package is missing" not in text and "pip install" not in text
     assert "Could not connect" in text or "127.0.0.1:9" in text, text  # the no-server part ran
+    # The demo server on 127.0.0.1 makes the rest real: a stream, an interrupt the server saw,
+    # a resumed answer, and a model error in the panel.
+    assert "the server stopped after" in text and "client disconnected: True" in text, text
+    assert "Skipped: no model is configured" not in text, text
+    assert "error · ModelStreamError" in text, text
 
 
 def test_the_walkthrough_environment_has_what_every_walkthrough_imports() -> None:
