@@ -9,7 +9,8 @@ demo model reads it as a real model would:
   ("shorter", "bullet points"): an **instruction** about the same question;
 - any other user message: a new **question**, even right after an interrupt;
 - an assistant message followed by the interrupt marker (``[Interrupted] ...``): the partial
-  answer, cut where the person pressed Stop.
+  answer, cut where the person pressed Stop; a reply ended by ``stop_after_step()``
+  (``[Stopped] ...``) reads as interrupted between two steps.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from typing import Any
 from ._demo_topics import Topic, find_topic, generic_topic
 
 INTERRUPT_MARK = "[Interrupted]"
+STOP_MARK = "[Stopped]"
+"""How ``stop_after_step()`` ends a reply: like an interrupt, between two steps."""
 
 _CONTINUE = re.compile(
     r"\b(continue|continuing|go on|carry on|keep going|resume|left off|finish)\b", re.I
@@ -115,7 +118,7 @@ def read_prompt(messages: list[dict[str, Any]]) -> Task | None:
                 last = "user"
         elif role == "assistant":
             calls = message.get("tool_calls") or []
-            if text.startswith(INTERRUPT_MARK) and not calls:
+            if text.startswith((INTERRUPT_MARK, STOP_MARK)) and not calls:
                 if task is not None and pending_text and last == "assistant":
                     task.partial, task.partial_had_calls = pending_text, pending_calls
                     task.partial_index = pending_index

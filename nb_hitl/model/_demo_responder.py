@@ -24,10 +24,11 @@ import re
 from typing import Any
 
 from ._continuation import parse_continuation_prompt
-from ._demo_prompt import INTERRUPT_MARK, Task, read_prompt, style_of, text_of
+from ._demo_prompt import INTERRUPT_MARK, STOP_MARK, Task, read_prompt, style_of, text_of
 from ._demo_topics import Topic, arithmetic, find_topic, generic_topic
 
 PICK_UP = "Picking up where I left off: "
+ENDED_MARKS = (INTERRUPT_MARK, STOP_MARK)
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
 
 
@@ -40,7 +41,8 @@ def demo_responder(
         The turn as a dict of ``ScriptedTurn`` fields (so this module needs no model import).
     """
     names = {t["function"]["name"] for t in tools or []}
-    if messages and messages[-1].get("role") == "assistant":
+    last = messages[-1] if messages else {}
+    if last.get("role") == "assistant" and not text_of(last).startswith(ENDED_MARKS):
         return _continue_prefix(messages, names)
     asked = parse_continuation_prompt(text_of(messages[-1])) if messages else None
     if asked is not None:  # the prompt form of agent.resume(): the partial is quoted
@@ -53,6 +55,8 @@ def _turn(messages: list[dict[str, Any]], tools: set[str]) -> dict[str, Any]:
     task = read_prompt(messages)
     if task is None:
         return {"text": "Hello! Ask me anything about interrupting or resuming an agent."}
+    if messages and text_of(messages[-1]).startswith(ENDED_MARKS):
+        task.continuing, task.turns_since_instruction = True, 0  # resume() after a stop
     opener = _acknowledge(task)
     first_after_continue = task.continuing and task.turns_since_instruction == 0
     if first_after_continue and task.partial and not task.partial_had_calls:

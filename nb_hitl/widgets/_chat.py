@@ -58,6 +58,7 @@ from ._send_mode import (
     check_send_mode,
 )
 from ._status import StatusLine
+from ._step_stop import STOPPED_AFTER_STEP, STOPPING_AFTER_STEP, StepStop
 from ._transcript import Entry, LiveRows, Transcript
 
 if TYPE_CHECKING:
@@ -156,8 +157,11 @@ class ChatWidget(w.VBox):
         self.send_button.on_click(self._bridge.callback(lambda _b: self._send_from_input()))
         self.stop_button.on_click(self._bridge.callback(lambda _b: self.stop()))
         self.continue_button.on_click(self._bridge.callback(lambda _b: self.resume()))
+        self.step_stop = StepStop(agent, self.status)
+        """The "After this step" button (``stop_after_step()``) next to Stop."""
+        self.step_stop.button.on_click(self._bridge.callback(lambda _b: self.stop_after_step()))
         buttons = w.VBox(
-            [self.send_button, self.stop_button, self.continue_button],
+            [self.send_button, self.stop_button, self.step_stop.button, self.continue_button],
             layout={"width": "130px", "flex": "0 0 auto"},
         )
         buttons.add_class("nb-hitl-chat-buttons")  # buttons as wide as the column (CSS)
@@ -244,6 +248,8 @@ class ChatWidget(w.VBox):
         mode = self._effective_mode()
         self.send_button.description = SEND_LABELS[mode] if running else "Send"
         self.status.set_hint(f"sending now: {MODE_HINTS[mode]}" if running else "")
+        if self.step_stop.pending:
+            self.status.set_hint(STOPPING_AFTER_STEP)
         if running:
             self.input.placeholder = f"Message {self.agent.name}… ({MODE_HINTS[mode]})"
 
@@ -317,8 +323,15 @@ class ChatWidget(w.VBox):
             self._queue = deque(m for m in self._queue if m is not None)
             self._note.value = f'<span class="nb-hitl-note">{esc(STEER_KEPT_NOTE)}</span>'
         self._begin_stopping()
+        self.step_stop.stop_now()
         self.agent.interrupt_nowait()
         return True
+
+    def stop_after_step(self) -> bool:
+        """End the running reply after its current step (the "After this step" button's
+        twin, Shift+Escape): what is in flight finishes, the history stays complete; the
+        status line says "stopping after this step…". False when no reply runs."""
+        return self.step_stop.request()
 
     def resume(self, text: str | None = None) -> bool:
         """Continue the interrupted reply (the Continue button's twin); False if nothing started.
@@ -456,6 +469,7 @@ class ChatWidget(w.VBox):
             for button in (
                 self.send_button,
                 self.stop_button,
+                self.step_stop.button,
                 self.continue_button,
                 tools.retry_button,
                 tools.clear_button,
@@ -496,6 +510,8 @@ class ChatWidget(w.VBox):
                 {"key": "Enter", "mod": True, "within": ".nb-hitl-input", "action": "send",
                  "clear": True},
                 {"key": "Escape", "action": "stop", "anywhere": True, "enabled": ".nb-hitl-stop"},
+                {"key": "Escape", "shift": True, "action": "stop_after_step", "anywhere": True,
+                 "enabled": ".nb-hitl-stop-step"},
                 {"key": "Enter", "within": ".nb-hitl-deny-reason", "near": ".nb-hitl-approval",
                  "click": ".nb-hitl-deny-ok"},
             ],
@@ -509,6 +525,7 @@ class ChatWidget(w.VBox):
         self.stop_button.add_class("nb-hitl-stop")
         self.shortcuts.on_action("send", self._send_text)
         self.shortcuts.on_action("stop", lambda _text: self.stop())
+        self.shortcuts.on_action("stop_after_step", lambda _text: self.stop_after_step())
 
     def _send_text(self, text: str) -> None:
         if self.send(text) is not None and self.input.value.strip() == text.strip():
@@ -608,6 +625,7 @@ class ChatWidget(w.VBox):
 
     # -- events ---------------------------------------------------------------------------
     def _on_event(self, ev: Event) -> None:
+        self.step_stop.on_event(ev)
         if not isinstance(ev, (MessageUpdated, ReplyStarted)):
             self.status.follow(ev)
         if isinstance(ev, MessageUpdated):
@@ -635,6 +653,9 @@ class ChatWidget(w.VBox):
             self.live.end()
             cause = interrupt_cause(ev.msg) if ev.msg is not None else ""
             self._finish_idle(interrupted=ev.interrupted, cause=cause)
+            if self.step_stop.stopped:  # ended cleanly between two steps: Continue goes on
+                self.continue_button.disabled = False
+                self.status.finish_reply(STOPPED_AFTER_STEP)
         elif isinstance(ev, ErrorOccurred):
             self._error_seen = True
             self.live.end()

@@ -51,7 +51,7 @@ function matches(ev, b) {
   if (ev.key !== b.key) return false;
   const mod = ev.ctrlKey || ev.metaKey;
   if (!!b.mod !== mod) return false;
-  if (!b.mod && (ev.shiftKey || ev.altKey)) return false;
+  if (!b.mod && (!!b.shift !== ev.shiftKey || ev.altKey)) return false;
   return true;
 }
 
@@ -232,6 +232,7 @@ class KeyBindings(anywidget.AnyWidget):
     Args:
         scope: CSS class of the widget whose keys this handles (it must be an ancestor).
         bindings: dicts with ``key`` (``"Enter"``, ``"Escape"``), ``mod`` (Ctrl or Cmd held),
+            ``shift`` (Shift held: ``Escape`` and Shift+``Escape`` are two bindings),
             ``within`` (CSS selector the focused element must be inside), ``near`` (ancestor
             in which ``click`` is looked up), and ``click`` (a button's CSS selector) and/or
             ``action`` (a name sent to the kernel; ``clear`` empties the box after sending).

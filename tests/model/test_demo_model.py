@@ -244,3 +244,24 @@ async def test_continue_after_a_cut_during_the_tools_runs_the_rest_of_the_plan()
     assert steps[-2] == "Picking up where I left off. Now a quick calculation to check the numbers."
     assert "saves 10667 tokens" in (answer.get_text_content() or "")
     assert_history_valid(agent.memory.messages)
+
+
+async def test_stop_after_a_step_then_resume_takes_the_plan_up_where_it_ended() -> None:
+    agent = demo_agent()
+
+    def on_event(ev: Any) -> None:
+        if isinstance(ev, ToolCallStarted):
+            agent.stop_after_step_nowait()
+
+    sub = agent.subscribe(on_event)
+    stopped = await agent(Msg("User", QUESTIONS["compression"], "user"))
+    sub.close()
+    assert stopped.metadata["stopped_after_step"] is True
+    assert tools_called(agent) == ["search_notes"]  # the step in flight finished, no more
+    resumed = await agent.resume()
+    assert resumed.metadata["continued_by"] == "next_step"
+    steps = [m.get_text_content() for m in agent.memory.messages if m.role == "assistant"]
+    assert steps[-2] == "Picking up where I left off. Now a quick calculation to check the numbers."
+    assert (resumed.get_text_content() or "").startswith("Compression keeps a long conversation")
+    assert tools_called(agent) == ["search_notes", "calculate"]
+    assert_history_valid(agent.memory.messages)
