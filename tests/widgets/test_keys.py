@@ -63,9 +63,13 @@ def test_tooltips_name_the_shortcuts_and_bindings_are_declared() -> None:
     assert "Ctrl+Enter" in chat.send_button.tooltip
     assert "Esc" in chat.stop_button.tooltip
     assert "Enter" in (panel.inspector.pin_button.tooltip or "")
-    keys = {(b["key"], bool(b.get("mod"))): b for b in chat.shortcuts.bindings}
-    assert keys[("Enter", True)]["action"] == "send"
-    assert keys[("Escape", False)]["action"] == "stop"
+    keys = {
+        (b["key"], bool(b.get("mod")), bool(b.get("shift"))): b for b in chat.shortcuts.bindings
+    }
+    assert keys[("Enter", True, False)]["action"] == "send"
+    assert keys[("Escape", False, False)]["action"] == "stop"
+    assert keys[("Escape", False, True)]["action"] == "stop_after_step"
+    assert "Shift+Esc" in chat.step_stop.button.tooltip
     assert "nb-hitl-input" in chat.input._dom_classes
     assert chat.shortcuts.inactive_text == INACTIVE_TEXT
     assert chat.shortcuts in chat.children
