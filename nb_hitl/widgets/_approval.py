@@ -9,7 +9,10 @@ arguments (pretty-printed JSON, escaped) with four actions:
 - **Edit** opens the arguments as JSON text; they are checked (valid JSON, the tool's schema)
   before the call is approved, with a clear error shown in the card otherwise;
 - **Deny** asks for a reason, which the model receives as ``denied by the user: <reason>``;
-- **Always allow** approves this call and stops asking about the tool for the session.
+- **Always allow** approves this call and stops asking about the tool for the session;
+- **Allow similar** approves it and adds the suggested rule that covers calls like it
+  ("allow `search_notes` with any query") for the scope picked next to it: this reply, this
+  session (saved with it) or always (the user's ``permissions.json``).
 
 Once decided (or closed by Stop) the buttons go and the card states the decision. Clicks go
 through a ``LoopBridge``, so they reach the agent on its event loop even when JupyterLab runs
@@ -20,13 +23,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import ipywidgets as w
 
 from nb_hitl._render import TOOL_GLYPH, esc
 from nb_hitl.events import ApprovalDecided, ApprovalRequested, Event, ReplyFinished
-from nb_hitl.exceptions import ApprovalError
+from nb_hitl.exceptions import ApprovalError, ConfigError
 from nb_hitl.message import ToolUseBlock
 
 from ._invisible import show_invisible
@@ -34,6 +37,7 @@ from ._loop import LoopBridge
 
 if TYPE_CHECKING:
     from nb_hitl.agent._approval import ToolApprovalMixin
+    from nb_hitl.agent._decisions import DecisionsMixin
 
 CARD_CSS = """
 <style>
@@ -42,6 +46,7 @@ CARD_CSS = """
 .nb-hitl-approval pre { margin: 2px 0; white-space: pre-wrap; font-size: 12px; }
 .nb-hitl-approval-decided { border-color: #9aa5b1; background: rgba(127,127,127,0.04); }
 .nb-hitl-approval-error { color: #d0021b; font-size: 12px; }
+.nb-hitl-approval-rule { font-size: 12px; opacity: 0.85; align-self: center; margin-right: 4px; }
 </style>
 """
 
@@ -103,6 +108,28 @@ class ApprovalCard(w.VBox):
             icon="unlock",
             tooltip=f"Never ask again for {show_invisible(call.name)}",
         )
+        suggestion = agent.permissions.suggest(call.name, call.input)
+        self.rule_text = w.HTML(
+            f"Or {esc(show_invisible(suggestion.describe(agent.toolkit).rsplit(' for ', 1)[0]))}"
+        )
+        self.rule_text.add_class("nb-hitl-approval-rule")
+        self.rule_scope = w.Dropdown(
+            options=[
+                ("for this reply", "reply"),
+                ("for this session", "session"),
+                ("always", "always"),
+            ],
+            value="session",
+            layout={"width": "150px"},
+        )
+        self.rule_scope.add_class("nb-hitl-rule-scope")
+        self.rule_button = w.Button(
+            description="Allow similar",
+            icon="check-double",
+            tooltip="Approve and add this rule (the panel's rule list can revoke it)",
+        )
+        self.rule_button.add_class("nb-hitl-allow-similar")
+        self.rule_row = w.HBox([self.rule_text, self.rule_scope, self.rule_button])
         self.edit_area = w.Textarea(
             value=pretty_arguments(call.input), rows=6, layout={"width": "100%"}
         )
@@ -134,6 +161,7 @@ class ApprovalCard(w.VBox):
                 self.header,
                 self.arguments_view,
                 self.actions,
+                self.rule_row,
                 self.edit_box,
                 self.deny_box,
                 self.error,
@@ -156,6 +184,15 @@ class ApprovalCard(w.VBox):
         self.always_button.on_click(
             on(lambda _b: self._decide(lambda: agent.always_allow(call.name)))
         )
+        self.rule_button.on_click(
+            on(
+                lambda _b: self._decide(
+                    lambda: cast("DecisionsMixin", agent).decide(
+                        call.id, "approve", rule=self.rule_scope.value
+                    )
+                )
+            )
+        )
 
     # -- actions (run on the agent's loop) -----------------------------------------------------
     def _open(self, box: w.Box | None) -> None:
@@ -163,10 +200,10 @@ class ApprovalCard(w.VBox):
         self.edit_box.layout.display = "" if box is self.edit_box else "none"
         self.deny_box.layout.display = "" if box is self.deny_box else "none"
 
-    def _decide(self, action: Callable[[], None]) -> None:
+    def _decide(self, action: Callable[[], object]) -> None:
         try:
             action()
-        except ApprovalError as exc:
+        except (ApprovalError, ConfigError) as exc:
             self.error.value = esc(str(exc))
         else:
             self.error.value = ""
@@ -195,7 +232,7 @@ class ApprovalCard(w.VBox):
         self.result.value = text
         name = esc(show_invisible(self.tool_name))
         self.header.value = f"<b>{TOOL_GLYPH} Tool call:</b> <code>{name}</code>"
-        for box in (self.actions, self.edit_box, self.deny_box):
+        for box in (self.actions, self.rule_row, self.edit_box, self.deny_box):
             box.layout.display = "none"
         self.error.value = ""
         self.remove_class("nb-hitl-approval")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
@@ -24,6 +25,7 @@ from nb_hitl._render import (
     msg_flags,
 )
 from nb_hitl.agent._approval import ToolApprovalMixin
+from nb_hitl.agent._decisions import DecisionsMixin
 from nb_hitl.events import (
     CompressionConfigChanged,
     CompressionFinished,
@@ -47,6 +49,7 @@ from ._invisible import is_blank
 from ._keys import KeyBindings
 from ._live import html
 from ._loop import LoopBridge, WidgetRegistry
+from ._question import QuestionCards
 from ._resume import ResumeRequest, can_resume
 from ._send_mode import (
     MODE_HINTS,
@@ -220,6 +223,16 @@ class ChatWidget(w.VBox):
                 self.set_status,
                 self._bridge,
                 insert_row=lambda row, after: self.append_widget(row, after=after),
+            )
+        self.questions: QuestionCards | None = None
+        """Forms of ``ask_user`` questions waiting for answers (agents that can ask)."""
+        self._unwatch_policy: Callable[[], None] | None = None
+        if isinstance(agent, DecisionsMixin):
+            self.questions = QuestionCards(agent, self.append_widget, self.set_status, self._bridge)
+            policy = agent.permissions
+            self.status.set_permission_mode(policy.mode)
+            self._unwatch_policy = policy.watch(
+                self._bridge.callback(lambda: self.status.set_permission_mode(policy.mode))
             )
 
     # -- public API --------------------------------------------------------------------------
@@ -457,6 +470,12 @@ class ChatWidget(w.VBox):
         approvals = getattr(self, "approvals", None)
         if approvals is not None:
             approvals.close()
+        questions = getattr(self, "questions", None)
+        if questions is not None:
+            questions.close()
+        unwatch = getattr(self, "_unwatch_policy", None)
+        if unwatch is not None:
+            unwatch()
         if hasattr(self, "status"):
             self.status.stop_ticker()
         handle = getattr(self, "_gauge_handle", None)
@@ -514,6 +533,8 @@ class ChatWidget(w.VBox):
                  "enabled": ".nb-hitl-stop-step"},
                 {"key": "Enter", "within": ".nb-hitl-deny-reason", "near": ".nb-hitl-approval",
                  "click": ".nb-hitl-deny-ok"},
+                {"key": "Enter", "within": ".nb-hitl-question-other", "near": ".nb-hitl-question",
+                 "click": ".nb-hitl-question-submit"},
             ],
             self._bridge,
             focus_scope="nb-hitl-panel",

@@ -13,6 +13,7 @@ from nb_hitl.agent._approval import ToolApprovalMixin
 from ._chat import ChatWidget
 from ._inspector import MemoryInspector
 from ._live import html
+from ._permissions_view import PermissionsView
 from ._session import DEFAULT_SESSION_PATH, SessionBar
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ class AgentPanel(w.VBox):
         inspector: keyword arguments for ``MemoryInspector``; ``False`` for chat only.
         session: the session file of the Save / Load bar (``None``: no bar).
         autosave: save the session after every finished or interrupted reply.
+        permissions: show the permission mode, rules and background tasks under the chat.
     """
 
     def __init__(
@@ -38,6 +40,7 @@ class AgentPanel(w.VBox):
         inspector: dict[str, Any] | bool | None = None,
         session: str | Path | None = DEFAULT_SESSION_PATH,
         autosave: bool = False,
+        permissions: bool = True,
     ) -> None:
         self.agent = agent
         self._chat_opts = dict(chat or {})
@@ -60,7 +63,12 @@ class AgentPanel(w.VBox):
             self.session = SessionBar(
                 agent, session, autosave=autosave, on_loaded=self._reload_chat
             )
-        super().__init__(children=[html(CSS), row, *([self.session] if self.session else [])])
+        self.permissions: PermissionsView | None = None
+        """The permission mode, rules (Revoke) and background tasks (Stop)."""
+        if isinstance(agent, ToolApprovalMixin) and permissions:
+            self.permissions = PermissionsView(agent, self.chat._bridge)
+        extra = [w for w in (self.permissions, self.session) if w is not None]
+        super().__init__(children=[html(CSS), row, *extra])
         self.add_class("nb-hitl-panel")
 
     def close(self) -> None:
@@ -68,6 +76,8 @@ class AgentPanel(w.VBox):
         self.chat.close()
         if self.session is not None:
             self.session.close()
+        if self.permissions is not None:
+            self.permissions.close()
         if self.inspector is not None:
             self.inspector.close()
         super().close()

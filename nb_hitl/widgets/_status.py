@@ -57,6 +57,8 @@ class StatusLine(w.HTML):
         self._tools: dict[str, str] = {}
         self._waited = 0.0
         self._waiting_since: float | None = None
+        self.permission_mode = ""
+        """The agent's permission mode (``ask``, ``allow_reads``...), shown at the end."""
         self.context: tuple[int, int | None, bool] | None = None
         """``(prompt tokens, compression threshold, auto compression on)`` of the gauge."""
         self._draw()
@@ -167,6 +169,12 @@ class StatusLine(w.HTML):
         if time.monotonic() - self._last_draw >= 1.0 / REFRESH_HZ:
             self._draw()
 
+    def set_permission_mode(self, mode: str) -> None:
+        """Show which permission mode is on (``""``: none)."""
+        if mode != self.permission_mode:
+            self.permission_mode = mode
+            self._draw()
+
     def set_context(self, context: tuple[int, int | None, bool] | None) -> None:
         """Show the next prompt's tokens against the compression threshold (None: no gauge)."""
         if context != self.context:
@@ -225,6 +233,12 @@ class StatusLine(w.HTML):
             f'<span class="nb-hitl-status nb-hitl-status-{self.state}" '
             f'data-state="{self.state}">&#9679; {esc(self.text())}</span>{self._gauge_html()}'
         )
+        if self.permission_mode:
+            mode = esc(self.permission_mode)
+            value += (
+                f' <span class="nb-hitl-permission-mode" data-mode="{mode}" '
+                f'title="permission mode">&#128274; {mode.replace("_", " ")}</span>'
+            )
         if value != self._drawn:
             self._drawn = value
             self.value = value
