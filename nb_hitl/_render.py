@@ -206,8 +206,13 @@ CSS = """
 .nb-hitl-gauge-near .nb-hitl-gauge-bar > span { background: #e67e22; }
 .nb-hitl-gauge-over .nb-hitl-gauge-bar > span { background: #d0021b; }
 .nb-hitl-undone { text-decoration: line-through; opacity: 0.7; }
-.nb-hitl-compression-row, .nb-hitl-cleared { align-items: flex-start; }
-.nb-hitl-compression-row > .widget-html, .nb-hitl-cleared > .widget-html { flex: 1 1 auto; }
+.nb-hitl-compression-row, .nb-hitl-cleared { align-items: flex-start; flex-wrap: wrap; }
+.nb-hitl-compression-row > .widget-html, .nb-hitl-cleared > .widget-html {
+  flex: 1 1 240px; min-width: 0; }
+.nb-hitl-compression-row > .widget-button, .nb-hitl-cleared > .widget-button,
+.nb-hitl-chat-tools .widget-button, .nb-hitl-hub-runs .widget-button {
+  flex: 0 0 auto; width: auto; }
+.nb-hitl-chat-tools, .nb-hitl-hub-runs { flex-wrap: wrap; }
 .nb-hitl-table { border-collapse: collapse; font-size: 12px; width: 100%; }
 .nb-hitl-table td, .nb-hitl-table th { border-bottom: 1px solid rgba(127,127,127,0.2);
   padding: 1px 4px; text-align: left; vertical-align: top; }

@@ -104,6 +104,7 @@ class ChatTools(w.HBox):
         row.add_class("nb-hitl-cleared")
         chat.transcript.add(Entry(key, None, row))
         self._cleared = (snapshot, entries, key)
+        chat.say("")  # a note about the old transcript (an export...) no longer applies
         chat.after_clear()
         return True
 

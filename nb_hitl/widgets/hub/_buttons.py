@@ -1,8 +1,9 @@
 """The hub panel's Start / Next round / Continue buttons: running a discussion without code.
 
-Shown under Stop while no discussion runs: *Start* before the first run, *Next round* after
-one ended (the same speakers once more, or the same pipeline), *Continue* after the person
-chose Stop in the pause prompt (the stopped speaker answers again, then those after them).
+Shown in a row above the input box while no discussion runs: *Start* before the first run,
+*Next round* after one ended (the same speakers once more, or the same pipeline), *Continue*
+after the person chose Stop in the pause prompt (the stopped speaker answers again, then those
+after them).
 What is typed in the box goes first, as the person's message.
 """
 
@@ -52,6 +53,9 @@ class RunButtons:
         for button in (self.start_button, self.next_button):
             button.on_click(bridge.callback(lambda _b: start()))
         self.continue_button.on_click(bridge.callback(lambda _b: go_on()))
+        self.box = w.HBox(self.buttons)
+        """The row holding them (above the input box: room for their labels at any width)."""
+        self.box.add_class("nb-hitl-hub-runs")
 
     @property
     def buttons(self) -> list[w.Button]:

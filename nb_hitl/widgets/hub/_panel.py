@@ -121,9 +121,7 @@ class HubPanel(DiscussionRun, w.VBox):
         )  # fmt: skip
         self.runs = RunButtons(self._bridge, self._start_clicked, self._continue_clicked)
         """Start / Next round / Continue (shown while no discussion runs)."""
-        self.bar = HubInputBar(
-            self._bridge, [self.stop_button, *self.runs.buttons], self._waiting, self._say
-        )
+        self.bar = HubInputBar(self._bridge, [self.stop_button], self._waiting, self._say)
         self.input, self.send_button = self.bar.input, self.bar.send_button
         self.shortcuts.on_action("send", self.bar.send_typed)
         self.shortcuts.on_action("stop", lambda _text: self.stop())
@@ -134,6 +132,7 @@ class HubPanel(DiscussionRun, w.VBox):
                 self.transcript.box,
                 self.pause,
                 self._note,
+                self.runs.box,
                 self.bar,
                 self.shortcuts,
             ],

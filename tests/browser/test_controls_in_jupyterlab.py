@@ -1,0 +1,145 @@
+"""The panel's everyday controls in real JupyterLab and Chromium: the context gauge, an error
+card (no stray line) and Retry, Copy into the clipboard, the compression row and its Undo,
+Export next to the notebook, Clear and Undo clear; the hub's Start and Next round; and the
+inspector following the explorer's Apply. Screenshots at 1,400 and 800 px."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lab_page import CHAT, INPUT, SEND, open_and_run_all, wait_status
+from lab_server import LabServer
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(400)]
+
+SETUP = """\
+import nb_hitl
+from nb_hitl import ReActAgent, ScriptedModel
+from nb_hitl.agent import CompressionConfig
+from nb_hitl.demo import long_task_transcript
+from nb_hitl.model import ScriptedTurn
+agent = ReActAgent(
+    "Friday", "You are a test agent.",
+    ScriptedModel([ScriptedTurn(error=RuntimeError("server down")), "Recovered: **all good**.",
+                   "Second answer."], tokens_per_second=200),
+    compression_config=CompressionConfig(trigger_threshold=3000, keep_recent=2),
+)
+await agent.memory.add(long_task_transcript()[:30])
+panel = nb_hitl.show(agent, session=None)
+panel"""
+
+HUB = """\
+from nb_hitl.pipeline import MsgHub
+alice = ReActAgent("Alice", "You are Alice.", ScriptedModel(["Tabs.", "Still tabs."]))
+bob = ReActAgent("Bob", "You are Bob.", ScriptedModel(["Spaces.", "Still spaces."]))
+hub_panel = nb_hitl.show(MsgHub([alice, bob]))
+hub_panel"""
+
+EXPLORER = "explorer = panel.inspector.open_explorer()"
+
+
+def rows_with(page: Any, text: str) -> int:
+    return int(page.locator(f"{CHAT} .nb-hitl-msg", has_text=text).count())
+
+
+def test_everyday_controls(browser: Any, lab: LabServer, artifacts: Path) -> None:
+    context = browser.new_context(viewport={"width": 1400, "height": 1100})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=lab.url)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        open_and_run_all(page, lab.write_notebook("controls.ipynb", [SETUP, HUB, EXPLORER]))
+        page.wait_for_selector(INPUT, timeout=90_000)
+        page.wait_for_selector(f"{CHAT} .nb-hitl-keys", state="attached", timeout=60_000)
+
+        # The context gauge: the next prompt against the threshold, over it here.
+        gauge = page.locator(f"{CHAT} .nb-hitl-gauge")
+        assert "/ 3,000 tokens" in gauge.inner_text()
+        assert "nb-hitl-gauge-over" in (gauge.get_attribute("class") or "")
+
+        # A model error: a card without a stray "True" line, the text back, Retry.
+        page.locator(INPUT).fill("hello there")
+        page.locator(SEND).click()
+        wait_status(page, "error")
+        card = page.locator(f"{CHAT} .nb-hitl-msg.nb-hitl-error", has_text="server down").last
+        assert "True" not in card.inner_text()
+        assert page.locator(INPUT).input_value() == "hello there"
+        # Memory was over the threshold: compression ran first and has its row.
+        row = page.locator(f"{CHAT} .nb-hitl-compression-row")
+        row.wait_for(timeout=30_000)
+        assert "→" in row.inner_text() and "folded into a summary" in row.inner_text()
+        page.locator(f"{CHAT} button.nb-hitl-retry").click()
+        wait_status(page, "idle")
+        page.wait_for_selector(f"{CHAT} .nb-hitl-msg >> text=Recovered:", timeout=30_000)
+        assert rows_with(page, "hello there") == 1  # Retry did not send the question again
+        assert page.locator(INPUT).input_value() == ""
+        assert page.locator(f"{CHAT} button.nb-hitl-retry").is_hidden()
+        page.screenshot(path=str(artifacts / "controls-after-retry-1400.png"))
+
+        # Copy: the message's own text, into the real clipboard.
+        message = page.locator(f"{CHAT} .nb-hitl-msg", has_text="Recovered:").last
+        message.hover()
+        message.locator(".nb-hitl-copy").click()
+        page.wait_for_function("() => navigator.clipboard.readText().then(Boolean)")
+        assert page.evaluate("() => navigator.clipboard.readText()") == "Recovered: **all good**."
+
+        # The compression row's Undo brings the folded messages back.
+        row.locator("button.nb-hitl-undo-compression").click()
+        page.wait_for_selector(f"{CHAT} .nb-hitl-compression.nb-hitl-undone", timeout=30_000)
+        assert row.locator("button.nb-hitl-undo-compression").is_disabled()
+
+        # Export writes a Markdown file next to the notebook (the kernel's working directory).
+        page.locator(f"{CHAT} button.nb-hitl-export").click()
+        page.wait_for_selector(f"{CHAT} .nb-hitl-note >> text=/Saved .* messages to/",
+                               timeout=30_000)  # fmt: skip
+        (exported,) = lab.root.glob("Friday-chat-*.md")
+        text = exported.read_text()
+        assert "Recovered: **all good**." in text and "hello there" in text
+
+        # Clear, then Undo clear.
+        before = int(page.locator(f"{CHAT} .nb-hitl-rows > *").count())
+        page.locator(f"{CHAT} button.nb-hitl-clear").click()
+        page.wait_for_selector(f"{CHAT} .nb-hitl-cleared", timeout=30_000)
+        assert rows_with(page, "Recovered:") == 0
+        page.screenshot(path=str(artifacts / "controls-cleared-1400.png"))
+        page.locator(f"{CHAT} button.nb-hitl-undo-clear").click()
+        page.wait_for_selector(f"{CHAT} .nb-hitl-cleared", state="detached", timeout=30_000)
+        assert rows_with(page, "Recovered:") == 1
+        assert int(page.locator(f"{CHAT} .nb-hitl-rows > *").count()) == before
+
+        # The explorer's Apply: the inspector (and the gauge) follow the agent at once.
+        explorer = page.locator(".nb-hitl-explorer")
+        explorer.wait_for(timeout=30_000)
+        box = explorer.locator(".widget-hbox").first.locator("input[type=number]")
+        box.fill("7000")
+        box.press("Enter")
+        explorer.locator("button", has_text="Apply to agent").click()
+        page.wait_for_selector(".nb-hitl-inspector >> text=of 7,000 (trigger_threshold)",
+                               timeout=30_000)  # fmt: skip
+        page.wait_for_selector(f"{CHAT} .nb-hitl-gauge >> text=/ 7,000 tokens/", timeout=30_000)
+
+        # The hub: Start, then Next round, from the panel.
+        hub = page.locator(".nb-hitl-hub")
+        hub.locator("button.nb-hitl-hub-start").click()
+        hub.locator(".nb-hitl-now >> text=Finished.").wait_for(timeout=60_000)
+        assert hub.locator("button.nb-hitl-hub-start").is_hidden()
+        hub.locator("button.nb-hitl-hub-next").click()
+        hub.locator(".nb-hitl-msg >> text=Still spaces.").wait_for(timeout=60_000)
+        hub.locator(".nb-hitl-now >> text=Finished.").wait_for(timeout=60_000)
+        assert hub.locator(".nb-hitl-msg", has_text="Still tabs.").count() == 1
+        hub.scroll_into_view_if_needed()
+        page.screenshot(path=str(artifacts / "hub-next-round-1400.png"))
+
+        page.set_viewport_size({"width": 800, "height": 1100})
+        page.locator(CHAT).scroll_into_view_if_needed()
+        time.sleep(0.5)
+        page.screenshot(path=str(artifacts / "controls-800.png"))
+        assert not [e for e in errors if "nb-hitl" in e or "anywidget" in e.lower()], errors
+    finally:
+        context.close()
+        lab.shutdown_kernels()
+        time.sleep(0.5)
