@@ -184,6 +184,17 @@ CSS = """
 .nb-hitl-badge-steered { background: #8e44ad; }
 .nb-hitl-steered { border-left-style: double; border-left-width: 5px; }
 .nb-hitl-badge-resumed { background: #1d6f42; }
+.nb-hitl-row-actions { display: flex; justify-content: flex-end; gap: 4px; margin-top: 2px; }
+.nb-hitl-action { font-size: 11px; line-height: 1.4; padding: 0 6px; border-radius: 3px;
+  cursor: pointer; color: var(--jp-ui-font-color1, #1f2933);
+  background: var(--jp-layout-color1, #fff);
+  border: 1px solid var(--jp-border-color1, #9aa5b1); opacity: 0.7; white-space: nowrap; }
+.nb-hitl-msg:hover .nb-hitl-action, .nb-hitl-action:focus { opacity: 1; }
+.nb-hitl-action:disabled { opacity: 0.35; cursor: default; }
+.nb-hitl-branch-switch { display: flex; align-items: center; gap: 6px; margin: 2px 0 0 12px;
+  font-size: 12px; color: var(--jp-ui-font-color1, #1f2933); }
+.nb-hitl-branch-switch .nb-hitl-action { opacity: 1; font-size: 13px; padding: 0 8px; }
+.nb-hitl-branch-label { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .nb-hitl-seam { display: inline-block; font-size: 11px; line-height: 1.3; margin: 0 4px;
   padding: 0 6px; border-radius: 8px; white-space: nowrap; max-width: 100%;
   overflow: hidden; text-overflow: ellipsis; vertical-align: bottom;

@@ -43,6 +43,8 @@ from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.message import Msg
 
 from ._approval import ApprovalCards
+from ._branch_view import ACTION_BUTTONS
+from ._chat_branches import BranchControls
 from ._chat_tools import GAUGE_DELAY, ChatTools, CompressionRows, context_gauge
 from ._input import WidgetInput
 from ._invisible import is_blank
@@ -50,7 +52,7 @@ from ._keys import KeyBindings
 from ._live import html
 from ._loop import LoopBridge, WidgetRegistry
 from ._question import QuestionCards
-from ._resume import ResumeRequest, can_resume
+from ._resume import EditRequest, RegenerateRequest, Request, ResumeRequest, can_resume
 from ._send_mode import (
     MODE_HINTS,
     MODE_LABELS,
@@ -191,7 +193,7 @@ class ChatWidget(w.VBox):
         self.live = LiveRows(
             self.transcript, self._bridge, 1.0 / max_updates_per_second, self.status.refresh
         )
-        self._queue: deque[Msg | ResumeRequest | None] = deque()
+        self._queue: deque[Msg | Request | None] = deque()
         """Messages to send in turn; ``None``: answer steering a finished reply left queued;
         a ``ResumeRequest``: Continue (``agent.resume()``)."""
         self._runner: asyncio.Task[Any] | None = None
@@ -200,12 +202,17 @@ class ChatWidget(w.VBox):
         self._error_seen = False
         self.last_interrupted = False
         """True after a reply was interrupted, until the next reply starts."""
+        self.branches = BranchControls(self)
+        """Edit, Regenerate and the branch switcher (agents that fork: ``ReActAgent``)."""
         memory = getattr(agent, "memory", None)
-        for msg in memory.messages if memory is not None else []:
-            self.transcript.add(Entry(msg.id, msg), render=False)
-        for msg in memory.messages if memory is not None else []:
-            self.transcript.fold_continued(msg)  # a continued answer draws as one, with a seam
-        self.transcript.render()
+        if self.branches.enabled:
+            self.branches.redraw()  # memory, with a switcher wherever branches part
+        else:
+            for msg in memory.messages if memory is not None else []:
+                self.transcript.add(Entry(msg.id, msg), render=False)
+            for msg in memory.messages if memory is not None else []:
+                self.transcript.fold_continued(msg)  # a continued answer: one, with a seam
+            self.transcript.render()
         self._gauge_handle: asyncio.TimerHandle | None = None
         self._update_gauge()
         self._sub = agent.subscribe(self._bridge.callback(self._on_event))
@@ -285,8 +292,10 @@ class ChatWidget(w.VBox):
                 self._note.value = f'<span class="nb-hitl-note">{EMPTY_INPUT_NOTE}</span>'
                 return None
             msg = Msg(self.user_name, text, "user")
-        self._note.value = ""
         running = self.agent.is_replying
+        if self.branches.editing is not None and not running:  # Edit, then Send: a new branch
+            return msg if self.branches.send_edit(msg.get_text_content() or "") else None
+        self._note.value = ""
         mode = self._effective_mode()
         if running and mode == "steer":
             self.agent.steer_nowait(msg)  # type: ignore[attr-defined]
@@ -373,11 +382,30 @@ class ChatWidget(w.VBox):
         msg = Msg(self.user_name, instruction, "user") if instruction else None
         if msg is not None:
             self._sent_text[msg.id] = instruction or ""
+        return self._queue_request(ResumeRequest(msg), "continuing…")
+
+    def edit(self, msg_id: str, text: str | None = None) -> bool:
+        """Edit the earlier user message ``msg_id`` (its Edit button's twin): its text goes in
+        the box and Send re-sends it on a new branch (``agent.edit_and_resend``); with ``text``
+        it is re-sent at once. The branch it leaves is kept (the switcher goes back)."""
+        return self.branches.edit(msg_id, text)
+
+    def regenerate(self, msg_id: str) -> bool:
+        """Answer the answer ``msg_id``'s question again on a new branch (its Regenerate
+        button's twin, ``agent.regenerate``)."""
+        return self.branches.regenerate(msg_id)
+
+    def checkout(self, branch: Any) -> bool:
+        """Switch the conversation to ``branch`` (the switcher's arrows; ``agent.checkout``)."""
+        return self.branches.checkout(branch)
+
+    def _queue_request(self, request: Request, detail: str) -> bool:
+        """Queue Continue, an edit or a regenerate: run once the agent is idle."""
         self._note.value = ""
         self.continue_button.disabled = True
         self.stop_button.disabled = False
-        self.status.set_state("running", "continuing…")
-        self._queue.append(ResumeRequest(msg))
+        self.status.set_state("running", detail)
+        self._queue.append(request)
         if self._runner is None or self._runner.done():
             self._runner = self._bridge.spawn(self._run_queue(), name="nb_hitl-chat-runner")
         return True
@@ -539,6 +567,7 @@ class ChatWidget(w.VBox):
             self._bridge,
             focus_scope="nb-hitl-panel",
             copy_buttons=".nb-hitl-copy",
+            action_buttons=ACTION_BUTTONS,
             stopping_rows=".nb-hitl-live",
             stop_button=".nb-hitl-stop",
             stop_action="stop",
@@ -580,8 +609,8 @@ class ChatWidget(w.VBox):
                     continue  # taken in already, or by the next queued message's reply start
             self._error_seen = False
             try:
-                if isinstance(msg, ResumeRequest):
-                    await self.agent.resume(msg.instruction)  # type: ignore[attr-defined]
+                if isinstance(msg, (ResumeRequest, EditRequest, RegenerateRequest)):
+                    await msg.run(self.agent)
                 else:
                     await self.agent(msg)
             except AgentBusyError:
@@ -599,7 +628,7 @@ class ChatWidget(w.VBox):
         except Exception as exc:
             await self._failed(exc, None)
 
-    async def _failed(self, exc: Exception, msg: Msg | ResumeRequest | None) -> None:
+    async def _failed(self, exc: Exception, msg: Msg | Request | None) -> None:
         await asyncio.sleep(0)
         if not self._error_seen:
             self._show_error_row(self.agent.name, f"{type(exc).__name__}: {exc}")
@@ -610,7 +639,7 @@ class ChatWidget(w.VBox):
         if self.send(self.input.value) is not None:
             self.input.value = ""
 
-    def _restore_input(self, msg: Msg | ResumeRequest | None) -> None:
+    def _restore_input(self, msg: Msg | Request | None) -> None:
         text = self._sent_text.get(msg.id, "") if msg is not None else ""
         if text and is_blank(self.input.value):
             self.input.value = text
@@ -647,6 +676,7 @@ class ChatWidget(w.VBox):
     # -- events ---------------------------------------------------------------------------
     def _on_event(self, ev: Event) -> None:
         self.step_stop.on_event(ev)
+        self.branches.on_event(ev)
         if not isinstance(ev, (MessageUpdated, ReplyStarted)):
             self.status.follow(ev)
         if isinstance(ev, MessageUpdated):

@@ -121,6 +121,21 @@ function render({ model, el }) {
   }
   window.addEventListener("click", onCopy, true);
 
+  // Row buttons (Edit, Regenerate, the branch switcher's arrows) carry an action and its
+  // argument: a click (or Enter / Space on the focused button) sends them to the kernel.
+  function onAction(ev) {
+    const scope = root();
+    const selector = model.get("action_buttons");
+    if (!scope || !selector || !(ev.target instanceof Element)) return;
+    const button = ev.target.closest(selector);
+    if (!button || !scope.contains(button) || button.disabled) return;
+    if (scope.classList.contains(INACTIVE)) return;
+    ev.preventDefault();
+    ev.stopPropagation();
+    model.send({ action: button.dataset.nbHitlAction || "", text: button.dataset.nbHitlArg || "" });
+  }
+  window.addEventListener("click", onAction, true);
+
   // "Focus inside the panel" also covers a click on text that takes no focus (the transcript):
   // the browser then focuses the notebook around it. The panel counts as focused from a press
   // inside it until a press elsewhere, while its cell is the notebook's active one.
@@ -218,6 +233,7 @@ function render({ model, el }) {
     window.removeEventListener("keydown", onKey, true);
     window.removeEventListener("click", onClick, true);
     window.removeEventListener("click", onCopy, true);
+    window.removeEventListener("click", onAction, true);
     window.removeEventListener("pointerdown", onPointer, true);
     if (timer) clearInterval(timer);
   };
@@ -250,6 +266,9 @@ class KeyBindings(anywidget.AnyWidget):
             button is enabled, so an idle panel leaves the key to JupyterLab.
         copy_buttons: CSS selector of the scope's Copy buttons: a click copies the button's
             ``data-copy`` text to the clipboard (``""``: none).
+        action_buttons: CSS selector of the scope's row buttons: a click sends the action
+            named by the button's ``data-nb-hitl-action`` with ``data-nb-hitl-arg`` as its
+            text (``""``: none).
     """
 
     _esm = _ESM
@@ -272,6 +291,7 @@ class KeyBindings(anywidget.AnyWidget):
     stop_action = traitlets.Unicode("").tag(sync=True)
     focus_scope = traitlets.Unicode("").tag(sync=True)
     copy_buttons = traitlets.Unicode("").tag(sync=True)
+    action_buttons = traitlets.Unicode("").tag(sync=True)
 
     def __init__(
         self,
@@ -285,8 +305,10 @@ class KeyBindings(anywidget.AnyWidget):
         stop_action: str = "",
         focus_scope: str = "",
         copy_buttons: str = "",
+        action_buttons: str = "",
     ) -> None:
         super().__init__(
+            action_buttons=action_buttons,
             focus_scope=focus_scope,
             copy_buttons=copy_buttons,
             scope=scope,

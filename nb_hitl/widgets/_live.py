@@ -11,6 +11,7 @@ line while streaming and in full once the message is final.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import ipywidgets as w
@@ -113,6 +114,8 @@ class LiveMessageView(w.VBox):
         self._tail_value = ""
         self._extras_html = ""
         self.finished = False
+        self.actions: Callable[[Msg, str], str] | None = None
+        """Adds the finished row's buttons (Edit, Regenerate); set by the transcript."""
 
     def _head(self, msg: Msg, live: bool = False) -> str:
         return resumed_header(msg, live) if self.seams else header_html(msg, live=live)
@@ -205,6 +208,8 @@ class LiveMessageView(w.VBox):
         err = error_text(msg)
         if err:
             extras += plain(err)
+        if self.actions is not None:  # the row's buttons go last, under the text
+            extras = self.actions(msg, f"<div>{extras}</div>")
         self._extras.value = extras
         self.finished = True
 

@@ -1,4 +1,5 @@
-"""What the chat's Continue does: ``agent.resume()`` (the same answer, finished) when it can.
+"""What the chat's Continue does (``agent.resume()``: the same answer, finished, when it can),
+and the other queued requests that are not a message: edit-and-resend and regenerate.
 
 Continue continues the interrupted reply itself (``agent.resume(instruction)``: the partial
 answer is finished mid-sentence, the typed text, if any, steers the rest). It falls back to
@@ -27,6 +28,42 @@ class ResumeRequest:
         """The instruction's id (what the chat restores to the box if resuming fails)."""
         return self.instruction.id if self.instruction is not None else "resume-request"
 
+    async def run(self, agent: Any) -> Any:
+        """Continue the agent's interrupted reply."""
+        return await agent.resume(self.instruction)
+
+
+@dataclass
+class EditRequest:
+    """A queued edit: ``agent.edit_and_resend(msg_id, text)`` (a new branch) once idle."""
+
+    msg_id: str
+    """The earlier user message being edited."""
+    text: str
+    """Its new text."""
+    id: str = "edit-request"
+
+    async def run(self, agent: Any) -> Any:
+        """Re-send the edited message on a new branch."""
+        return await agent.edit_and_resend(self.msg_id, self.text)
+
+
+@dataclass
+class RegenerateRequest:
+    """A queued regenerate: ``agent.regenerate(msg_id)`` (a new branch) once idle."""
+
+    msg_id: str
+    """The answer to give again."""
+    id: str = "regenerate-request"
+
+    async def run(self, agent: Any) -> Any:
+        """Answer the answer's question again on a new branch."""
+        return await agent.regenerate(self.msg_id)
+
+
+Request = ResumeRequest | EditRequest | RegenerateRequest
+"""What the chat queues besides messages."""
+
 
 def can_resume(agent: Any) -> bool:
     """Whether ``agent.resume()`` would continue something now (False without ``resume()``)."""
@@ -38,4 +75,4 @@ def can_resume(agent: Any) -> bool:
         return False
 
 
-__all__ = ["ResumeRequest", "can_resume"]
+__all__ = ["EditRequest", "RegenerateRequest", "Request", "ResumeRequest", "can_resume"]

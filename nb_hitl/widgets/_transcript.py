@@ -67,6 +67,8 @@ class Transcript:
         resume instruction): kept as entries, not drawn (the answer shows its seam)."""
         self.instructions: dict[str, str] = {}
         """Continued answer id -> the instruction given to ``resume()`` (quoted at the seam)."""
+        self.row_actions: Callable[[Msg, str], str] | None = None
+        """Adds a message row's buttons (Edit, Regenerate) to its HTML; None: no buttons."""
         self.earlier = w.Button(description="Show earlier messages", layout={"display": "none"})
         # The scrolling box is a ``column-reverse`` flex box (see ``CSS``) around one inner box
         # holding the rows in reading order: its scroll starts at the bottom and stays there
@@ -165,6 +167,21 @@ class Transcript:
         """The newest user message shown."""
         return next((e.msg for e in reversed(self.entries) if e.msg and e.msg.role == "user"), None)
 
+    def reset(self, messages: list[Msg]) -> None:
+        """Start over with ``messages`` (memory now holds another branch); not rendered yet."""
+        self.entries = []
+        self.by_key = {}
+        self.unconfirmed = []
+        self.folded = set()
+        self.instructions = {}
+        for msg in messages:
+            self.add(Entry(msg.id, msg), render=False)
+
+    def insert_at(self, index: int, entry: Entry) -> None:
+        """Insert a row at position ``index`` of the entries (not rendered yet)."""
+        self.by_key[entry.key] = entry
+        self.entries.insert(index, entry)
+
     def fold_continued(self, msg: Msg) -> bool:
         """Draw the continued answer ``msg`` as one answer: hide the rows it continues.
 
@@ -200,11 +217,15 @@ class Transcript:
             elif is_continuation(entry.msg):  # agent.resume(): one answer, with its seam
                 instruction = self.instruction_for(entry.msg)
                 row = continued_html(entry.msg, self.images, self._msg_of, instruction)
-                entry.view = html(with_copy_button(entry.msg, row))
+                entry.view = html(with_copy_button(entry.msg, self._actions(entry.msg, row)))
             else:
-                entry.view = html(with_copy_button(entry.msg, msg_html(entry.msg, self.images)))
+                row = self._actions(entry.msg, msg_html(entry.msg, self.images))
+                entry.view = html(with_copy_button(entry.msg, row))
             entry.view.add_class("nb-hitl-row")
         return entry.view
+
+    def _actions(self, msg: Msg, row: str) -> str:
+        return self.row_actions(msg, row) if self.row_actions is not None else row
 
     def _msg_of(self, key: str) -> Msg | None:
         entry = self.by_key.get(key)
@@ -310,6 +331,7 @@ class LiveRows:
                 self.transcript.fold_continued(msg)
                 instruction = self.transcript.instruction_for(msg)
                 view = LiveMessageView(msg, self.transcript.images, instruction)
+                view.actions = self.transcript.row_actions
                 self.views[msg_id] = view
                 self.transcript.add(Entry(msg_id, msg, view))
             view.update(msg)
