@@ -283,6 +283,8 @@ async def ask_user(questions: list[Question]) -> dict[str, Answer]:
     return await agent.ask(questions, call_id=call.id)
 
 
+ask_user.__nb_hitl_read_only__ = True  # type: ignore[attr-defined]  # asking changes nothing
+
 __all__ = [
     "MAX_QUESTIONS",
     "Answer",

@@ -88,7 +88,7 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
         name: str | None = None,
         description: str | None = None,
         needs_approval: ApprovalRule = False,
-        read_only: bool = False,
+        read_only: bool | None = None,
         outlive_reply: bool = False,
     ) -> RegisteredTool:
         """Register a function as a tool (sync or async, returning or streaming).
@@ -117,7 +117,8 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
             needs_approval: ``True``, or a predicate on the call, to make calls wait for a
                 person's approval before they run (nb_hitl only).
             read_only: the tool only reads (nothing it does needs undoing): the
-                ``allow_reads`` permission mode lets its calls run without asking.
+                ``allow_reads`` permission mode lets its calls run without asking. Default:
+                the function's ``__nb_hitl_read_only__`` attribute (``ask_user`` has it).
             outlive_reply: with ``async_execution``, its background tasks keep running when
                 the reply that started them is interrupted (others are cancelled then).
 
@@ -183,7 +184,9 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
             postprocess_func=postprocess_func,
             async_execution=async_execution,
             var_positional=var_positional,
-            read_only=bool(read_only),
+            read_only=bool(
+                getattr(func, "__nb_hitl_read_only__", False) if read_only is None else read_only
+            ),
             outlive_reply=bool(outlive_reply),
         )
         if tool_name in self.tools:

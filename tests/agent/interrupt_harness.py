@@ -28,6 +28,9 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any
 
+from permission_harness import MODES as PERMISSION_MODES
+from permission_harness import RULES as PERMISSION_RULES
+from permission_harness import RunCounter, add_rule, outside_twice, policy_for, question_args
 from resume_harness import (
     STARTS,
     Violation,
@@ -37,7 +40,7 @@ from resume_harness import (
     start_episode,
 )
 
-from nb_hitl.agent import CompressionConfig, ReActAgent
+from nb_hitl.agent import CompressionConfig, ReActAgent, ask_user
 from nb_hitl.events import Event
 from nb_hitl.exceptions import AgentBusyError, ApprovalError
 from nb_hitl.memory import InMemoryMemory
@@ -47,7 +50,17 @@ from nb_hitl.testing import assert_prompt_valid
 from nb_hitl.token import TokenCounter
 from nb_hitl.tool import Toolkit, ToolResponse
 
-TOOL_KINDS = ("sync", "async", "stream", "raises", "swallows", "self_interrupt", "approval")
+TOOL_KINDS = (
+    "sync",
+    "async",
+    "stream",
+    "raises",
+    "swallows",
+    "self_interrupt",
+    "approval",
+    "ask",
+    "ask_bad",
+)
 MOMENTS = ("none", "before_start", "iterations", "event")
 EVENT_KINDS = (
     "message_updated",
@@ -55,6 +68,7 @@ EVENT_KINDS = (
     "tool_call_started",
     "tool_result",  # ToolResultReady.kind
     "approval_requested",
+    "question_asked",
     "compression_started",
 )
 HOWS = (
@@ -67,7 +81,7 @@ HOWS = (
     "stop_after_step",
 )
 SECOND_HOWS = ("interrupt", "interrupt_msg", "raw_cancel", "caller_cancel", "stop_after_step")
-APPROVALS = ("approve", "deny", "edit", "none")
+APPROVALS = ("approve", "deny", "edit", "none", "thread")
 CALL_IDS = ("unique", "call_0", "", "dup")
 SPEEDS = (1500.0, 15000.0, 1e6)
 WAIT_S = 20.0
@@ -108,6 +122,8 @@ class EpisodePlan:
     """How the episode starts (``resume_harness.STARTS``): a question, a resume, a rewind."""
     pick: int = 0
     """Which earlier question or answer a rewind starts from (modulo how many there are)."""
+    decide_ms: int = 0
+    """``thread`` decisions: how long the outside thread waits before deciding (twice)."""
 
 
 @dataclass
@@ -120,6 +136,10 @@ class AgentPlan:
     keep_recent: int = 2
     prefix: bool = True
     """The model continues an assistant prefix (else: the continuation prompt)."""
+    mode: str = "ask"
+    """The permission mode (``permission_harness.MODES``)."""
+    rule: str = "none"
+    """One permission rule (``permission_harness.RULES``)."""
 
 
 @dataclass
@@ -166,6 +186,7 @@ def random_plan(rng: random.Random) -> EpisodePlan:
         steer_nth=rng.randint(1, 3),
         start=rng.choice(STARTS),
         pick=rng.randint(0, 5),
+        decide_ms=rng.randint(0, 5),
     )
 
 
@@ -176,6 +197,8 @@ def random_agent_plan(rng: random.Random) -> AgentPlan:
         threshold=rng.randint(250, 1500),
         keep_recent=rng.randint(1, 4),
         prefix=rng.random() < 0.7,
+        mode=rng.choice(PERMISSION_MODES),
+        rule=rng.choice(PERMISSION_RULES),
     )
 
 
@@ -230,6 +253,7 @@ class Harness:
         self.turns: list[ScriptedTurn] = []
         self.model = ScriptedModel(responder=self._respond, tokens_per_second=1e6)
         self.model.supports_assistant_prefix = plan.prefix
+        self.approval_runs = RunCounter()
         config = None
         if plan.compress:
             config = CompressionConfig(
@@ -246,7 +270,11 @@ class Harness:
             compression_config=config,
             max_iters=4,
             parallel_tool_calls=plan.parallel,
+            permissions=policy_for(plan.mode, plan.rule),
         )
+        add_rule(self.agent, plan.rule)
+        self.outside_errors: list[str] = []
+        """Wrong outcomes of decisions made from another thread."""
         self.stats = Stats()
         self.n = 0
         self.steered: list[Msg] = []
@@ -288,13 +316,23 @@ class Harness:
             self.agent.interrupt_nowait()
             return "paused for the human"
 
-        toolkit.register_tool_function(sync_tool, name="sync")
+        def approval(ms: int) -> str:
+            """A tool that needs approval (its runs are counted per call).
+
+            Args:
+                ms: a number.
+            """
+            self.approval_runs.ran()
+            return approval_tool(ms)
+
+        toolkit.register_tool_function(sync_tool, name="sync", read_only=True)
         toolkit.register_tool_function(async_tool, name="async")
         toolkit.register_tool_function(stream_tool, name="stream")
         toolkit.register_tool_function(raises_tool, name="raises")
         toolkit.register_tool_function(swallows_tool, name="swallows")
         toolkit.register_tool_function(self_interrupt_tool, name="self_interrupt")
-        toolkit.register_tool_function(approval_tool, name="approval", needs_approval=True)
+        toolkit.register_tool_function(approval, name="approval", needs_approval=True)
+        toolkit.register_tool_function(ask_user, name="ask")
         return toolkit
 
     def _script(self, plan: EpisodePlan) -> None:
@@ -309,7 +347,10 @@ class Harness:
                     kwargs["id"] = f"dup{t}"
                 else:
                     kwargs["id"] = call.call_id
-                calls.append(ScriptedToolCall(call.kind, {"ms": call.ms}, **kwargs))
+                if call.kind in ("ask", "ask_bad"):
+                    calls.append(ScriptedToolCall("ask", question_args(call.kind), **kwargs))
+                else:
+                    calls.append(ScriptedToolCall(call.kind, {"ms": call.ms}, **kwargs))
             text = " ".join(f"w{self.n}.{t}.{i}" for i in range(turn.text_tokens))
             self.turns.append(ScriptedTurn(text=text, tool_calls=calls))
         self.model.tokens_per_second = plan.tps
@@ -398,8 +439,13 @@ class Harness:
                 and seen[e.kind] == plan.event_nth
             ):
                 act_all()
+            later = act_all if actions_done == 0 else None
             if e.kind == "approval_requested" and e.tool_use is not None:  # type: ignore[attr-defined]
-                self._decide(plan, e.tool_use.id, act_all if actions_done == 0 else None)  # type: ignore[attr-defined]
+                call = e.tool_use  # type: ignore[attr-defined]
+                edit_ok = call.name == "approval"  # edited arguments fit the approval tool only
+                self._decide(plan, call.id, later, pending, edit_ok)
+            if e.kind == "question_asked":
+                self._answer(plan, e.question_id, later, pending)  # type: ignore[attr-defined]
 
         sub = agent.subscribe(on_event)
         before = start.index
@@ -457,6 +503,9 @@ class Harness:
         self.stats.starts[start.kind] += 1
         await self._check_no_tasks_left()
         self.check_memory()
+        problem = self.approval_runs.check() or next(iter(self.outside_errors), None)
+        if problem:
+            raise Violation(problem)
         self.stats.episodes += 1
         self.stats.interrupts += int(delivered)
 
@@ -482,15 +531,26 @@ class Harness:
         self.steered.append(msg)
         self.agent.steer_nowait(msg)
 
-    def _decide(self, plan: EpisodePlan, call_id: str, interrupt: Any) -> None:
+    def _decide(
+        self,
+        plan: EpisodePlan,
+        call_id: str,
+        interrupt: Any,
+        pending: list[Any],
+        edit_ok: bool = True,
+    ) -> None:
         agent = self.agent
         try:
-            if plan.approval == "approve":
+            if plan.approval == "thread":  # from another thread at a random moment, twice
+                decide = lambda: agent.decide(call_id, "approve")  # noqa: E731
+                loop = asyncio.get_running_loop()
+                pending.append(outside_twice(loop, plan.decide_ms, decide, self.outside_errors))
+            elif plan.approval == "approve":
                 agent.approve(call_id)
             elif plan.approval == "deny":
                 agent.deny(call_id, "no")
             elif plan.approval == "edit":
-                agent.approve(call_id, {"ms": 99})
+                agent.approve(call_id, {"ms": 99} if edit_ok else None)
             elif interrupt is not None:  # left undecided: only an interrupt ends the wait
                 interrupt()
                 if plan.how == "stop_after_step" and plan.second in (None, "stop_after_step"):
@@ -499,6 +559,33 @@ class Harness:
                 agent.approve(call_id)
         except ApprovalError:
             pass  # closed by an interrupt in the meantime: a legitimate refusal
+
+    def _answer(
+        self, plan: EpisodePlan, question_id: str, interrupt: Any, pending: list[Any]
+    ) -> None:
+        agent = self.agent
+        try:
+            if plan.approval == "thread":
+                answer = lambda: agent.answer(question_id, "b")  # noqa: E731
+                loop = asyncio.get_running_loop()
+                pending.append(outside_twice(loop, plan.decide_ms, answer, self.outside_errors))
+                return
+            if plan.approval == "deny":  # a choice not offered first: refused, still waiting
+                try:
+                    agent.answer(question_id, "zzz")
+                except ApprovalError as exc:
+                    if "not one of the choices" not in str(exc):
+                        raise Violation(f"a bad answer was refused oddly: {exc}") from None
+                else:
+                    raise Violation("an answer that was not a choice was accepted")
+            if plan.approval == "none" and interrupt is not None:
+                interrupt()
+                if plan.how == "stop_after_step" and plan.second in (None, "stop_after_step"):
+                    agent.answer(question_id, "a")
+                return
+            agent.answer(question_id, "a")
+        except ApprovalError:
+            pass  # closed by an interrupt in the meantime
 
     def _check_stop(self, result: Msg | None, asked: bool, delivered: bool) -> None:
         if result is None or not result.metadata.get("stopped_after_step"):

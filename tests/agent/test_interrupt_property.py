@@ -32,6 +32,8 @@ from interrupt_harness import (
     TurnPlan,
 )
 from machine_support import finish, machine_settings
+from permission_harness import MODES as PERMISSION_MODES
+from permission_harness import RULES as PERMISSION_RULES
 
 tool_plans = st.builds(
     ToolPlan,
@@ -58,6 +60,7 @@ episode_plans = st.builds(
     steer_nth=st.integers(1, 3),
     start=st.sampled_from(STARTS),
     pick=st.integers(0, 5),
+    decide_ms=st.integers(0, 5),
 )
 agent_plans = st.builds(
     AgentPlan,
@@ -66,6 +69,8 @@ agent_plans = st.builds(
     threshold=st.integers(250, 1500),
     keep_recent=st.integers(1, 4),
     prefix=st.booleans(),
+    mode=st.sampled_from(PERMISSION_MODES),
+    rule=st.sampled_from(PERMISSION_RULES),
 )
 
 
