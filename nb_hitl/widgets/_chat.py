@@ -716,8 +716,10 @@ class ChatWidget(w.VBox):
             self._finish_idle(interrupted=False, error=text)
         elif isinstance(ev, (CompressionStarted, CompressionFinished, CompressionUndone)):
             self.compressions.on_event(ev)
-        if isinstance(ev, GAUGE_EVENTS):
-            self._schedule_gauge()
+        if isinstance(ev, MessageAdded):
+            self._schedule_gauge()  # messages come in bursts: counted once for the burst
+        elif isinstance(ev, GAUGE_EVENTS):
+            self._update_gauge()  # the end of a reply, a compression, new settings: at once
 
     def _schedule_gauge(self) -> None:
         if self._gauge_handle is None:
@@ -725,7 +727,9 @@ class ChatWidget(w.VBox):
 
     def _update_gauge(self) -> None:
         """Count the next prompt against the compression threshold (the status line's gauge)."""
-        self._gauge_handle = None
+        if self._gauge_handle is not None:
+            self._gauge_handle.cancel()
+            self._gauge_handle = None
         self.status.set_context(context_gauge(self.agent))
 
     def _note_row(self, text: str) -> None:

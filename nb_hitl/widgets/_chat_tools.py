@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 
     from ._chat import ChatWidget
 
-GAUGE_DELAY = 0.25
-"""Seconds the context gauge waits after a memory change before it recounts (coalesced)."""
+GAUGE_DELAY = 0.1
+"""Seconds the context gauge waits after a new message before it recounts (a burst of
+messages is counted once); the end of a reply, a compression and new settings count at once."""
 
 
 class ChatTools(w.HBox):

@@ -237,7 +237,8 @@ class StatusLine(w.HTML):
             mode = esc(self.permission_mode)
             value += (
                 f' <span class="nb-hitl-permission-mode" data-mode="{mode}" '
-                f'title="permission mode">&#128274; {mode.replace("_", " ")}</span>'
+                f'title="permission mode"><i class="fa fa-lock" aria-hidden="true"></i> '
+                f"{mode.replace('_', ' ')}</span>"
             )
         if value != self._drawn:
             self._drawn = value

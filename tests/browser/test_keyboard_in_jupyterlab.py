@@ -107,6 +107,10 @@ def test_interrupt_button_keyboard_and_rerun(browser: Any, lab: LabServer, artif
         page.locator("jp-button[data-command='notebook:interrupt-kernel']").first.click()
         wait_more_interrupted(page, before)
         wait_status(page, "idle")
+        # It says what stopped it: the kernel interrupt, not "the user".
+        page.wait_for_selector(f"{CHAT} .nb-hitl-badge >> text=Kernel ▸ Interrupt",
+                               timeout=30_000)  # fmt: skip
+        assert "Kernel ▸ Interrupt" in page.locator(f"{CHAT} .nb-hitl-status").first.inner_text()
         page.screenshot(path=str(artifacts / "kernel-interrupt-stopped-panel.png"))
 
         # Re-run the panel's cell while a reply streams: the new panel's Stop works.

@@ -65,7 +65,19 @@ def test_keyboard_interrupt_and_restart_in_notebook7(
         wait_streaming(page)
         page.locator("jp-button[data-command='notebook:interrupt-kernel']").first.click()
         wait_more_interrupted(page, before)
+        # It says what stopped it: the kernel interrupt, not "the user".
+        page.wait_for_selector(f"{INTERRUPTED} .nb-hitl-badge >> text=Kernel ▸ Interrupt",
+                               timeout=30_000)  # fmt: skip
         page.screenshot(path=str(artifacts / "notebook7-kernel-interrupt.png"))
+
+        # Escape after a click on the transcript's text (which takes no focus) stops too.
+        before = page.locator(INTERRUPTED).count()
+        box.fill("third question")
+        box.press("Control+Enter")
+        wait_streaming(page)
+        page.locator(".nb-hitl-chat .nb-hitl-msg").first.click()
+        page.keyboard.press("Escape")
+        wait_more_interrupted(page, before)
 
         page.locator(".lm-MenuBar-itemLabel", has_text="Kernel").first.click()
         page.locator(".lm-Menu-itemLabel", has_text=re.compile("^Restart Kernel")).first.click()
