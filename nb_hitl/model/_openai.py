@@ -39,7 +39,18 @@ from pydantic import BaseModel, SecretStr
 from nb_hitl.exceptions import ConfigError, ModelAuthError, ModelStreamError
 
 from ._base import ChatModelBase, ChatResponse, ModelCall, ToolChoice
+from ._continuation import CONTINUE_KWARG
 from ._openai_errors import ErrorContext, is_retryable, retry_after_seconds, translate_error
+from ._openai_prefix import (
+    COMPLETIONS,
+    ChatTemplate,
+    CompletionStream,
+    check_prefix_style,
+    check_template,
+    completion_as_chat,
+    completion_request,
+    prefix_request,
+)
 from ._openai_stream import StreamAccumulator
 from ._secrets import install_log_redaction, split_url_credentials
 from ._structured import STRUCTURED_TOOL, structured_tool, with_structured_output
@@ -121,6 +132,13 @@ class OpenAIChatModel(ChatModelBase):
         client_args: deprecated name of ``client_kwargs`` (a ``DeprecationWarning``).
         key_env: the environment variable named in error messages and read for the key.
         provider: a name for messages (default: derived from ``base_url``).
+        assistant_prefix: how the server is asked to continue a partial answer
+            (``agent.resume()``): ``"continue_final_message"`` (vLLM, SGLang, llama-server),
+            ``"prefix"`` (DeepSeek beta, Mistral), ``"partial"`` (DashScope), ``"plain"``
+            (servers that continue a final assistant message by themselves), ``"completions"``
+            (llama-cpp-python: a raw ``/v1/completions`` request with ``chat_template``), ``None``
+            (the continuation prompt), or ``"auto"`` (by host; see ``_openai_prefix``).
+        chat_template: for ``"completions"``: ``"chatml"`` or a function (messages) -> prompt.
 
     ``await model(messages, tools=..., tool_choice=..., structured_model=...)`` works as in
     AgentScope 1.x (see ``ChatModelBase``). With ``structured_model`` the model is made to call
@@ -162,6 +180,8 @@ class OpenAIChatModel(ChatModelBase):
         client_args: dict[str, Any] | None = None,
         key_env: str | None = None,
         provider: str | None = None,
+        assistant_prefix: str | None = "auto",
+        chat_template: str | ChatTemplate = "chatml",
     ) -> None:
         if not isinstance(model_name, str) or not model_name.strip():
             raise ConfigError(
@@ -212,6 +232,10 @@ class OpenAIChatModel(ChatModelBase):
         self.stream_tool_parsing = stream_tool_parsing
         self.generate_kwargs = dict(generate_kwargs or {})
         self.provider = provider or self._default_provider()
+        self.assistant_prefix = check_prefix_style(assistant_prefix, self.base_url)
+        """The request shape that continues a partial answer (None: the prompt form)."""
+        self.supports_assistant_prefix = self.assistant_prefix is not None
+        self._chat_template = check_template(chat_template)
         key = api_key if api_key is not None else os.environ.get(self.key_env)
         client_key = client_args.pop("api_key", None)
         key = key or client_key
@@ -325,6 +349,7 @@ class OpenAIChatModel(ChatModelBase):
         kwargs: dict[str, Any],
     ) -> dict[str, Any]:
         fields: dict[str, Any] = {**self.generate_kwargs, **kwargs}
+        template = fields.pop(COMPLETIONS, None)
         fields.update(
             model=self.model_name, messages=_no_null_content(messages), stream=self.stream
         )
@@ -350,7 +375,17 @@ class OpenAIChatModel(ChatModelBase):
                 extra_body[name] = value  # e.g. DashScope's enable_thinking
         if extra_body:
             request["extra_body"] = extra_body
+        if template is not None:  # a continuation as a raw completion (llama-cpp-python)
+            return {COMPLETIONS: completion_request({**fields, **request}, template)}
         return request
+
+    async def _create(self, client: Any, request: dict[str, Any]) -> Any:
+        """Send ``request``: a chat completion, or the raw completion ``_request`` made."""
+        completion = request.get(COMPLETIONS)
+        if completion is None:
+            return await client.chat.completions.create(**request)
+        result = await client.completions.create(**completion)
+        return CompletionStream(result) if self.stream else completion_as_chat(result)
 
     # -- calling ---------------------------------------------------------------------------------
     def __call__(
@@ -379,6 +414,12 @@ class OpenAIChatModel(ChatModelBase):
             tool_choice = STRUCTURED_TOOL
         elif tool_choice is not None and tools:
             self._validate_tool_choice("required" if tool_choice == "any" else tool_choice, tools)
+        if kwargs.pop(CONTINUE_KWARG, False) and self.assistant_prefix is not None:
+            messages, extra = prefix_request(self.assistant_prefix, messages)
+            kwargs = {**kwargs, **extra}
+            if self.assistant_prefix == "completions":  # no tools in a raw completion
+                tools, tool_choice = None, None
+                kwargs[COMPLETIONS] = self._chat_template
         stream = self._generate(messages, tools, tool_choice, kwargs)
         if structured_model is not None:
             stream = _structured_chunks(stream)
@@ -452,12 +493,12 @@ class OpenAIChatModel(ChatModelBase):
             stream: Any = None
             try:
                 if self.stream:
-                    stream = await client.chat.completions.create(**request)
+                    stream = await self._create(client, request)
                     async for chunk in stream:
                         if acc.add(chunk):
                             out.put_nowait(acc.response())
                 else:
-                    acc.add(await client.chat.completions.create(**request))
+                    acc.add(await self._create(client, request))
                 break
             except Exception as exc:
                 if stream is not None:

@@ -36,6 +36,9 @@ from urllib.parse import urlsplit
 
 from nb_hitl.exceptions import ConfigError
 
+COMPLETIONS = "__nb_hitl_completion__"
+"""Request key under which ``OpenAIChatModel`` carries a raw-completion continuation."""
+
 PREFIX_STYLES = ("continue_final_message", "prefix", "partial", "plain", "completions")
 """The request shapes ``OpenAIChatModel(assistant_prefix=...)`` knows."""
 
@@ -182,11 +185,36 @@ def completion_as_chat(chunk: Any) -> dict[str, Any]:
     return out
 
 
+class CompletionStream:
+    """A streamed ``/v1/completions`` response whose chunks read as chat-completion chunks,
+    closed the way the SDK's chat streams are (``close()``)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self._iterator = self._chunks()
+
+    async def _chunks(self) -> Any:
+        async for chunk in self._inner:
+            yield completion_as_chat(chunk)
+
+    def __aiter__(self) -> Any:
+        return self._iterator
+
+    async def close(self) -> None:
+        """Close the response (the server sees the disconnect) and its reader."""
+        await self._inner.close()
+        inner = getattr(self._inner, "_iterator", None)
+        if inner is not None and hasattr(inner, "aclose"):
+            await inner.aclose()
+
+
 __all__ = [
+    "COMPLETIONS",
     "COMPLETION_FIELDS",
     "PREFIX_STYLES",
     "TEMPLATES",
     "ChatTemplate",
+    "CompletionStream",
     "auto_prefix_style",
     "chatml",
     "check_prefix_style",
