@@ -166,6 +166,7 @@ async def test_stop_with_steering_pending_starts_no_new_reply_and_keeps_it() -> 
     assert esc_in(STEER_KEPT_NOTE, chat._note.value)
     assert [m.get_text_content() for m in agent.pending_steering] == ["use the mirror"]
     assert "use the mirror" not in user_texts(agent)
+    gate.set()  # Continue may run the fetch again (closed unrun by the stop): let it finish
     chat.resume()
     await until(lambda: chat.state == "idle" and "after the stop" in all_html(chat), what="go")
     texts = user_texts(agent)
