@@ -22,17 +22,14 @@ user can open, edit and delete.
 
 from __future__ import annotations
 
-import json
-import os
-import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableSet
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from nb_hitl.exceptions import ConfigError
 
+from ._permission_file import CONFIG_ENV, UserRules, config_dir, permissions_file
 from ._permission_rule import SCOPES, Behavior, PermissionRule, Scope
 
 if TYPE_CHECKING:
@@ -41,37 +38,12 @@ if TYPE_CHECKING:
 
 Mode = Literal["ask", "allow_reads", "allow_all", "deny_all"]
 MODES: tuple[str, ...] = ("ask", "allow_reads", "allow_all", "deny_all")
-CONFIG_ENV = "NB_HITL_CONFIG_DIR"
 MODE_TEXT = {
     "ask": "ask when a tool needs approval",
     "allow_reads": "reads run, everything else asks",
     "allow_all": "every call runs without asking",
     "deny_all": "no tool call runs",
 }
-
-
-def config_dir() -> Path:
-    """nb_hitl's user config directory: ``$NB_HITL_CONFIG_DIR``, else the platform's own
-    (``~/.config/nb_hitl`` on Linux, ``~/Library/Application Support/nb_hitl`` on macOS,
-    ``%APPDATA%\\nb_hitl`` on Windows)."""
-    given = os.environ.get(CONFIG_ENV)
-    if given:
-        return Path(given).expanduser()
-    try:
-        import platformdirs
-    except ImportError:  # pragma: no cover - platformdirs ships with Jupyter
-        if sys.platform == "win32":
-            return Path(os.environ.get("APPDATA", Path.home())) / "nb_hitl"
-        if sys.platform == "darwin":
-            return Path.home() / "Library" / "Application Support" / "nb_hitl"
-        base = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
-        return Path(base) / "nb_hitl"
-    return Path(platformdirs.user_config_dir("nb_hitl", appauthor=False))
-
-
-def permissions_file() -> Path:
-    """The JSON file that holds the ``always`` rules (it may not exist yet)."""
-    return config_dir() / "permissions.json"
 
 
 @dataclass(frozen=True)
@@ -84,49 +56,6 @@ class Verdict:
     """Why, in words (the rule or the mode)."""
     rule: PermissionRule | None = None
     """The rule that decided, if one did."""
-
-
-class _UserRules:
-    """The ``always`` rules in the user's file, re-read when the file changes."""
-
-    def __init__(self) -> None:
-        self._stamp: tuple[str, float, int] | None = None
-        self._rules: list[PermissionRule] = []
-        self.error = ""
-
-    def load(self) -> list[PermissionRule]:
-        path = permissions_file()
-        try:
-            st = path.stat()
-        except OSError:
-            self._stamp, self._rules, self.error = None, [], ""
-            return []
-        stamp = (str(path), st.st_mtime, st.st_size)
-        if stamp == self._stamp:
-            return list(self._rules)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(data, dict) or not isinstance(data.get("rules"), list):
-                raise ConfigError('it must hold {"rules": [...]}')
-            rules = [PermissionRule.from_dict({**r, "scope": "always"}) for r in data["rules"]]
-        except (OSError, ValueError) as exc:
-            self.error = (
-                f"{path} cannot be read ({exc}); fix or delete the file. Until then every "
-                "tool call asks."
-            )
-            self._stamp, self._rules = stamp, []
-            return []
-        self._stamp, self._rules, self.error = stamp, rules, ""
-        return list(rules)
-
-    def write(self, rules: list[PermissionRule]) -> None:
-        path = permissions_file()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        text = json.dumps({"rules": [r.to_dict() for r in rules]}, indent=2, ensure_ascii=False)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(text + "\n", encoding="utf-8")
-        os.replace(tmp, path)
-        self._stamp = None
 
 
 class AllowedTools(MutableSet[str]):
@@ -188,7 +117,7 @@ class PermissionPolicy:
         self._mode: Mode = "ask"
         self.mode = mode
         self._rules: list[PermissionRule] = []
-        self._user = _UserRules() if user_rules else None
+        self._user = UserRules() if user_rules else None
         self._toolkit: Toolkit | None = None
         self._listeners: list[Callable[[], None]] = []
         self._reply_id: str | None = None

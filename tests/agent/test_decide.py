@@ -17,6 +17,8 @@ from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
 from nb_hitl.testing import assert_history_valid, wait_for_event
 from nb_hitl.tool import Toolkit
 
+DOCS_TEXT = (Path(__file__).resolve().parents[2] / "docs" / "permissions.md").read_text()
+
 
 def mail_agent(ran: list[str], script: list[Any]) -> ReActAgent:
     toolkit = Toolkit()
@@ -168,3 +170,42 @@ async def test_a_decision_survives_a_restart_and_lands_once(tmp_path: Path) -> N
     assert reply.get_text_content() == "Sent after the restart."
     assert ran == ["ann"]
     assert_history_valid(restarted.memory.messages)
+
+
+async def test_the_web_hook_example_of_the_docs_decides_exactly_once() -> None:
+    import json
+    import re
+    import urllib.error
+    import urllib.request
+
+    code = re.search(r"```python\n(from http\.server.*?)```", DOCS_TEXT, re.S)
+    assert code is not None
+    ran: list[str] = []
+    agent = mail_agent(ran, [mail_turn("ann"), "Sent."])
+    task = await parked(agent)
+    scope: dict[str, Any] = {"agent": agent}
+    exec(code.group(1).replace("8765", "0"), scope)  # a free port on loopback
+    server = scope["server"]
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+
+    def post() -> int:
+        body = json.dumps({"call_id": "m1", "decision": "approve"}).encode()
+        request = urllib.request.Request(url, body, {"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return int(response.status)
+        except urllib.error.HTTPError as exc:
+            return int(exc.code)
+        except (ConnectionError, urllib.error.URLError):
+            return 500  # the handler raised (already decided): the connection was dropped
+
+    try:
+        loop = asyncio.get_running_loop()
+        first = await loop.run_in_executor(None, post)
+        await task
+        second = await loop.run_in_executor(None, post)  # a duplicated delivery
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert first == 204 and second != 204
+    assert ran == ["ann"]
