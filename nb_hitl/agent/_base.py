@@ -179,6 +179,8 @@ class AgentBase(StateModule, ConsoleMixin, ReplyTaskMixin, HubMixin):
         request reached the event loop, a newer reply is left alone and the result is False.
         """
         step = _check_when(when) == "step"
+        if step and not self.supports_stop_after_step:
+            self._request_stop(None, None)  # raises TypeError here, in the caller's thread
         loop = self._loop
         ctx = self._reply
         out: concurrent.futures.Future[bool] = concurrent.futures.Future()

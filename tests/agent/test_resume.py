@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from nb_hitl.testing import assert_history_valid, wait_for_event
 from nb_hitl.testing import user_msg as user
 from nb_hitl.tool import Toolkit
 
+ROOT = str(Path(__file__).resolve().parents[2])
 ANSWER = "The reply runs as a background task so that the cell returns at once and Stop works."
 REST = " and then it goes on to the end."
 
@@ -337,3 +339,67 @@ async def test_a_reply_interrupted_before_a_save_is_continued_after_loading_in_a
     assert reply.metadata["continues"] == record.id
     assert fresh.model.calls[-1].messages[-1] == {"role": "assistant", "content": cut}  # type: ignore[attr-defined]
     assert_history_valid(fresh.memory.messages)
+
+
+async def test_a_reply_interrupted_on_an_approval_resumes_after_loading_in_a_new_agent(
+    tmp_path: Any,
+) -> None:
+    gate, ran = asyncio.Event(), []
+    gate.set()
+    model = ScriptedModel([tool_turn("fast", "guarded")], tokens_per_second=1e6)
+    agent = ReActAgent("Friday", "sys", model, toolkit=gated_toolkit(gate, ran))
+    task = asyncio.create_task(agent(user("Look Oslo up.")))
+    await wait_for_event(agent, lambda e: e.kind == "approval_requested")
+    await agent.interrupt()
+    await task
+    path = agent.save_session(tmp_path / "parked.json")
+
+    fresh_ran: list[str] = []
+    fresh_model = ScriptedModel(["Both done."], tokens_per_second=1e6)
+    fresh = ReActAgent("Friday", "sys", fresh_model, toolkit=gated_toolkit(gate, fresh_ran))
+    fresh.load_session(path)
+    assert fresh.resume_point().continued_by == "tools"
+    task = asyncio.create_task(fresh.resume())
+    await wait_for_event(fresh, lambda e: e.kind == "approval_requested")
+    fresh.approve(fresh.pending_approvals[0].call.id)
+    reply = await task
+    assert fresh_ran == ["fast Oslo", "guarded Oslo"] and reply.get_text_content() == "Both done."
+    assert ran == []
+    assert_history_valid(fresh.memory.messages)
+
+
+CONTINUE_IN_ANOTHER_PROCESS = """
+import asyncio, sys
+from nb_hitl.agent import ReActAgent
+from nb_hitl.model import ScriptedModel
+
+async def main():
+    agent = ReActAgent("Friday", "You explain things.", ScriptedModel([" and it ends."]))
+    agent.load_session(sys.argv[1])
+    reply = await agent.resume()
+    print(reply.metadata["continued_by"], reply.get_text_content(), sep="|")
+
+asyncio.run(main())
+"""
+
+
+async def test_a_reply_interrupted_in_one_process_is_continued_in_another(tmp_path: Any) -> None:
+    import os
+    import subprocess
+    import sys
+
+    agent = slow_agent([ANSWER])
+    await interrupted_mid_answer(agent)
+    cut = agent.memory.messages[1].get_text_content() or ""
+    path = agent.save_session(tmp_path / "chat.json")
+    env = {**os.environ, "PYTHONPATH": ROOT, "NB_HITL_DISABLE_CONSOLE_OUTPUT": "true"}
+    run = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-c", CONTINUE_IN_ANOTHER_PROCESS, str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == f"assistant_prefix|{cut} and it ends."

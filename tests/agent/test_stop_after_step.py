@@ -142,3 +142,5 @@ async def test_agents_without_steps_say_to_interrupt_instead() -> None:
     person = UserAgent("Ann", input_source=ScriptedInput(["hello"]))
     with pytest.raises(TypeError, match="interrupt"):
         await person.stop_after_step()
+    with pytest.raises(TypeError, match="interrupt"):
+        person.stop_after_step_threadsafe()
