@@ -8,10 +8,12 @@ going after a violation (printing it) instead of stopping at the first one.
     python scripts/soak_interrupts.py --pipeline --episodes 500 --seed 1
 
 ``--pipeline`` runs the pipeline episodes instead (``tests/agent/pipeline_harness.py``): a
-sequential pipeline of 2-3 agents in a ``MsgHub``, stopped at random points, resumed with a
-random choice, participants steered; a fresh hub every ``--session`` episodes.
+sequential or fanout pipeline of 2-3 agents in a ``MsgHub`` (with a ``UserAgent`` in the loop
+or not), stopped at random points (a steered speaker too), resumed with random choices many
+times, announcements and session save/load during the pauses, sessions saved while parked on
+an approval loaded into fresh agents; a fresh hub every ``--session`` episodes.
 
-The last line is always ``N episodes, K interrupts, V violations``.
+The last line is always ``N episodes, K interrupts, S steers, V violations``.
 """
 
 from __future__ import annotations
@@ -40,12 +42,8 @@ from interrupt_harness import (
     random_agent_plan,
     random_plan,
 )
-from pipeline_harness import (
-    PipelineHarness,
-    PipelineStats,
-    random_hub_plan,
-    random_pipeline_plan,
-)
+from pipeline_harness import PipelineHarness
+from pipeline_plans import PipelineStats, random_hub_plan, random_pipeline_plan
 
 
 def tally(counter: Counter[str]) -> str:
@@ -60,9 +58,9 @@ def report(episode: int, exc: Exception, plan: object, verbose: bool) -> None:
         traceback.print_exc()
 
 
-async def soak(episodes: int, seed: int, session: int, verbose: bool) -> tuple[int, int, int]:
+async def soak(episodes: int, seed: int, session: int, verbose: bool) -> tuple[int, int, int, int]:
     rng = random.Random(seed)
-    done = interrupts = violations = 0
+    done = interrupts = steers = violations = 0
     where: Counter[str] = Counter()
     by: Counter[str] = Counter()
     starts: Counter[str] = Counter()
@@ -83,9 +81,9 @@ async def soak(episodes: int, seed: int, session: int, verbose: bool) -> tuple[i
                 add(harness.stats)
             harness = Harness(random_agent_plan(rng))
         plan = random_plan(rng)
+        before, steered = harness.stats.interrupts, harness.stats.steers
         if rng.random() < 0.1:  # steering between replies: the next reply takes it in
             harness.steer(f"steered before episode {done + 1}")
-        before = harness.stats.interrupts
         try:
             await harness.episode(plan)
             if harness.stats.episodes % session == 0:
@@ -94,12 +92,14 @@ async def soak(episodes: int, seed: int, session: int, verbose: bool) -> tuple[i
             violations += 1
             report(done + 1, exc, plan, verbose)
             interrupts += harness.stats.interrupts - before
+            steers += harness.stats.steers - steered
             add(harness.stats)
             harness = None  # a fresh agent: one bad memory must not count twice
             await asyncio.sleep(0.05)
             done += 1
             continue
         interrupts += harness.stats.interrupts - before
+        steers += harness.stats.steers - steered
         done += 1
         if verbose and done % 500 == 0:
             rate = done / (time.perf_counter() - started)
@@ -109,27 +109,25 @@ async def soak(episodes: int, seed: int, session: int, verbose: bool) -> tuple[i
     print(f"interrupted at: {tally(where)}")
     print(f"interrupted by: {tally(by)}")
     print(f"started by: {tally(starts)}; stopped after a step: {stopped}")
-    return done, interrupts, violations
+    return done, interrupts, steers, violations
 
 
 async def soak_pipeline(
     episodes: int, seed: int, session: int, verbose: bool
-) -> tuple[int, int, int]:
+) -> tuple[int, int, int, int]:
     rng = random.Random(seed)
     done = violations = 0
     total = PipelineStats()
     harness: PipelineHarness | None = None
 
-    def add(stats: PipelineStats) -> None:
-        total.runs += stats.runs
-        total.interrupts += stats.interrupts
-        total.pauses += stats.pauses
-        total.actions.update(stats.actions)
+    def retire(old: PipelineHarness | None) -> None:
+        if old is not None:
+            total.add(old.stats)
+            old.close()
 
     while done < episodes:
         if harness is None or harness.stats.episodes % session == 0:
-            if harness is not None:
-                add(harness.stats)
+            retire(harness)
             harness = PipelineHarness(random_hub_plan(rng))
         plan = random_pipeline_plan(rng)
         if rng.random() < 0.1:  # steering between runs: the participant's next reply takes it in
@@ -141,19 +139,20 @@ async def soak_pipeline(
         except Exception as exc:  # a violation, or anything unexpected: count it, go on
             violations += 1
             report(done + 1, exc, plan, verbose)
-            add(harness.stats)
+            retire(harness)
             harness = None  # a fresh hub: one bad memory must not count twice
             await asyncio.sleep(0.05)
-            done += 1
-            continue
         done += 1
         if verbose and done % 200 == 0:
             print(f"... {done} episodes, {total.interrupts} interrupts", flush=True)
-    if harness is not None:
-        add(harness.stats)
+    retire(harness)
     print(f"pipeline runs and resumes: {total.runs}, pauses: {total.pauses}")
     print(f"resumed with: {tally(total.actions)}")
-    return done, total.interrupts, violations
+    print(
+        f"during pauses: {total.announcements} announcements, {total.reloads} sessions saved "
+        f"and loaded back; {total.parked_loads} sessions saved while parked, loaded elsewhere"
+    )
+    return done, total.interrupts, total.steers, violations
 
 
 def main() -> None:
@@ -167,8 +166,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     run = soak_pipeline if args.pipeline else soak
-    n, k, v = asyncio.run(run(args.episodes, args.seed, max(1, args.session), args.verbose))
-    print(f"{n} episodes, {k} interrupts, {v} violations")
+    n, k, s, v = asyncio.run(run(args.episodes, args.seed, max(1, args.session), args.verbose))
+    print(f"{n} episodes, {k} interrupts, {s} steers, {v} violations")
 
 
 if __name__ == "__main__":

@@ -149,6 +149,8 @@ class Stats:
     """Episodes in which an interrupt (or cancel) was delivered to a running reply."""
     interrupted: int = 0
     """Replies that ended interrupted."""
+    steers: int = 0
+    """Steering messages given (mid-reply or between replies)."""
     where: Counter[str] = field(default_factory=Counter)
     """Where the interrupted replies stopped (``interrupted_at``, tool arguments left out)."""
     by: Counter[str] = field(default_factory=Counter)
@@ -530,6 +532,7 @@ class Harness:
         msg = Msg("User", text, "user")
         self.steered.append(msg)
         self.agent.steer_nowait(msg)
+        self.stats.steers += 1
 
     def _decide(
         self,

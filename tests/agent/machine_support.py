@@ -35,19 +35,28 @@ def finish(loop: asyncio.AbstractEventLoop, harness: Any) -> None:
         loop.close()
 
 
-SOAK = Path(__file__).resolve().parents[2] / "scripts" / "soak_interrupts.py"
+ROOT = Path(__file__).resolve().parents[2]
+SOAK = ROOT / "scripts" / "soak_interrupts.py"
 
 
-def run_soak(*args: str) -> tuple[subprocess.CompletedProcess[str], int, int, int]:
-    """Run ``scripts/soak_interrupts.py`` with ``args``; the run and its last line's counts
-    (episodes, interrupts, violations)."""
+def run_soak(*args: str) -> tuple[subprocess.CompletedProcess[str], int, int, int, int]:
+    """Run ``scripts/soak_interrupts.py`` with ``args`` on this checkout's ``nb_hitl``; the run
+    and its last line's counts (episodes, interrupts, steers, violations)."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
     run = subprocess.run(
         [sys.executable, str(SOAK), *args],
         capture_output=True,
         text=True,
         timeout=600,
         check=False,
+        env=env,
     )
-    last = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else "0 x, 0 x, 0 x"
-    n, k, v = (int(part.split()[0]) for part in last.split(", "))
-    return run, n, k, v
+    last = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else "0 x, 0 x, 0 x, 0 x"
+    words = [part.split() for part in last.split(", ")]
+    if [w[-1] for w in words] != ["episodes", "interrupts", "steers", "violations"]:
+        raise AssertionError(f"the soak's last line is not its summary: {last!r}\n{run.stderr}")
+    n, k, s, v = (int(w[0]) for w in words)
+    return run, n, k, s, v

@@ -1,14 +1,16 @@
-"""Property-based: random pipelines of 2-3 agents in a MsgHub, stopped anywhere and resumed with
-a random choice, keep every participant's history valid and every broadcast right.
+"""Property-based: random pipelines of 2-3 agents in a MsgHub (a person in the loop or not),
+stopped anywhere and resumed with random choices, keep every participant's history valid and
+every broadcast exactly what was said.
 
 A hypothesis ``RuleBasedStateMachine`` runs several pipeline episodes on one hub (see
-``pipeline_harness`` for what an episode draws and which invariants are checked: every history
-valid with each tool_use answered once, no tool call in a broadcast, no message lost or
-duplicated, instructions and steering recorded once where they belong, the pipeline's position
-and speaker order right after every run and resume). Rules also steer a participant and
-broadcast an announcement between episodes. CI runs a fixed, derandomized example budget (about
-half a minute on 2 shared cores); ``scripts/soak_interrupts.py --pipeline`` runs the same
-episodes for much longer.
+``pipeline_harness`` for what an episode draws and which invariants are checked after every
+run, resume and pause: every history valid with each tool_use answered once, each participant
+observing each reply exactly once and exactly as that reply's own text so far, no tool block in
+a broadcast, instructions, announcements and steering recorded once where they belong, the
+pipeline's position and speakers right, sessions saved during a pause or while parked loading
+again). Rules also steer a participant and broadcast an announcement between episodes. CI runs
+a fixed, derandomized example budget (about half a minute on 2 shared cores);
+``scripts/soak_interrupts.py --pipeline`` runs the same episodes for much longer.
 """
 
 from __future__ import annotations
@@ -19,15 +21,16 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 from interrupt_harness import ToolPlan, TurnPlan
 from machine_support import finish, machine_settings
-from pipeline_harness import (
-    ACTIONS,
+from pipeline_harness import PipelineHarness
+from pipeline_plans import (
+    KINDS,
     PIPE_SPEEDS,
     PIPE_TOOL_KINDS,
     STOP_KINDS,
     HubPlan,
     PipelineEpisodePlan,
-    PipelineHarness,
     Segment,
+    SteerPlan,
     StopPlan,
 )
 
@@ -44,26 +47,44 @@ turns = st.lists(
 )
 stops = st.builds(
     StopPlan,
-    position=st.integers(0, 2),
+    position=st.integers(0, 3),
     kind=st.sampled_from(STOP_KINDS),
     nth=st.integers(1, 4),
 )
 segments = st.builds(
-    Segment, stop=st.none() | stops, action=st.sampled_from(ACTIONS), instruction=st.booleans()
+    Segment,
+    stop=st.none() | stops,
+    action=st.sampled_from(("retry", "retry", "skip", "stop")),
+    instruction=st.booleans(),
+    announce=st.booleans(),
+    reload=st.booleans(),
+)
+steers = st.builds(
+    SteerPlan,
+    position=st.integers(0, 3),
+    kind=st.sampled_from(("message_updated", "tool_call_started", "tool_result")),
+    nth=st.integers(1, 3),
+    then_stop=st.integers(0, 3),
 )
 episode_plans = st.builds(
     PipelineEpisodePlan,
     turns=st.lists(turns, min_size=3, max_size=3),
-    segments=st.lists(segments, min_size=1, max_size=4),
+    segments=st.lists(segments, min_size=1, max_size=5),
     approval=st.sampled_from(("approve", "deny")),
     with_input=st.booleans(),
     tps=st.sampled_from(PIPE_SPEEDS),
-    steer_position=st.none() | st.integers(0, 2),
-    steer_kind=st.sampled_from(STOP_KINDS),
-    steer_nth=st.integers(1, 3),
+    steers=st.lists(steers, max_size=2),
+    user_ms=st.integers(0, 10),
+    save_parked=st.booleans(),
 )
 hub_plans = st.builds(
-    HubPlan, size=st.integers(2, 3), order_seed=st.integers(0, 5), parallel=st.booleans()
+    HubPlan,
+    size=st.integers(2, 3),
+    order_seed=st.integers(0, 5),
+    parallel=st.booleans(),
+    kind=st.sampled_from(KINDS),
+    user=st.booleans(),
+    gather=st.booleans(),
 )
 
 
@@ -100,7 +121,11 @@ class PipelineMachine(RuleBasedStateMachine):
             self.harness.check_all()
 
     def teardown(self) -> None:
-        finish(self.loop, self.harness)
+        try:
+            finish(self.loop, self.harness)
+        finally:
+            if self.harness is not None:
+                self.harness.close()
 
 
 PipelineMachine.TestCase.settings = machine_settings("NB_HITL_PIPELINE_PROPERTY_EXAMPLES", 40)
