@@ -17,6 +17,8 @@ from ._input import WidgetInput
 from ._inspector import MemoryInspector
 from ._loop import LoopBridge
 from ._panel import AgentPanel
+from ._permissions_view import PermissionsView
+from ._question import QuestionCard, QuestionCards
 from ._session import SessionBar
 from .hub import HubPanel
 
@@ -30,6 +32,9 @@ __all__ = [
     "HubPanel",
     "LoopBridge",
     "MemoryInspector",
+    "PermissionsView",
+    "QuestionCard",
+    "QuestionCards",
     "SessionBar",
     "WidgetInput",
 ]

@@ -58,6 +58,13 @@ def test_notebook_05_runs_offline_and_backs_its_claims(
     assert f"this nb_hitl ({nb_hitl.__version__})" in text
     assert "broken.json: " in text and "corrupted" in text
     assert "missing.json: No session file" in text
+    assert "allow `send_email` with to matching '*@example.com' for this session" in text
+    assert "denied by policy: rule: deny `delete_files`" in text
+    assert "refused rule: The rule for tool 'send_mail' can match nothing" in text
+    assert 'the model received: {"Which day suits you?": "Friday"' in text
+    assert "suggested rule: allow `send_email` with any arguments for this session" in text
+    assert "approved at" in text and "second decision refused:" in text
+    assert "already decided: approved at" in text
 
 
 def run_cell(kc: Any, code: str, timeout: float = 120) -> str:
