@@ -105,12 +105,13 @@ async def test_resume_after_a_stop_goes_on_with_the_next_step() -> None:
 
 
 async def test_a_reply_that_finishes_first_just_finishes() -> None:
-    agent = ReActAgent("Friday", "sys", ScriptedModel(["All done."], tokens_per_second=200))
+    answer = " ".join(f"word{i}" for i in range(40))
+    agent = ReActAgent("Friday", "sys", ScriptedModel([answer], tokens_per_second=100))
     task = asyncio.create_task(agent(user("Hi")))
     await wait_for_event(agent, lambda e: e.kind == "message_updated")
-    assert agent.stop_after_step_nowait()
+    assert agent.stop_after_step_nowait()  # asked while the one model call streams
     result = await task
-    assert result.get_text_content() == "All done."
+    assert result.get_text_content() == answer
     assert "stopped_after_step" not in result.metadata
     assert not await agent.stop_after_step()  # nothing runs now
 
