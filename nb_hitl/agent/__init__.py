@@ -13,9 +13,8 @@ if TYPE_CHECKING:
         SummarySchema,
         plan_compression,
     )
-    from nb_hitl.compression._replay import replay_compression, replay_compression_async
-    from nb_hitl.compression._replay_result import CompressionReplay, ReplayCall, ReplayProgress
-    from nb_hitl.compression._replay_summary import (
+    from nb_hitl.compression._result import CompressionResult
+    from nb_hitl.compression.replay._policy import (
         FixedSummary,
         ModelSummary,
         RatioSummary,
@@ -23,8 +22,9 @@ if TYPE_CHECKING:
         SummaryOutcome,
         SummaryRequest,
     )
-    from nb_hitl.compression._result import CompressionResult
-    from nb_hitl.compression._sweep import CompressionSweep, sweep_compression
+    from nb_hitl.compression.replay._replay import replay_compression, replay_compression_async
+    from nb_hitl.compression.replay._result import CompressionReplay, ReplayCall, ReplayProgress
+    from nb_hitl.compression.replay._sweep import CompressionSweep, sweep_compression
 
     from ._approval import DENIED_PREFIX, PendingApproval
     from ._ask_user import Question, QuestionOption, ask_user
@@ -103,13 +103,16 @@ if not TYPE_CHECKING:
             ),
             "nb_hitl.compression._result": ("CompressionResult",),
             "._react": ("ReActAgent",),
-            "nb_hitl.compression._replay": ("replay_compression", "replay_compression_async"),
-            "nb_hitl.compression._replay_result": (
+            "nb_hitl.compression.replay._replay": (
+                "replay_compression",
+                "replay_compression_async",
+            ),
+            "nb_hitl.compression.replay._result": (
                 "CompressionReplay",
                 "ReplayCall",
                 "ReplayProgress",
             ),
-            "nb_hitl.compression._replay_summary": (
+            "nb_hitl.compression.replay._policy": (
                 "FixedSummary",
                 "ModelSummary",
                 "RatioSummary",
@@ -117,7 +120,7 @@ if not TYPE_CHECKING:
                 "SummaryOutcome",
                 "SummaryRequest",
             ),
-            "nb_hitl.compression._sweep": ("CompressionSweep", "sweep_compression"),
+            "nb_hitl.compression.replay._sweep": ("CompressionSweep", "sweep_compression"),
             "._resume": ("ResumePoint",),
             "._branches": ("BranchInfo",),
             "._user": ("InputSource", "QueueInput", "ScriptedInput", "TerminalInput", "UserAgent"),

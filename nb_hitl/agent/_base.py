@@ -42,10 +42,10 @@ from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.message import Msg
 from nb_hitl.module import StateModule
 
-from . import _registry
 from ._broadcast import HubMixin
 from ._console import ConsoleMixin
 from ._lifecycle import ACTIVE_STATES, ReplyRecord
+from ._live import register
 from ._reply_task import ReplyTaskMixin
 
 DEFAULT_INTERRUPT_TEXT = "[Interrupted] The agent was interrupted by the user."
@@ -85,7 +85,7 @@ class AgentBase(StateModule, ConsoleMixin, ReplyTaskMixin, HubMixin):
         self._reply: ReplyRecord | None = None
         self._where = ""
         self._subscribers = {}
-        _registry.register(self)  # weakly: lets the notebook extension find running replies
+        register(self)  # weakly: lets the notebook extension find running replies
 
     # -- to implement ------------------------------------------------------------------------
     async def reply(self, msg: Msg | None = None, **kwargs: Any) -> Msg:

@@ -25,7 +25,8 @@ cannot leak one reply's text into another's:
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from nb_hitl.message import Msg, TextBlock
 
@@ -34,13 +35,28 @@ from ._lifecycle import ACTIVE_STATES, ReplyRecord
 if TYPE_CHECKING:
     from nb_hitl.events import MessageAdded
 
-    from ._base import AgentBase
+
+class Participant(Protocol):
+    """What broadcasting uses of an agent (``AgentBase`` has it all; it is not imported here,
+    as the base agent mixes ``HubMixin`` in)."""
+
+    name: str
+    memory: Any
+
+    @property
+    def is_replying(self) -> bool: ...
+
+    @property
+    def _reply(self) -> ReplyRecord | None: ...
+
+    async def observe(self, msg: Msg | list[Msg] | None) -> None: ...
+
 
 _TOOL_BLOCKS = ("tool_use", "tool_result")
 _KEPT = ("_is_interrupted", "interrupted_at", "interrupted_by", "pipeline")
 
 
-def reply_record(speaker: AgentBase, msg: Msg) -> ReplyRecord | None:
+def reply_record(speaker: Participant, msg: Msg) -> ReplyRecord | None:
     """The record of ``speaker``'s reply that returned ``msg`` (its latest or the one before)."""
     latest = speaker._reply
     for record in (latest, latest.previous if latest is not None else None):
@@ -100,7 +116,7 @@ def _link(metadata: dict[str, Any], continued: Msg | None) -> None:
         metadata["continues"] = continued.id
 
 
-def observed_form(speaker: AgentBase, msg: Msg, record: ReplyRecord | None = None) -> Msg:
+def observed_form(speaker: Participant, msg: Msg, record: ReplyRecord | None = None) -> Msg:
     """The message the other participants observe of ``speaker``'s reply ``msg``.
 
     Args:
@@ -136,7 +152,7 @@ def observed_form(speaker: AgentBase, msg: Msg, record: ReplyRecord | None = Non
     return Msg(msg.name, kept, msg.role, metadata=metadata)
 
 
-async def wait_idle(agent: AgentBase) -> None:
+async def wait_idle(agent: Participant) -> None:
     """Wait until ``agent`` has no reply running (observe() refuses a replying agent)."""
     while agent.is_replying:
         ctx = agent._reply
@@ -153,10 +169,10 @@ class HubMixin:
 
     name: str
     _reply: ReplyRecord | None
-    _subscribers: dict[str, list[AgentBase]]
+    _subscribers: dict[str, list[Participant]]
     """Per hub name, the agents that observe this agent's replies."""
 
-    def reset_subscribers(self, msghub_name: str, subscribers: list[AgentBase]) -> None:
+    def reset_subscribers(self, msghub_name: str, subscribers: Sequence[Participant]) -> None:
         """For hub ``msghub_name``, make ``subscribers`` (but this agent) observe its replies."""
         self._subscribers[msghub_name] = [a for a in subscribers if a is not self]
 
@@ -184,7 +200,7 @@ class HubMixin:
 
     async def _broadcast_to_subscribers(self, msg: Msg) -> None:
         """Give a finished reply to every subscriber, hub by hub (``observed_form``)."""
-        speaker: AgentBase = self  # type: ignore[assignment]
+        speaker: Participant = self  # type: ignore[assignment]
         record = reply_record(speaker, msg)
         shown = observed_form(speaker, msg, record)
         if record is not None:
@@ -198,6 +214,7 @@ class HubMixin:
 
 __all__ = [
     "HubMixin",
+    "Participant",
     "is_continuation",
     "observed_form",
     "reply_record",

@@ -20,6 +20,7 @@ import asyncio
 from typing import Any
 
 from nb_hitl.compression import CompressionConfig
+from nb_hitl.compression._summary import SUMMARIZE_PROMPT
 from nb_hitl.events import MessageAdded, MessageUpdated, StoppedAfterStep
 from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.formatter import FormatterBase, OpenAIChatFormatter
@@ -43,10 +44,6 @@ from ._structured import (
     check_structured_model,
 )
 
-SUMMARIZE_PROMPT = (
-    "You have failed to finish within the maximum number of reasoning steps. Now reply "
-    "directly, without calling tools: summarise what you did, what you found, and what is left."
-)
 STOPPED_TEXT = (
     "[Stopped] The user asked the agent to stop after this step; the task may be unfinished."
 )

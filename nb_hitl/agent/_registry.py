@@ -1,33 +1,24 @@
-"""The live agents of this process, weakly held (for the notebook extension's kernel interrupt).
+"""The live agents of this process, for the notebook extension's kernel interrupt.
 
-``AgentBase.__init__`` registers every agent here; an agent that is no longer referenced
-anywhere else disappears from the registry on its own. Only the notebook extension reads it
+Every agent registers itself when it is made (``_live.py``, weakly held: an agent no longer
+referenced anywhere else disappears on its own). Only the notebook extension reads them
 (``%agents``, ``%stop`` and Kernel ▸ Interrupt), so agents never know a kernel exists.
 """
 
 from __future__ import annotations
 
 import inspect
-import itertools
-import weakref
 from typing import TYPE_CHECKING
+
+from ._live import register, tracked
 
 if TYPE_CHECKING:
     from ._base import AgentBase
 
-_AGENTS: weakref.WeakSet[AgentBase] = weakref.WeakSet()
-_ORDER = itertools.count()
-
-
-def register(agent: AgentBase) -> None:
-    """Track ``agent`` while it lives (called by ``AgentBase.__init__``)."""
-    agent._registry_order = next(_ORDER)
-    _AGENTS.add(agent)
-
 
 def live_agents() -> list[AgentBase]:
     """Every agent still alive, oldest first."""
-    return sorted(_AGENTS, key=lambda a: getattr(a, "_registry_order", 0))
+    return tracked()
 
 
 def running_agents() -> list[AgentBase]:

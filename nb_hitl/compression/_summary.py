@@ -20,6 +20,12 @@ from pydantic import BaseModel, ValidationError
 from nb_hitl.exceptions import ModelError
 from nb_hitl.message import Msg, TextBlock
 
+SUMMARIZE_PROMPT = (
+    "You have failed to finish within the maximum number of reasoning steps. Now reply "
+    "directly, without calling tools: summarise what you did, what you found, and what is left."
+)
+"""What ``ReActAgent`` asks its model when ``max_iters`` runs out (the replay counts it too)."""
+
 
 def render_transcript(msgs: list[Msg]) -> str:
     """The messages to compress as plain text, one line per block."""

@@ -3,7 +3,9 @@
 ``import nb_hitl.token`` does not import tiktoken; the vocabulary loads on a counter's first use.
 """
 
-from ._counter import DEFAULT_ENCODING, CacheInfo, MsgCount, TokenCounter
+from . import _qwen  # noqa: F401  (TokenCounter(model="qwen-max") gives its counter)
+from ._cache import CacheInfo, MsgCount
+from ._counter import DEFAULT_ENCODING, TokenCounter
 from ._foreign import CharTokenCounter, CounterAdapter, TokenCounterBase, as_token_counter
 from ._openai import OpenAITokenCounter
 from ._vocab import VocabularyUnavailable, load_offline_encoding

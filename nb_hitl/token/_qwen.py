@@ -167,6 +167,8 @@ class QwenTokenCounter(TokenCounter):
     tells how to install the vocabulary.
     """
 
+    claims_model = staticmethod(is_qwen_model)
+
     def __init__(
         self,
         model: str | None = "qwen-max",

@@ -27,10 +27,10 @@ from nb_hitl.agent import (
     RatioSummary,
     ScriptedSummary,
 )
-from nb_hitl.compression._replay import check_keep_recent, run_replay
-from nb_hitl.compression._replay_source import prepare
-from nb_hitl.compression._replay_summary import as_policy
-from nb_hitl.compression._sweep import METRICS, sweep_prepared
+from nb_hitl.compression.replay._policy import as_policy
+from nb_hitl.compression.replay._replay import check_keep_recent, run_replay
+from nb_hitl.compression.replay._source import prepare
+from nb_hitl.compression.replay._sweep import METRICS, sweep_prepared
 from nb_hitl.events import CompressionConfigChanged, Event
 
 from ._explorer_svg import prompt_curve, sweep_heatmap

@@ -21,8 +21,8 @@ from nb_hitl.memory import PINNED
 from nb_hitl.message import Msg
 from nb_hitl.token import MsgCount, TokenCounter
 
-from ._replay_summary import summary_settings
-from ._summary import summary_request
+from .._summary import SUMMARIZE_PROMPT, summary_request
+from ._policy import summary_settings
 
 CLOSING_KEY = "max_iters_reached"
 """Metadata key of the closing answer the agent writes after ``max_iters`` (no tools sent)."""
@@ -189,7 +189,6 @@ def prepare(
     entries = counter.msg_counts(msgs, formatter)
     prompt = (source_prompt or "") if sys_prompt is None else sys_prompt
     schemas = source_tools if tools is None else (list(tools) or None)
-    from nb_hitl.agent._react import SUMMARIZE_PROMPT
 
     return Prepared(
         msgs=msgs,

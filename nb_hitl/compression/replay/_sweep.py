@@ -15,10 +15,10 @@ from typing import Any
 from nb_hitl.exceptions import ConfigError
 from nb_hitl.token import TokenCounter
 
-from ._config import CompressionConfig
+from .._config import CompressionConfig
+from ._policy import SummaryPolicy, as_policy
 from ._replay import CompressionReplay, check_keep_recent, prepare_for, run_replay
-from ._replay_source import Prepared
-from ._replay_summary import SummaryPolicy, as_policy
+from ._source import Prepared
 
 METRICS = {
     "total_tokens": "billed input + summariser tokens",

@@ -28,11 +28,11 @@ from nb_hitl.exceptions import ConfigError
 from nb_hitl.message import Msg
 from nb_hitl.token import TokenCounter
 
-from ._config import DEFAULT_COMPRESSION_PROMPT, DEFAULT_SUMMARY_TEMPLATE, SummarySchema
-from ._summary import render_summary, summarize, summary_request
+from .._config import DEFAULT_COMPRESSION_PROMPT, DEFAULT_SUMMARY_TEMPLATE, SummarySchema
+from .._summary import render_summary, summarize, summary_request
 
 if TYPE_CHECKING:
-    from ._config import CompressionConfig
+    from .._config import CompressionConfig
 
 
 @dataclass(frozen=True)

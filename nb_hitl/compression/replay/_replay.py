@@ -5,7 +5,7 @@ that ``CompressionConfig`` would have lived it: before each model call (each ass
 the agent wrote) it counts the prompt (system prompt, summary, uncompressed history, tool
 schemas) and, where the prompt passes ``trigger_threshold``, compresses with the agent's own
 rules (``select_kept``: tool pairs never split, the current question and pinned messages kept).
-How many tokens the summary then takes is a summary policy's business (``_replay_summary``).
+How many tokens the summary then takes is a summary policy's business (``_policy.py``).
 
 Per-message counts are taken once (the counter's cache), so a replay is a loop over integers;
 ``sweep_compression`` reuses one preparation for a whole grid of settings.
@@ -19,11 +19,11 @@ from typing import Any
 from nb_hitl.exceptions import ConfigError
 from nb_hitl.token import TokenCounter
 
-from ._config import CompressionConfig
-from ._replay_result import CompressionReplay, ReplayCall, ReplayProgress
-from ._replay_source import Prepared, prepare
-from ._replay_summary import SummaryOutcome, SummaryPolicy, SummaryRequest, as_policy
-from ._select import select_kept
+from .._config import CompressionConfig
+from .._select import select_kept
+from ._policy import SummaryOutcome, SummaryPolicy, SummaryRequest, as_policy
+from ._result import CompressionReplay, ReplayCall, ReplayProgress
+from ._source import Prepared, prepare
 
 
 def _question(prep: Prepared, live: list[int]) -> str | None:
@@ -281,7 +281,7 @@ def prepare_for(
     if counter is None and isinstance(config, CompressionConfig):
         counter = config.agent_token_counter
     if counter is None:
-        from ._config import default_counter
+        from .._config import default_counter
 
         counter = default_counter()
     return prepare(
