@@ -1,7 +1,9 @@
 """nb_hitl: human-in-the-loop interruption and resumption of LLM agents, in Jupyter.
 
-The pipeline, in package order: ``message`` -> ``model``/``formatter`` -> ``agent`` (with
-``tool``) -> ``memory``/compression -> ``events`` -> ``widgets``. ``import nb_hitl`` stays light:
+The packages, lowest layer first (each imports only its own layer and those below; see
+``tests/test_layers.py``): ``message`` -> ``events`` -> ``formatter``/``token`` ->
+``tool``/``memory`` -> ``model`` -> ``compression`` -> ``session`` -> ``compression.replay`` ->
+``agent`` -> ``pipeline`` -> ``widgets``/``extension``. ``import nb_hitl`` stays light:
 widgets, the OpenAI SDK and tiktoken load only when used.
 """
 

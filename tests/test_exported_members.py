@@ -95,6 +95,8 @@ def test_every_subpackage_all_is_importable() -> None:
 
     for mod in (
         "agent",
+        "compression",
+        "compression.replay",
         "events",
         "formatter",
         "memory",
@@ -105,10 +107,44 @@ def test_every_subpackage_all_is_importable() -> None:
         "session",
         "token",
         "tool",
+        "widgets",
+        "widgets.hub",
     ):
         module = importlib.import_module(f"nb_hitl.{mod}")
         for name in module.__all__:
             assert hasattr(module, name), f"nb_hitl.{mod}.{name}"
+
+
+def test_compression_and_session_names_are_the_same_objects_at_every_path() -> None:
+    import nb_hitl.agent as agent
+    import nb_hitl.compression as compression
+    import nb_hitl.compression.replay as replay
+    import nb_hitl.session as session
+
+    assert sorted(compression.__all__) == [
+        "CompressionConfig",
+        "CompressionPlan",
+        "CompressionResult",
+        "SummarySchema",
+        "plan_compression",
+    ]
+    for package in (compression, replay):
+        for name in package.__all__:
+            assert name in agent.__all__, name
+            assert getattr(agent, name) is getattr(package, name), name
+    assert sorted(session.__all__) == [
+        "JSONSession",
+        "SCHEMA_VERSION",
+        "SessionBase",
+        "SessionInfo",
+        "SessionNotFoundError",
+        "atomic_write_text",
+        "compression_settings",
+        "load_session",
+        "read_session",
+        "save_session",
+        "session_document",
+    ]
 
 
 def test_import_does_not_load_heavy_optional_modules() -> None:

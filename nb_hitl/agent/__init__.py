@@ -1,4 +1,14 @@
-"""Agents: the interruptible reply task, the ReAct loop, and the human's turn."""
+"""Agents: the interruptible reply task, the ReAct loop, tool approval, and the human's turn.
+
+``AgentBase`` (``_base.py`` with ``_reply_task.py``, ``_lifecycle.py``, ``_hooks.py``,
+``_console.py``, ``_broadcast.py``) runs each reply as a task of its own that ``interrupt()``
+cancels gracefully; ``ReActAgent`` (``_react.py``, ``_acting.py``, ``_steering.py``,
+``_structured.py``, ``_compression_agent.py``) reasons and calls tools, parks on approvals
+(``_approval*.py``) and compresses its memory; ``UserAgent`` (``_user*.py``) is the person.
+The compression and replay names are re-exported from ``nb_hitl.compression`` (AgentScope's
+``ReActAgent.CompressionConfig`` lives here). May import session, compression and everything
+below them; never pipeline, widgets or extension.
+"""
 
 from __future__ import annotations
 
@@ -7,24 +17,28 @@ from typing import TYPE_CHECKING
 from nb_hitl._lazy import attach
 
 if TYPE_CHECKING:
-    from nb_hitl.compression._config import (
+    from nb_hitl.compression import (
         CompressionConfig,
         CompressionPlan,
+        CompressionResult,
         SummarySchema,
         plan_compression,
     )
-    from nb_hitl.compression._result import CompressionResult
-    from nb_hitl.compression.replay._policy import (
+    from nb_hitl.compression.replay import (
+        CompressionReplay,
+        CompressionSweep,
         FixedSummary,
         ModelSummary,
         RatioSummary,
+        ReplayCall,
+        ReplayProgress,
         ScriptedSummary,
         SummaryOutcome,
         SummaryRequest,
+        replay_compression,
+        replay_compression_async,
+        sweep_compression,
     )
-    from nb_hitl.compression.replay._replay import replay_compression, replay_compression_async
-    from nb_hitl.compression.replay._result import CompressionReplay, ReplayCall, ReplayProgress
-    from nb_hitl.compression.replay._sweep import CompressionSweep, sweep_compression
 
     from ._approval import DENIED_PREFIX, PendingApproval
     from ._ask_user import Question, QuestionOption, ask_user
@@ -95,35 +109,32 @@ if not TYPE_CHECKING:
             "._permission": ("PermissionPolicy", "Verdict", "permissions_file"),
             "._permission_rule": ("PermissionRule",),
             "._base": ("DEFAULT_INTERRUPT_TEXT", "AgentBase"),
-            "nb_hitl.compression._config": (
+            "._branches": ("BranchInfo",),
+            "._react": ("ReActAgent",),
+            "._resume": ("ResumePoint",),
+            "._user": ("InputSource", "QueueInput", "ScriptedInput", "TerminalInput", "UserAgent"),
+            "._user_input": ("TerminalUserInput", "UserInputBase", "UserInputData"),
+            "nb_hitl.compression": (
                 "CompressionConfig",
                 "CompressionPlan",
+                "CompressionResult",
                 "SummarySchema",
                 "plan_compression",
             ),
-            "nb_hitl.compression._result": ("CompressionResult",),
-            "._react": ("ReActAgent",),
-            "nb_hitl.compression.replay._replay": (
-                "replay_compression",
-                "replay_compression_async",
-            ),
-            "nb_hitl.compression.replay._result": (
+            "nb_hitl.compression.replay": (
                 "CompressionReplay",
-                "ReplayCall",
-                "ReplayProgress",
-            ),
-            "nb_hitl.compression.replay._policy": (
+                "CompressionSweep",
                 "FixedSummary",
                 "ModelSummary",
                 "RatioSummary",
+                "ReplayCall",
+                "ReplayProgress",
                 "ScriptedSummary",
                 "SummaryOutcome",
                 "SummaryRequest",
+                "replay_compression",
+                "replay_compression_async",
+                "sweep_compression",
             ),
-            "nb_hitl.compression.replay._sweep": ("CompressionSweep", "sweep_compression"),
-            "._resume": ("ResumePoint",),
-            "._branches": ("BranchInfo",),
-            "._user": ("InputSource", "QueueInput", "ScriptedInput", "TerminalInput", "UserAgent"),
-            "._user_input": ("TerminalUserInput", "UserInputBase", "UserInputData"),
         },
     )

@@ -29,14 +29,14 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import Callable, Iterable
-from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from nb_hitl.events import ApprovalDecided, ApprovalRequested, ToolResultReady
-from nb_hitl.exceptions import AgentBusyError, ApprovalError, ToolError
+from nb_hitl.events import ApprovalDecided, ApprovalRequested
+from nb_hitl.exceptions import ApprovalError, ToolError
 from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
 
+from ._approval_saved import ParkedCallsMixin
 from ._approval_state import (
     CLOSED_MEMORY,
     DENIED_PREFIX,
@@ -50,19 +50,15 @@ from ._approval_state import (
     loop_if_running,
     on_thread_of,
     parse_arguments,
-    parse_parked,
     submit,
 )
-from ._base import AgentBase
-from ._permission import AllowedTools, PermissionPolicy, Verdict
-from ._permission_rule import PermissionRule
+from ._permission import PermissionPolicy
 
 if TYPE_CHECKING:
-    from nb_hitl.session import SessionInfo
     from nb_hitl.tool import Toolkit
 
 
-class ToolApprovalMixin(AgentBase):
+class ToolApprovalMixin(ParkedCallsMixin):
     """Parking before tool calls that need approval, decisions, and their saved state.
 
     Mixed into ``ReActAgent``, which calls ``_await_approvals`` before acting and
@@ -85,63 +81,6 @@ class ToolApprovalMixin(AgentBase):
 
     def _commit_sync(self, msg: Msg) -> None:
         raise NotImplementedError  # ReActAgent's implementation is used
-
-    # -- permissions -------------------------------------------------------------------------
-    @property
-    def permissions(self) -> PermissionPolicy:
-        """The permission policy: mode and rules deciding which calls run, wait or are refused."""
-        policy = self._permissions
-        toolkit = getattr(self, "toolkit", None)
-        if toolkit is not None and policy._toolkit is not toolkit:
-            policy.bind(toolkit)
-        return policy
-
-    @permissions.setter
-    def permissions(self, policy: PermissionPolicy | None) -> None:
-        policy = PermissionPolicy() if policy is None else policy
-        if not isinstance(policy, PermissionPolicy):
-            raise TypeError(f"permissions must be a PermissionPolicy, got {policy!r}.")
-        toolkit = getattr(self, "toolkit", None)
-        if toolkit is not None:
-            policy.bind(toolkit)  # ConfigError for a rule that can match nothing
-        self._permissions = policy
-
-    @property
-    def always_allowed(self) -> AllowedTools:
-        """Tools allowed with any arguments for this session (``always_allow``): a live set
-        of the policy's session rules (``add`` / ``discard`` add and revoke rules)."""
-        return AllowedTools(self.permissions)
-
-    @always_allowed.setter
-    def always_allowed(self, names: Iterable[str]) -> None:
-        allowed = self.always_allowed
-        wanted = set(names)
-        for name in set(allowed) - wanted:
-            allowed.discard(name)
-        for name in sorted(wanted - set(allowed)):
-            allowed.add(name)
-
-    @property
-    def _permission_snapshot(self) -> tuple[str, list[PermissionRule]]:
-        return self._permissions.snapshot()
-
-    @_permission_snapshot.setter
-    def _permission_snapshot(self, snap: tuple[str, list[PermissionRule]]) -> None:
-        self._permissions.restore(snap)
-
-    def permission_verdict(self, call: ToolUseBlock) -> Verdict:
-        """What the policy says about ``call`` (without using up a ``call``-scope rule)."""
-        return self._verdict(call, peek=True)
-
-    def _verdict(self, call: ToolUseBlock, peek: bool = False) -> Verdict:
-        tool = self.toolkit.tools.get(call.name)
-        if tool is None:
-            return Verdict("allow", "unknown tool: it fails with an error without running")
-        try:
-            self.toolkit.validate_call(call)
-        except ToolError:
-            return Verdict("allow", "invalid arguments: it fails with an error without running")
-        return self.permissions.verdict(tool, call, peek=peek)
 
     # -- reading -----------------------------------------------------------------------------
     @property
@@ -416,114 +355,6 @@ class ToolApprovalMixin(AgentBase):
             copy.metadata = {**copy.metadata, "edited_tool_calls": edits}
             self.memory.replace(copy)
             return
-
-    def _take_parked_calls(self, msg: Msg | list[Msg] | None) -> list[ToolUseBlock]:
-        """Calls parked in a loaded session: resumed by a reply to nothing, else closed unrun
-        (synchronously: ``agent(msg)`` records the new message right after)."""
-        st = self._approvals
-        self._permissions.start_reply(self._reply_id)
-        parked, st.parked = st.parked, []
-        for call in parked:
-            self._open_calls[call.id] = call
-        if not parked or not msg:
-            self._where = "resuming parked tool calls" if parked else self._where
-            return parked
-        for call in parked:
-            if st.waiting.pop(call.id, None) is not None:
-                self._close(call, "discarded because a new message was sent")
-                self._announce(call, "discarded")
-            self._open_calls.pop(call.id, None)
-            block = ToolResultBlock(
-                id=call.id, name=call.name, output=DISCARDED_RESULT, is_interrupted=True
-            )
-            self._commit_sync(Msg("system", [block], "system"))
-            self._emit(ToolResultReady(self.name, self._reply_id, block))
-        return []
-
-    async def resume_pending(self) -> Msg:
-        """Continue a reply whose tool calls were parked when the session was saved.
-
-        Decisions made since loading apply; calls still undecided park again (with their
-        approval requests re-emitted, so a widget shows them). Equivalent to ``await agent()``.
-        """
-        if self.is_replying:
-            raise AgentBusyError(self.name)
-        if not self._approvals.parked:
-            raise ApprovalError(
-                "Nothing to resume: no tool calls are parked. Send a message with "
-                "`await agent(msg)` instead."
-            )
-        return await self()
-
-    # -- state ------------------------------------------------------------------------------
-    def _parked_calls(self) -> list[ToolUseBlock]:
-        st = self._approvals
-        if st.parked:
-            return list(st.parked)
-        if self._parked_live():  # a question's tool call runs again from its start on resume
-            return list(self._open_calls.values())
-        return []
-
-    def approvals_state(self) -> dict[str, Any]:
-        """JSON-able approval state: the allow-list and the parked calls with decisions."""
-        st = self._approvals
-        parked = []
-        for call in self._parked_calls():
-            waiting = st.waiting.get(call.id)
-            decision = waiting.decision if waiting else None
-            parked.append(
-                {
-                    "call": call.model_dump(mode="json"),
-                    "needs_approval": waiting is not None,
-                    "decision": decision.to_dict() if decision else None,
-                }
-            )
-        return {
-            "always_allowed": sorted(self.always_allowed),
-            "parked": parked,
-            "permissions": self._permissions.state_dict(),
-        }
-
-    def load_approvals_state(self, state: dict[str, Any]) -> None:
-        """Restore ``approvals_state()`` output; validates everything before changing anything."""
-        if self.is_replying:
-            raise AgentBusyError(self.name)
-        messages = self.memory.messages if self.memory is not None else []
-        allowed, approvals = parse_parked(state, self.toolkit, messages)
-        policy = self.permissions
-        saved = state.get("permissions")
-        before = policy.state_dict()
-        policy.load_state_dict(saved if isinstance(saved, dict) else {"mode": policy.mode})
-        try:
-            self.always_allowed = allowed | set(self.always_allowed)
-        except ValueError:
-            policy.load_state_dict(before)
-            raise
-        self._approvals = approvals
-
-    def state_dict(self) -> dict[str, Any]:
-        """Memory, settings and approval state (never model clients or keys)."""
-        state = super().state_dict()
-        state["approvals"] = self.approvals_state()
-        return state
-
-    def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> None:
-        """Restore ``state_dict()`` output, approvals included."""
-        super().load_state_dict(state, strict=strict)
-        self.load_approvals_state(state.get("approvals", {}))
-
-    # -- sessions ----------------------------------------------------------------------------
-    def save_session(self, path: str | Path, *, transcript: dict[str, Any] | None = None) -> Path:
-        """Save this agent's session to ``path`` atomically (see ``nb_hitl.session``)."""
-        from nb_hitl.session import save_session
-
-        return save_session(self, path, transcript=transcript)
-
-    def load_session(self, path: str | Path) -> SessionInfo:
-        """Load a session saved by ``save_session``; on any error the agent is unchanged."""
-        from nb_hitl.session import load_session
-
-        return load_session(self, path)
 
 
 __all__ = ["DENIED_PREFIX", "DISCARDED_RESULT", "PendingApproval", "ToolApprovalMixin"]

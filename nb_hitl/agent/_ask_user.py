@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextvars
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model, model_validator
 
@@ -28,13 +28,19 @@ from nb_hitl.exceptions import ApprovalError
 if TYPE_CHECKING:
     from nb_hitl.message import ToolUseBlock
 
-    from ._decisions import DecisionsMixin
-
 MAX_QUESTIONS = 4
 MAX_OPTIONS = 8
 Answer = str | list[str]
 
-current_tool_call: contextvars.ContextVar[tuple[DecisionsMixin, ToolUseBlock] | None] = (
+
+class Asker(Protocol):
+    """What ``ask_user`` uses of the running agent (``DecisionsMixin`` has it; not imported
+    here, as it imports this module)."""
+
+    async def ask(self, questions: Any, *, call_id: str = "") -> dict[str, Answer]: ...
+
+
+current_tool_call: contextvars.ContextVar[tuple[Asker, ToolUseBlock] | None] = (
     contextvars.ContextVar("nb_hitl_current_tool_call", default=None)
 )
 """The agent and the tool call running now (set by the agent around each tool)."""

@@ -25,11 +25,10 @@ from nb_hitl.compression._config import (
     DEFAULT_COMPRESSION_PROMPT,
     DEFAULT_SUMMARY_TEMPLATE,
     CompressionConfig,
-    CompressionPlan,
     SummarySchema,
     default_counter,
-    plan_compression,
 )
+from nb_hitl.compression._plan import CompressionPlan, plan_compression
 from nb_hitl.compression._result import CompressionResult
 from nb_hitl.compression._summary import summarize
 from nb_hitl.events import (

@@ -1,12 +1,12 @@
 """Memory compression: the settings, the plan, the selection rules and the summariser.
 
-``CompressionConfig`` and ``plan_compression`` (``_config.py``) decide what would be
-summarised and why, with the selection rules in ``_select.py`` and the summariser in
-``_summary.py``; ``CompressionResult`` (``_result.py``) is what one compression did. Doing a
-compression on a live agent is the agent's part (``nb_hitl.agent``, which re-exports these
-names). Replaying a recorded conversation under other settings is ``nb_hitl.compression.replay``.
-May import message, formatter, token, tool, memory and model; never session, agent or above.
-"""
+``CompressionConfig`` (``_config.py``) holds the settings; ``plan_compression`` (``_plan.py``)
+decides what would be summarised and why, with the selection rules in ``_select.py``; the
+summariser is ``_summary.py``; ``CompressionResult`` (``_result.py``) is what one compression
+did. Doing a compression on a live agent is the agent's part (``nb_hitl.agent``, which
+re-exports these names). Replaying a recorded conversation under other settings is
+``nb_hitl.compression.replay``. May import message, formatter, token, tool, memory and model;
+never session, agent or anything above them."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from nb_hitl._lazy import attach
 
 if TYPE_CHECKING:
-    from ._config import CompressionConfig, CompressionPlan, SummarySchema, plan_compression
+    from ._config import CompressionConfig, SummarySchema
+    from ._plan import CompressionPlan, plan_compression
     from ._result import CompressionResult
 
 __all__ = [
@@ -32,12 +33,8 @@ if not TYPE_CHECKING:
     __getattr__, __dir__ = attach(
         __name__,
         {
-            "._config": (
-                "CompressionConfig",
-                "CompressionPlan",
-                "SummarySchema",
-                "plan_compression",
-            ),
+            "._config": ("CompressionConfig", "SummarySchema"),
+            "._plan": ("CompressionPlan", "plan_compression"),
             "._result": ("CompressionResult",),
         },
         submodules=("replay",),

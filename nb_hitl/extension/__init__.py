@@ -10,6 +10,9 @@ What loading changes, all undone by ``%unload_ext nb_hitl``:
 - **``asyncio.run(main())`` in a cell** runs on the kernel's loop instead of failing (only
   when called from a cell's own code; see ``nb_hitl.extension._nested``). Such a cell blocks
   until ``main()`` ends; Kernel ▸ Interrupt then interrupts the running agent replies.
+
+May import widgets, agent and everything below them (the kernel-interrupt part needs only
+agent); only the package root imports it (``%load_ext nb_hitl``).
 """
 
 from __future__ import annotations

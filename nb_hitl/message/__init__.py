@@ -1,4 +1,9 @@
-"""Messages and their content blocks."""
+"""Messages and their content blocks: ``Msg``, ``TextBlock``, ``ToolUseBlock``, ...
+
+``_blocks.py`` holds the pydantic block models (lossless JSON, read like AgentScope's dicts);
+``_msg.py`` the message itself. Everything else passes these around.
+May import only the foundation (``exceptions``, ``_render`` for ``Msg._repr_html_``).
+"""
 
 from ._blocks import (
     AudioBlock,

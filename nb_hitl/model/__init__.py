@@ -1,4 +1,12 @@
-"""Chat models: the base interface, the offline ScriptedModel and OpenAI-compatible adapters."""
+"""Chat models: the base interface, the offline ScriptedModel and OpenAI-compatible adapters.
+
+``_base.py`` (``ChatModelBase``, ``ChatResponse``, ``ChatUsage``); ``_scripted.py`` the offline
+model that drives tests and notebooks; ``_openai*.py`` the OpenAI-compatible adapter (request,
+exchange with retries, stream parsing, errors, DashScope) and ``_openai_usage.py`` the
+provider's usage next to nb_hitl's own count; ``_structured.py`` structured output as one
+forced tool call. May import message, formatter, token, tool and memory; never compression,
+session, agent or anything above.
+"""
 
 from __future__ import annotations
 

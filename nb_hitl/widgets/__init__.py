@@ -5,7 +5,12 @@
 
 ``ChatWidget`` sends, streams, stops and resumes; ``MemoryInspector`` shows memory, tokens and
 the live compression plan; ``AgentPanel`` puts them side by side (``nb_hitl.show(agent)``).
-``HubPanel`` shows a multi-agent ``MsgHub`` discussion (``nb_hitl.show(hub)``).
+``HubPanel`` shows a multi-agent ``MsgHub`` discussion (``nb_hitl.show(hub)``; ``hub/``).
+``ApprovalCards`` park tool calls for a decision, ``SessionBar`` saves and loads, and
+``CompressionExplorer`` replays a conversation under other settings. Widgets read the core
+only through its events and public methods (the core never imports a widget).
+May import pipeline, agent and everything below them; only ``extension`` and the package root
+import widgets.
 """
 
 from __future__ import annotations

@@ -21,75 +21,44 @@ from nb_hitl._render import (
     RemoteImages,
     check_remote_images,
     esc,
-    interrupt_cause,
-    msg_flags,
 )
 from nb_hitl.agent._approval import ToolApprovalMixin
 from nb_hitl.agent._decisions import DecisionsMixin
-from nb_hitl.events import (
-    CompressionConfigChanged,
-    CompressionFinished,
-    CompressionStarted,
-    CompressionUndone,
-    ErrorOccurred,
-    Event,
-    MessageAdded,
-    MessageUpdated,
-    ReplyFinished,
-    ReplyStarted,
-    ToolCallStarted,
-)
-from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.message import Msg
 
 from ._approval import ApprovalCards
 from ._branch_view import ACTION_BUTTONS
 from ._chat_branches import BranchControls
-from ._chat_tools import GAUGE_DELAY, ChatTools, CompressionRows, context_gauge
+from ._chat_follow import INPUT_GONE_NOTE, FollowAgentMixin
+from ._chat_send import EMPTY_INPUT_NOTE, SendMixin
+from ._chat_tools import ChatTools, CompressionRows
 from ._input import WidgetInput
-from ._invisible import is_blank
 from ._keys import KeyBindings
 from ._live import html
 from ._loop import LoopBridge, WidgetRegistry
 from ._question import QuestionCards
-from ._resume import EditRequest, RegenerateRequest, Request, ResumeRequest, can_resume
+from ._resume import Request
 from ._send_mode import (
     MODE_HINTS,
     MODE_LABELS,
-    SEND_LABELS,
-    STEER_KEPT_NOTE,
-    STEER_NOTE,
     SendMode,
     check_send_mode,
 )
 from ._status import StatusLine
-from ._step_stop import STOPPED_AFTER_STEP, STOPPING_AFTER_STEP, StepStop
+from ._step_stop import StepStop
 from ._transcript import Entry, LiveRows, Transcript
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
 
-EMPTY_INPUT_NOTE = "Nothing sent: the message is empty. Type an instruction first."
 REPLACED_NOTE = "This chat no longer follows the agent: a newer one was created for it."
-INPUT_GONE_NOTE = (
-    "The conversation loop that read this chat has stopped. What you send now goes to the "
-    "agent directly and is answered as usual."
-)
 
-GAUGE_EVENTS = (
-    MessageAdded,
-    ReplyFinished,
-    CompressionFinished,
-    CompressionUndone,
-    CompressionConfigChanged,
-)
-"""Events after which the context gauge recounts (coalesced, ``GAUGE_DELAY``)."""
 
 _CHATS = WidgetRegistry()
 """The newest ChatWidget of each agent."""
 
 
-class ChatWidget(w.VBox):
+class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
     """A chat transcript with Send, Stop and Continue, driving one agent.
 
     Args:
@@ -244,187 +213,9 @@ class ChatWidget(w.VBox):
 
     # -- public API --------------------------------------------------------------------------
     @property
-    def send_mode(self) -> str:
-        """``steer``, ``interrupt`` or ``queue``: what Send does while a reply runs."""
-        return str(self.mode_picker.value)
-
-    @send_mode.setter
-    def send_mode(self, mode: SendMode) -> None:
-        check_send_mode(mode)
-        self.mode_picker.value = mode
-        self._show_mode()
-
-    def _effective_mode(self) -> str:
-        mode = self.send_mode
-        if mode == "steer" and not hasattr(self.agent, "steer_nowait"):
-            return "interrupt"  # this agent takes no steering
-        if mode == "steer" and self._input_source is not None and not self._input_source.gone:
-            return "queue"  # a UserAgent loop reads the input: it answers after this reply
-        return mode
-
-    def _show_mode(self) -> None:
-        """The Send button and the status line say what sending does now."""
-        running = self.agent.is_replying and self.status.state != "stopping"
-        mode = self._effective_mode()
-        self.send_button.description = SEND_LABELS[mode] if running else "Send"
-        self.status.set_hint(f"sending now: {MODE_HINTS[mode]}" if running else "")
-        if self.step_stop.pending:
-            self.status.set_hint(STOPPING_AFTER_STEP)
-        if running:
-            self.input.placeholder = f"Message {self.agent.name}… ({MODE_HINTS[mode]})"
-
-    @property
     def state(self) -> str:
         """``idle``, ``running``, ``stopping``, ``waiting`` (for you) or ``error``."""
         return self.status.state
-
-    def send(self, text: str | Msg) -> Msg | None:
-        """Send a message (the Send button's twin); ``None`` when nothing was sent.
-
-        While a reply runs, ``send_mode`` decides: ``interrupt`` (the reply is interrupted and
-        the message answered next), ``steer`` (the reply takes it in at its next step; it is
-        drawn there) or ``queue`` (answered after this reply). Call on the widget's event loop.
-        """
-        if isinstance(text, Msg):
-            msg = text
-        else:
-            if not isinstance(text, str) or is_blank(text):
-                self._note.value = f'<span class="nb-hitl-note">{EMPTY_INPUT_NOTE}</span>'
-                return None
-            msg = Msg(self.user_name, text, "user")
-        running = self.agent.is_replying
-        if self.branches.editing is not None and not running:  # Edit, then Send: a new branch
-            return msg if self.branches.send_edit(msg.get_text_content() or "") else None
-        self._note.value = ""
-        mode = self._effective_mode()
-        if running and mode == "steer":
-            self.agent.steer_nowait(msg)  # type: ignore[attr-defined]
-            self._note.value = f'<span class="nb-hitl-note">{esc(STEER_NOTE)}</span>'
-            self._queue.append(None)  # if the reply ends first, the next one answers it
-            if self._runner is None or self._runner.done():
-                self._runner = self._bridge.spawn(self._run_queue(), name="nb_hitl-chat-runner")
-            return msg  # drawn where the reply takes it in (MessageAdded)
-        self.tools.forget_clear()
-        self.tools.show_retry(False)
-        self._sent_text[msg.id] = msg.get_text_content() or ""
-        while len(self._sent_text) > 20:  # only recent sends can still need restoring
-            del self._sent_text[next(iter(self._sent_text))]
-        self.transcript.unconfirmed.append(msg.id)
-        self.transcript.add(Entry(msg.id, msg))
-        self.continue_button.disabled = True
-        redirect = running and mode == "interrupt"
-        if redirect:
-            self._begin_stopping()
-            self.agent.interrupt_nowait()
-        if self._input_source is not None and not self._input_source.gone:
-            self._input_source.put(msg)
-            return msg
-        self._queue.append(msg)
-        if not running:
-            self.stop_button.disabled = False  # first: once "running" shows, Stop works
-            self.status.set_state("running", "starting…")
-        if self._runner is None or self._runner.done():
-            self._runner = self._bridge.spawn(self._run_queue(), name="nb_hitl-chat-runner")
-        return msg
-
-    def stop(self) -> bool:
-        """Interrupt the running reply (the Stop button's twin); ``False`` if none runs."""
-        if self.status.state == "stopping":
-            return True
-        if not self.agent.is_replying:
-            if self._queue:  # stopped before the reply began: take the messages back
-                for msg in self._queue:
-                    if msg is not None:
-                        self.transcript.remove(msg.id)
-                self._restore_input(self._queue[0])
-                self._queue.clear()
-                self._finish_idle(interrupted=True)
-                return True
-            return False
-        if None in self._queue:  # Stop means no new reply; the steering waits for the next one
-            self._queue = deque(m for m in self._queue if m is not None)
-            self._note.value = f'<span class="nb-hitl-note">{esc(STEER_KEPT_NOTE)}</span>'
-        self._begin_stopping()
-        self.step_stop.stop_now()
-        self.agent.interrupt_nowait()
-        return True
-
-    def stop_after_step(self) -> bool:
-        """End the running reply after its current step (the "After this step" button's
-        twin, Shift+Escape): what is in flight finishes, the history stays complete; the
-        status line says "stopping after this step…". False when no reply runs."""
-        return self.step_stop.request()
-
-    def resume(self, text: str | None = None) -> bool:
-        """Continue the interrupted reply (the Continue button's twin); False if nothing started.
-
-        It calls ``agent.resume(instruction)``: the partial answer is finished from where it
-        stopped, drawn as one answer with a "resumed here" mark. Agents without ``resume()``,
-        a ``UserAgent`` loop reading the chat, or nothing to resume: the instruction (else
-        ``continue_text``) is sent as a message instead.
-
-        Args:
-            text: how to continue ("Continue, but keep it to one short paragraph."); by
-                default what is typed in the box, which is then cleared.
-        """
-        typed = self.input.value if text is None else text
-        instruction = typed if isinstance(typed, str) and not is_blank(typed) else None
-        loop_reads = self._input_source is not None and not self._input_source.gone
-        if loop_reads or self.agent.is_replying or not can_resume(self.agent):
-            started = self.send(instruction or self.continue_text) is not None
-        else:
-            started = self._queue_resume(instruction)
-        if started and text is None and self.input.value == typed:
-            self.input.value = ""  # what was typed went with Continue
-        return started
-
-    def _queue_resume(self, instruction: str | None) -> bool:
-        msg = Msg(self.user_name, instruction, "user") if instruction else None
-        if msg is not None:
-            self._sent_text[msg.id] = instruction or ""
-        return self._queue_request(ResumeRequest(msg), "continuing…")
-
-    def edit(self, msg_id: str, text: str | None = None) -> bool:
-        """Edit the earlier user message ``msg_id`` (its Edit button's twin): its text goes in
-        the box and Send re-sends it on a new branch (``agent.edit_and_resend``); with ``text``
-        it is re-sent at once. The branch it leaves is kept (the switcher goes back)."""
-        return self.branches.edit(msg_id, text)
-
-    def regenerate(self, msg_id: str) -> bool:
-        """Answer the answer ``msg_id``'s question again on a new branch (its Regenerate
-        button's twin, ``agent.regenerate``)."""
-        return self.branches.regenerate(msg_id)
-
-    def checkout(self, branch: Any) -> bool:
-        """Switch the conversation to ``branch`` (the switcher's arrows; ``agent.checkout``)."""
-        return self.branches.checkout(branch)
-
-    def _queue_request(self, request: Request, detail: str) -> bool:
-        """Queue Continue, an edit or a regenerate: run once the agent is idle."""
-        self._note.value = ""
-        self.continue_button.disabled = True
-        self.stop_button.disabled = False
-        self.status.set_state("running", detail)
-        self._queue.append(request)
-        if self._runner is None or self._runner.done():
-            self._runner = self._bridge.spawn(self._run_queue(), name="nb_hitl-chat-runner")
-        return True
-
-    def retry(self) -> bool:
-        """After a model error, ask again (the Retry button's twin): the agent replies to what
-        its memory holds (``agent(None)``); ``False`` if there is no error to retry."""
-        if self.agent.is_replying or self.status.state != "error":
-            self.say("Nothing to retry: Retry asks again after a model error.")
-            return False
-        last = self.transcript.last_user_msg()
-        if last is not None and self.input.value == self._sent_text.get(last.id):
-            self.input.value = ""  # the restored text is what is retried
-        self.tools.show_retry(False)
-        self.say("")
-        self.stop_button.disabled = False
-        self.status.set_state("running", "retrying…")
-        self._runner = self._bridge.spawn(self._retry(), name="nb_hitl-chat-retry")
-        return True
 
     def clear(self) -> bool:
         """Clear the chat and the agent's memory (the Clear button's twin); undoable until the
@@ -577,6 +368,10 @@ class ChatWidget(w.VBox):
         self.shortcuts.on_action("stop", lambda _text: self.stop())
         self.shortcuts.on_action("stop_after_step", lambda _text: self.stop_after_step())
 
+    def _send_from_input(self) -> None:
+        if self.send(self.input.value) is not None:
+            self.input.value = ""
+
     def _send_text(self, text: str) -> None:
         if self.send(text) is not None and self.input.value.strip() == text.strip():
             self.input.value = ""
@@ -586,194 +381,6 @@ class ChatWidget(w.VBox):
         self.continue_button.disabled = True
         self.status.start_reply()
         self.status.set_detail("following the running reply")
-
-    # -- transcript ---------------------------------------------------------------------------
-    def _show_error_row(self, agent_name: str, text: str) -> None:
-        msg = Msg(agent_name, text, "assistant", metadata={"_nb_hitl_error": True})
-        self.transcript.add(Entry("error-" + msg.id, msg))
-
-    def _show_internal_error(self, exc: BaseException) -> None:
-        self._show_error_row("nb_hitl", f"Widget error: {type(exc).__name__}: {exc}")
-
-    # -- running -----------------------------------------------------------------------------
-    async def _run_queue(self) -> None:
-        while self._queue:
-            # The reply we interrupted is finishing; the agent's public API has no idle event.
-            while self.agent.is_replying:  # noqa: ASYNC110
-                await asyncio.sleep(0.005)
-            if not self._queue:
-                break
-            msg = self._queue.popleft()
-            if msg is None:  # steering a reply that ended first: a new reply answers it
-                if not getattr(self.agent, "pending_steering", None) or any(self._queue):
-                    continue  # taken in already, or by the next queued message's reply start
-            self._error_seen = False
-            try:
-                if isinstance(msg, (ResumeRequest, EditRequest, RegenerateRequest)):
-                    await msg.run(self.agent)
-                else:
-                    await self.agent(msg)
-            except AgentBusyError:
-                self._queue.appendleft(msg)  # the same item (None: the steering) again
-                await asyncio.sleep(0.01)
-            except Exception as exc:  # shown in the transcript; the widget stays usable
-                await self._failed(exc, msg)
-
-    async def _retry(self) -> None:
-        self._error_seen = False
-        try:
-            await self.agent()
-        except AgentBusyError:
-            self.say("The agent is busy: wait for its reply, then Retry.")
-        except Exception as exc:
-            await self._failed(exc, None)
-
-    async def _failed(self, exc: Exception, msg: Msg | Request | None) -> None:
-        await asyncio.sleep(0)
-        if not self._error_seen:
-            self._show_error_row(self.agent.name, f"{type(exc).__name__}: {exc}")
-            self._restore_input(msg)
-            self._finish_idle(interrupted=False, error=f"{type(exc).__name__}: {exc}")
-
-    def _send_from_input(self) -> None:
-        if self.send(self.input.value) is not None:
-            self.input.value = ""
-
-    def _restore_input(self, msg: Msg | Request | None) -> None:
-        text = self._sent_text.get(msg.id, "") if msg is not None else ""
-        if text and is_blank(self.input.value):
-            self.input.value = text
-
-    def _begin_stopping(self) -> None:
-        # The interrupted style goes out first: after Stop it is what the person waits for.
-        self.live.mark_interrupted()
-        self.status.set_state("stopping", "Stopping…")
-        self.stop_button.disabled = True
-        self.stop_button.description = "Stopping…"
-        self.live.stop()  # deltas of a stopped reply are not drawn
-
-    def _finish_idle(self, interrupted: bool, error: str = "", cause: str = "") -> None:
-        self.stop_button.disabled = True
-        self.stop_button.description = "Stop"
-        self.send_button.description = "Send"
-        self.status.hint = ""
-        self.last_interrupted = interrupted
-        self.continue_button.disabled = not interrupted
-        self.tools.show_retry(bool(error))
-        self.compressions.refresh()
-        if error:
-            self.status.set_state("error", error)
-        else:
-            stopped = f"interrupted ({cause})" if cause else "interrupted"
-            self.status.finish_reply(stopped if interrupted else "")
-        if interrupted:
-            self.input.placeholder = (
-                "Interrupted. Tell the agent how to continue, or press Continue."
-            )
-        else:
-            self.input.placeholder = f"Message {self.agent.name}…"
-
-    # -- events ---------------------------------------------------------------------------
-    def _on_event(self, ev: Event) -> None:
-        self.step_stop.on_event(ev)
-        self.branches.on_event(ev)
-        if not isinstance(ev, (MessageUpdated, ReplyStarted)):
-            self.status.follow(ev)
-        if isinstance(ev, MessageUpdated):
-            if ev.msg is None or self.status.state == "stopping":
-                return
-            self.status.tokens(ev.msg.id, ev.tokens)
-            self.status.follow(ev)
-            self.live.push(ev.msg)
-        elif isinstance(ev, MessageAdded) and ev.msg is not None:
-            self._on_added(ev.msg)
-        elif isinstance(ev, ToolCallStarted) and ev.tool_use is not None:
-            memory = getattr(self.agent, "memory", None)
-            if memory is not None:
-                self.transcript.follow_edited_call(ev.tool_use, memory.messages)
-        elif isinstance(ev, ReplyStarted):
-            self.tools.show_retry(False)
-            self.compressions.refresh()
-            self.last_interrupted = False
-            self.continue_button.disabled = True
-            self.stop_button.disabled = False
-            self.stop_button.description = "Stop"
-            self.status.start_reply()
-            self._show_mode()
-        elif isinstance(ev, ReplyFinished):
-            self.live.end()
-            cause = interrupt_cause(ev.msg) if ev.msg is not None else ""
-            self._finish_idle(interrupted=ev.interrupted, cause=cause)
-            if self.step_stop.stopped:  # ended cleanly between two steps: Continue goes on
-                self.continue_button.disabled = False
-                self.status.finish_reply(STOPPED_AFTER_STEP)
-        elif isinstance(ev, ErrorOccurred):
-            self._error_seen = True
-            self.live.end()
-            text = f"{ev.error_type}: {ev.message}"
-            self._show_error_row(ev.agent_name, text)
-            self._restore_input(self.transcript.last_user_msg())
-            self._finish_idle(interrupted=False, error=text)
-        elif isinstance(ev, (CompressionStarted, CompressionFinished, CompressionUndone)):
-            self.compressions.on_event(ev)
-        if isinstance(ev, MessageAdded):
-            self._schedule_gauge()  # messages come in bursts: counted once for the burst
-        elif isinstance(ev, GAUGE_EVENTS):
-            self._update_gauge()  # the end of a reply, a compression, new settings: at once
-
-    def _schedule_gauge(self) -> None:
-        if self._gauge_handle is None:
-            self._gauge_handle = self._bridge.later(GAUGE_DELAY, self._update_gauge)
-
-    def _update_gauge(self) -> None:
-        """Count the next prompt against the compression threshold (the status line's gauge)."""
-        if self._gauge_handle is not None:
-            self._gauge_handle.cancel()
-            self._gauge_handle = None
-        self.status.set_context(context_gauge(self.agent))
-
-    def _note_row(self, text: str) -> None:
-        """A small system line in the transcript (not a message of the conversation)."""
-        row = html(f'<div class="nb-hitl-msg nb-hitl-role-system nb-hitl-event">{esc(text)}</div>')
-        self.transcript.add(Entry("note-" + uuid.uuid4().hex[:12], None, row))
-
-    def _on_added(self, msg: Msg) -> None:
-        if msg.metadata.get("_steered") and any(
-            esc(note) in self._note.value for note in (STEER_NOTE, STEER_KEPT_NOTE)
-        ):
-            self._note.value = ""
-        self.transcript.confirm(msg.id)
-        self.transcript.fold_continued(msg)
-        if self.live.commit(msg):
-            return
-        entry = self.transcript.get(msg.id)
-        if entry is not None:
-            if entry.msg is not None and msg_flags(entry.msg) != msg_flags(msg):
-                entry.msg, entry.view = msg, None
-                self.transcript.render()
-            return
-        self.transcript.add(Entry(msg.id, msg))
-
-    def _input_source_gone(self) -> None:
-        """The loop that read ``input_source()`` stopped: say so; Send answers directly now.
-
-        A line in the transcript, where it happened: the note under it clears on the next send.
-        """
-        self._note_row(INPUT_GONE_NOTE)
-        self.input.placeholder = f"Message {self.agent.name}…"
-
-    def _set_waiting(self, waiting: bool, prompt: Msg | None = None) -> None:
-        if waiting:
-            interrupted = prompt is not None and msg_flags(prompt)[0]
-            self.status.set_state("waiting", "waiting for you")
-            self.input.placeholder = (
-                "Interrupted. Tell the agent how to continue, or press Continue."
-                if interrupted
-                else f"Your turn: message {self.agent.name}…"
-            )
-            self.continue_button.disabled = not interrupted
-        elif self.status.state == "waiting":
-            self.status.set_state("idle")
 
 
 __all__ = ["EMPTY_INPUT_NOTE", "INPUT_GONE_NOTE", "REPLACED_NOTE", "ChatWidget"]

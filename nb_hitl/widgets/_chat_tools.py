@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import ipywidgets as w
 
@@ -20,16 +20,36 @@ from nb_hitl.events import CompressionFinished, CompressionStarted, CompressionU
 
 from ._export import EXPORT_FORMATS, ExportFormat, export_transcript
 from ._live import html
-from ._transcript import Entry
+from ._loop import LoopBridge
+from ._transcript import Entry, Transcript
 
 if TYPE_CHECKING:
     from nb_hitl.message import Msg
 
-    from ._chat import ChatWidget
-
 GAUGE_DELAY = 0.1
 """Seconds the context gauge waits after a new message before it recounts (a burst of
 messages is counted once); the end of a reply, a compression and new settings count at once."""
+
+
+class ChatLike(Protocol):
+    """What these controls use of their chat (``ChatWidget`` has it all; not imported here, as
+    the chat imports this module)."""
+
+    agent: Any
+    transcript: Transcript
+    _bridge: LoopBridge
+
+    def say(self, text: str, error: bool = False) -> None: ...
+
+    def after_clear(self) -> None: ...
+
+    def retry(self) -> bool: ...
+
+    def clear(self) -> bool: ...
+
+    def append_widget(
+        self, widget: w.Widget, key: str | None = None, *, after: str | None = None
+    ) -> str: ...
 
 
 class ChatTools(w.HBox):
@@ -39,7 +59,7 @@ class ChatTools(w.HBox):
         chat: the chat these controls act on.
     """
 
-    def __init__(self, chat: ChatWidget) -> None:
+    def __init__(self, chat: ChatLike) -> None:
         self.chat = chat
         on = chat._bridge.callback
         self.retry_button = w.Button(
@@ -167,7 +187,7 @@ class CompressionRows:
     back the last one), so only its row's Undo is on.
     """
 
-    def __init__(self, chat: ChatWidget) -> None:
+    def __init__(self, chat: ChatLike) -> None:
         self.chat = chat
         self.rows: list[tuple[w.HTML, w.Button, bool]] = []
         """``(text, undo button, undone)`` per compression, oldest first."""

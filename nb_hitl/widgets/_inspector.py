@@ -20,20 +20,15 @@ from nb_hitl.agent import ScriptedSummary
 from nb_hitl.events import CompressionConfigChanged, Event, ReplyFinished
 
 from ._inspector_chart import Step, StepsChart
+from ._inspector_draw import InspectorDrawing
 from ._keys import KeyBindings
 from ._live import html
 from ._loop import LoopBridge, WidgetRegistry
-from ._memory_table import agent_table, row_id
-from ._plan_predict import scripted_after
+from ._memory_table import row_id
 from ._plan_view import (
-    approx_html,
-    bar_html,
-    floor_html,
-    header_html,
     outcome_text,
-    plan_html,
 )
-from ._what_if import WhatIfSliders, note_html, slider_pair
+from ._what_if import note_html, slider_pair
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
@@ -43,13 +38,11 @@ REPLACED_NOTE = "This inspector no longer follows the agent: a newer one was cre
 _INSPECTORS = WidgetRegistry()
 """The newest MemoryInspector of each agent."""
 
-KEEP_SLIDER_STEPS = 100
-"""The keep_recent slider spans at most this many messages; its number box goes further."""
 MIN_DELAY = 0.05
 """Seconds an event-driven refresh waits at least (the chat's own updates go first)."""
 
 
-class MemoryInspector(WhatIfSliders, w.VBox):
+class MemoryInspector(InspectorDrawing, w.VBox):
     """Memory, token counts, the live compression plan and its controls, for one agent.
 
     Args:
@@ -385,60 +378,6 @@ class MemoryInspector(WhatIfSliders, w.VBox):
             "Compression"
         ):
             self.schedule_refresh()
-
-    # -- drawing -----------------------------------------------------------------------------
-    def _draw(self) -> None:
-        memory = getattr(self.agent, "memory", None)
-        plan = self.plan
-        if memory is None:
-            self._header.value = "<b>This agent has no memory.</b>"
-            return
-        if plan is None:
-            self._header.value = (
-                f"<b>{len(memory)} messages</b> · this agent has no compression_plan(), so no "
-                "token counts or compression plan."
-            )
-            self._draw_table()
-            return
-        total = int(plan.total_tokens)
-        if total > self.threshold_slider.max * 0.8:
-            self.threshold_slider.max = int(total * 1.5)
-        # A slider of at most ~100 steps stays usable on any memory; the box goes further.
-        wanted = max(min(len(memory), KEEP_SLIDER_STEPS), self.keep_recent)
-        if self.keep_slider.max != wanted and len(memory) > 0:
-            self.keep_slider.max = wanted
-        after = scripted_after(self.agent, plan, self._scripted)
-        if not self.detached:
-            can_undo = bool(getattr(self.agent, "can_undo_compression", False))
-            self.undo_button.disabled = not can_undo
-        self._header.value = header_html(plan, len(memory), self.agent_settings)
-        self._bar.value = bar_html(plan, after)
-        self._plan_html.value = plan_html(plan, after) + floor_html(
-            self._floor(), int(plan.trigger_threshold or 0)
-        )
-        approx = approx_html(plan)
-        if self._approx.value != approx:
-            self._approx.value = approx
-        self._draw_table()
-        self._draw_chart()
-
-    def _floor(self) -> int:
-        """The smallest prompt compression can reach now: system prompt, tool schemas and what
-        is never folded (the question, pins, their tool partners), with nothing recent kept."""
-        least = self._compute_plan(1, 0)
-        if least is None:
-            return 0
-        fixed = int(least.breakdown.get("system", 0)) + int(least.breakdown.get("tools", 0))
-        tokens = least.per_message_tokens
-        return fixed + sum(int(tokens.get(i, 0)) for i in least.keep_ids)
-
-    def _draw_table(self) -> None:
-        rows = None if self._show_all else self.max_rows
-        self._table.value = agent_table(self.agent, self.plan, rows)
-
-    def _draw_chart(self) -> None:
-        threshold = self.threshold if self.plan is not None else 0
-        self._history.draw(threshold)
 
 
 __all__ = ["MemoryInspector"]

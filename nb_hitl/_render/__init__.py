@@ -1,0 +1,71 @@
+"""Escaped HTML for messages and widgets: markdown with raw HTML disabled, message parts, the CSS.
+
+``_text.py``: ``esc``, ``markdown`` and the remote-image policy (no image at a URL is fetched
+without a click); ``_msg.py``: a message's header, blocks and row; ``_css.py``: the stylesheet.
+Every string from a model, a tool, a person or an agent name goes through ``esc()`` or
+``markdown()`` before it reaches an ``ipywidgets.HTML`` value, which inserts it unsanitised.
+This package sits below ``nb_hitl.message`` (``Msg._repr_html_``) and ``nb_hitl.widgets`` and
+imports no other nb_hitl module: it reads messages through the ``RenderableMsg`` protocol.
+"""
+
+from __future__ import annotations
+
+from ._css import CSS
+from ._msg import (
+    DEFAULT_INTERRUPT_TEXT,
+    INTERRUPT_CAUSES,
+    TOOL_GLYPH,
+    RenderableMsg,
+    block_html,
+    body_html,
+    copy_button,
+    edited_call_html,
+    error_text,
+    header_html,
+    interrupt_cause,
+    msg_classes,
+    msg_flags,
+    msg_html,
+    shown_text,
+    with_copy_button,
+)
+from ._text import (
+    REMOTE_IMAGES,
+    RemoteImages,
+    check_remote_images,
+    esc,
+    image_html,
+    markdown,
+    media_html,
+    plain,
+    preview,
+)
+
+__all__ = [
+    "CSS",
+    "DEFAULT_INTERRUPT_TEXT",
+    "INTERRUPT_CAUSES",
+    "REMOTE_IMAGES",
+    "TOOL_GLYPH",
+    "RemoteImages",
+    "RenderableMsg",
+    "block_html",
+    "body_html",
+    "check_remote_images",
+    "copy_button",
+    "edited_call_html",
+    "error_text",
+    "esc",
+    "header_html",
+    "image_html",
+    "interrupt_cause",
+    "markdown",
+    "media_html",
+    "msg_classes",
+    "msg_flags",
+    "msg_html",
+    "plain",
+    "preview",
+    "shown_text",
+    "with_copy_button",
+]
