@@ -35,6 +35,7 @@ from typing import Any
 os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "real_model"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's nb_hitl
 
 from _stats import pct
 

@@ -179,6 +179,14 @@ class ResumeMixin(AgentBase):
             if m.role == "assistant" and m.name == self.name:
                 record = m
                 break
+        if record is not None and record.metadata.get("_partial") and record.metadata.get("_error"):
+            return self._point_after_error(record)
+        if record is not None and record.metadata.get("_partial"):
+            raise ResumeError(
+                "Cannot continue: the interrupted message after the partial answer was deleted "
+                "from memory, so what was interrupted is unknown. Send a new message instead.",
+                reason="edited",
+            )
         if record is None or not (
             record.metadata.get("_is_interrupted") or record.metadata.get("stopped_after_step")
         ):
@@ -189,6 +197,23 @@ class ResumeMixin(AgentBase):
                 "stopped after a step; send a new message with `await agent(msg)` instead."
             )
         return self._point_for(record)
+
+    def _point_after_error(self, partial: Msg) -> ResumePoint:
+        """A reply whose model call failed mid-answer (``metadata["_error"]``): its partial
+        text is continued as an interrupted one would be (``continues`` is the partial)."""
+        if COMPRESSED in self.memory.marks_of(partial.id):
+            raise ResumeError(
+                "Cannot continue: memory was compressed past the failed reply's partial answer.",
+                reason="compressed",
+                interrupted_id=partial.id,
+            )
+        text = answer_text(partial)
+        return ResumePoint(
+            partial.id,
+            self.model.continuation_mode,
+            partial_id=partial.id,
+            partial_text=text,
+        )
 
     def _point_for(self, record: Msg) -> ResumePoint:
         memory = self.memory

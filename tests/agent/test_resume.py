@@ -310,6 +310,12 @@ async def test_resume_is_refused_after_the_partial_answer_was_edited_or_deleted(
     agent.memory.delete_sync(partial.id)
     with pytest.raises(ResumeError, match="deleted"):
         await agent.resume()
+    again = slow_agent([ANSWER])
+    record = await interrupted_mid_answer(again)
+    again.memory.delete_sync(record.id)  # the partial stays, its interrupted message is gone
+    with pytest.raises(ResumeError, match=r"interrupted message .* was deleted") as err:
+        await again.resume()
+    assert err.value.reason == "edited"
 
 
 async def test_resume_while_replying_raises_agent_busy() -> None:
@@ -403,3 +409,17 @@ async def test_a_reply_interrupted_in_one_process_is_continued_in_another(tmp_pa
     )
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == f"assistant_prefix|{cut} and it ends."
+
+
+async def test_an_answer_cut_by_a_model_error_is_continued_too() -> None:
+    failing = ScriptedTurn(text=ANSWER, error=ModelError("connection reset"), error_after_tokens=5)
+    agent = slow_agent([failing, REST])
+    with pytest.raises(ModelError):
+        await agent(user("How does it work?"))
+    partial = agent.memory.messages[-1]
+    assert partial.metadata["_partial"] and partial.metadata["_error"]
+    cut = partial.get_text_content() or ""
+    reply = await agent.resume()
+    assert reply.get_text_content() == cut + REST
+    assert reply.metadata["continues"] == partial.id
+    assert_history_valid(agent.memory.messages)
