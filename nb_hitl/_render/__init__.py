@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ._css import CSS
 from ._msg import (
+    COPY_INLINE_CHARS,
     DEFAULT_INTERRUPT_TEXT,
     INTERRUPT_CAUSES,
     TOOL_GLYPH,
@@ -19,6 +20,7 @@ from ._msg import (
     block_html,
     body_html,
     copy_button,
+    copy_text,
     edited_call_html,
     error_text,
     header_html,
@@ -42,6 +44,7 @@ from ._text import (
 )
 
 __all__ = [
+    "COPY_INLINE_CHARS",
     "CSS",
     "DEFAULT_INTERRUPT_TEXT",
     "INTERRUPT_CAUSES",
@@ -53,6 +56,7 @@ __all__ = [
     "body_html",
     "check_remote_images",
     "copy_button",
+    "copy_text",
     "edited_call_html",
     "error_text",
     "esc",

@@ -119,20 +119,38 @@ def header_html(msg: RenderableMsg, live: bool = False) -> str:
     )
 
 
-def copy_button(msg: RenderableMsg) -> str:
-    """A Copy button carrying the message's text (``""`` for a message without text).
+COPY_INLINE_CHARS = 2_000
+"""A message text up to this long travels in its Copy button; a longer one is fetched from the
+kernel on the click (a streamed answer is not sent a second time)."""
 
-    The text travels escaped in ``data-copy``; the panel's keyboard widget copies it on a
-    click (``navigator.clipboard`` in a secure context such as JupyterLab on localhost or
-    https, a hidden text box otherwise).
-    """
+
+def copy_text(msg: RenderableMsg) -> str:
+    """What Copy puts on the clipboard: the message's text as written (``""``: nothing)."""
     texts = [b.text for b in msg.get_content_blocks() if b.type == "text" and b.text]
     if not texts or msg.metadata.get("_nb_hitl_error"):  # the panel's own error rows: none
         return ""
-    text = shown_text(msg, "\n".join(texts))
+    return shown_text(msg, "\n".join(texts))
+
+
+def copy_button(msg: RenderableMsg) -> str:
+    """A Copy button for the message (``""`` for a message without text).
+
+    A short text travels escaped in ``data-copy``; a longer one is named by ``data-copy-id``
+    and the kernel sends it on the click. The panel's keyboard widget copies it
+    (``navigator.clipboard`` in a secure context such as JupyterLab on localhost or https, a
+    hidden text box otherwise).
+    """
+    text = copy_text(msg)
+    if not text:
+        return ""
+    carried = (
+        f'data-copy="{esc(text)}"'
+        if len(text) <= COPY_INLINE_CHARS
+        else f'data-copy-id="{esc(getattr(msg, "id", ""))}"'
+    )
     return (
         f'<button class="nb-hitl-copy" type="button" title="Copy this message" '
-        f'aria-label="Copy this message" data-copy="{esc(text)}">'
+        f'aria-label="Copy this message" {carried}>'
         '<i class="fa fa-copy" aria-hidden="true"></i></button>'
     )
 
@@ -250,6 +268,7 @@ def msg_html(msg: RenderableMsg, images: RemoteImages = "link") -> str:
 
 
 __all__ = [
+    "COPY_INLINE_CHARS",
     "DEFAULT_INTERRUPT_TEXT",
     "INTERRUPT_CAUSES",
     "TOOL_GLYPH",
@@ -257,6 +276,7 @@ __all__ = [
     "block_html",
     "body_html",
     "copy_button",
+    "copy_text",
     "edited_call_html",
     "error_text",
     "header_html",

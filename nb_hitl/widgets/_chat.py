@@ -20,6 +20,7 @@ from nb_hitl._render import (
     CSS,
     RemoteImages,
     check_remote_images,
+    copy_text,
     esc,
 )
 from nb_hitl.agent._approval import ToolApprovalMixin
@@ -365,12 +366,18 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
         )  # fmt: skip
         self.stop_button.add_class("nb-hitl-stop")
         self.shortcuts.on_action("send", self._send_text)
+        self.shortcuts.on_copy(self._copy_text)
         self.shortcuts.on_action("stop", lambda _text: self.stop())
         self.shortcuts.on_action("stop_after_step", lambda _text: self.stop_after_step())
 
     def _send_from_input(self) -> None:
         if self.send(self.input.value) is not None:
             self.input.value = ""
+
+    def _copy_text(self, msg_id: str) -> str | None:
+        """The text a long message's Copy button asked for (None: not in the transcript)."""
+        entry = self.transcript.get(msg_id)
+        return copy_text(entry.msg) if entry is not None and entry.msg is not None else None
 
     def _send_text(self, text: str) -> None:
         if self.send(text) is not None and self.input.value.strip() == text.strip():

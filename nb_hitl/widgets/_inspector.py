@@ -291,8 +291,10 @@ class MemoryInspector(InspectorDrawing, w.VBox):
             self._say(reason)
 
     def close(self) -> None:
-        """Stop listening to the agent and its memory, and close the widget."""
+        """Stop listening to the agent and its memory, and close the widget (and its explorer)."""
         self.detach()
+        if self.explorer is not None:
+            self.explorer.close()
         super().close()
 
     # -- internals ---------------------------------------------------------------------------

@@ -104,6 +104,38 @@ function render({ model, el }) {
     box.remove();
     return done;
   }
+  // A long text is not in the page: the kernel sends it on request ({copy: id, text}).
+  const asked = new Map();
+  model.on("msg:custom", (msg) => {
+    if (msg && typeof msg.copy === "string" && asked.has(msg.copy)) {
+      asked.get(msg.copy)(typeof msg.text === "string" ? msg.text : null);
+      asked.delete(msg.copy);
+    }
+  });
+  function fetchText(id) {
+    return new Promise((resolve) => {
+      asked.set(id, resolve);
+      model.send({ action: "copy", text: id });
+      setTimeout(() => { if (asked.has(id)) { asked.delete(id); resolve(null); } }, 10000);
+    });
+  }
+  async function copyFetched(id) {
+    const text = fetchText(id);
+    // A ClipboardItem given a promise keeps the click's permission while the text arrives.
+    if (window.isSecureContext && window.ClipboardItem && navigator.clipboard &&
+        navigator.clipboard.write) {
+      try {
+        const blob = text.then((t) => {
+          if (t === null) throw new Error("the kernel did not answer");
+          return new Blob([t], { type: "text/plain" });
+        });
+        await navigator.clipboard.write([new ClipboardItem({ "text/plain": blob })]);
+        return true;
+      } catch (e) { /* below */ }
+    }
+    const got = await text;
+    return got === null ? false : copyText(got);
+  }
   function onCopy(ev) {
     const scope = root();
     const selector = model.get("copy_buttons");
@@ -112,7 +144,9 @@ function render({ model, el }) {
     if (!button || !scope.contains(button)) return;
     ev.preventDefault();
     ev.stopPropagation();
-    copyText(button.dataset.copy || "").then((done) => {
+    const copying = button.dataset.copyId !== undefined && button.dataset.copy === undefined
+      ? copyFetched(button.dataset.copyId) : copyText(button.dataset.copy || "");
+    copying.then((done) => {
       button.classList.toggle("nb-hitl-copied", done);
       button.title = done ? "Copied" : "Copy failed: select the text and press Ctrl+C";
       setTimeout(() => { button.classList.remove("nb-hitl-copied");
@@ -265,7 +299,8 @@ class KeyBindings(anywidget.AnyWidget):
             ``enabled`` (a button's selector) acts from outside the scope only while that
             button is enabled, so an idle panel leaves the key to JupyterLab.
         copy_buttons: CSS selector of the scope's Copy buttons: a click copies the button's
-            ``data-copy`` text to the clipboard (``""``: none).
+            ``data-copy`` text to the clipboard, or asks the kernel for the text of message
+            ``data-copy-id`` (``on_copy`` answers; ``""``: no Copy buttons).
         action_buttons: CSS selector of the scope's row buttons: a click sends the action
             named by the button's ``data-nb-hitl-action`` with ``data-nb-hitl-arg`` as its
             text (``""``: none).
@@ -325,6 +360,15 @@ class KeyBindings(anywidget.AnyWidget):
     def on_action(self, name: str, callback: Callable[[str], Any]) -> None:
         """Run ``callback(text)`` (on the loop) when the front end sends action ``name``."""
         self._actions[name] = callback
+
+    def on_copy(self, text_of: Callable[[str], str | None]) -> None:
+        """Answer the front end's request for the text of a long message (its Copy button):
+        ``text_of(message id)`` gives the text, or None when there is no such message."""
+
+        def answer(msg_id: str) -> None:
+            self.send({"copy": msg_id, "text": text_of(msg_id)})
+
+        self.on_action("copy", answer)
 
     def press(self, name: str, text: str = "") -> None:
         """Do what the front end's action ``name`` does (headless tests, scripts)."""

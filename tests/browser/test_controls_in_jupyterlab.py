@@ -24,7 +24,7 @@ from nb_hitl.model import ScriptedTurn
 agent = ReActAgent(
     "Friday", "You are a test agent.",
     ScriptedModel([ScriptedTurn(error=RuntimeError("server down")), "Recovered: **all good**.",
-                   "Second answer."], tokens_per_second=200),
+                   "Long: " + "lorem ipsum " * 300], tokens_per_second=400),
     compression_config=CompressionConfig(trigger_threshold=3000, keep_recent=2),
 )
 await agent.memory.add(long_task_transcript()[:30])
@@ -110,6 +110,20 @@ def test_everyday_controls(browser: Any, lab: LabServer, artifacts: Path) -> Non
         page.wait_for_selector(f"{CHAT} .nb-hitl-cleared", state="detached", timeout=30_000)
         assert rows_with(page, "Recovered:") == 1
         assert int(page.locator(f"{CHAT} .nb-hitl-rows > *").count()) == before
+
+        # A long answer's Copy asks the kernel for the text (it is not in the page twice).
+        page.locator(INPUT).fill("more please")
+        page.locator(SEND).click()
+        page.wait_for_selector(f"{CHAT} .nb-hitl-copy[data-copy-id]", timeout=60_000)
+        wait_status(page, "idle")
+        long_row = page.locator(f"{CHAT} .nb-hitl-msg", has_text="Long: lorem").last
+        long_row.hover()
+        long_row.locator(".nb-hitl-copy").click()
+        page.wait_for_function(
+            "() => navigator.clipboard.readText().then((t) => t.startsWith('Long: lorem'))"
+        )
+        copied = page.evaluate("() => navigator.clipboard.readText()")
+        assert copied == "Long: " + "lorem ipsum " * 300
 
         # The explorer's Apply: the inspector (and the gauge) follow the agent at once.
         explorer = page.locator(".nb-hitl-explorer")

@@ -41,6 +41,19 @@ async def test_each_message_has_a_copy_button_with_its_text() -> None:
     assert chat.shortcuts.copy_buttons == ".nb-hitl-copy"  # the front end copies on a click
 
 
+async def test_a_long_message_is_copied_from_the_kernel_not_sent_twice() -> None:
+    long = "word " * 1000
+    friday = agent([long])
+    chat = ChatWidget(friday)
+    chat.send("go")
+    await until(lambda: chat.state == "idle", what="reply")
+    answer = friday.memory.messages[-1]
+    page = all_html(chat)
+    assert f'data-copy-id="{answer.id}"' in page and page.count("word word") < 600
+    assert chat._copy_text(answer.id) == answer.get_text_content() and len(long) > 2_000
+    assert chat._copy_text("no-such-id") is None
+
+
 async def test_clear_empties_chat_and_memory_and_undo_brings_both_back() -> None:
     friday = agent(["One.", "Two.", "Three."])
     chat = ChatWidget(friday)

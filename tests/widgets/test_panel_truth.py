@@ -209,3 +209,15 @@ def test_the_explorer_says_costs_more_instead_of_negative_savings() -> None:
     assert saved < 0
     assert f"costs {-saved:,} more" in explorer._totals.value
     assert "saves -" not in explorer._totals.value and "saves" not in explorer._totals.value
+
+
+def test_escape_counts_focus_anywhere_in_the_panel() -> None:
+    chat = ChatWidget(ReActAgent("Friday", "sys", ScriptedModel(["x"])))
+    (escape,) = [b for b in chat.shortcuts.bindings if b["key"] == "Escape" and not b.get("shift")]
+    assert escape["anywhere"] and escape["enabled"] == ".nb-hitl-stop"
+    assert chat.shortcuts.focus_scope == "nb-hitl-panel"  # the inspector's half counts too
+    assert "anywhere in the panel" in chat.stop_button.tooltip
+    panel = HubPanel(MsgHub([ReActAgent("Bob", "sys", ScriptedModel(["x"]))]))
+    (escape,) = [b for b in panel.shortcuts.bindings if b["key"] == "Escape" and not b.get("shift")]
+    assert escape["anywhere"] and escape["enabled"] == ".nb-hitl-hub-stop"
+    panel.close()

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import ipywidgets as w
 
-from nb_hitl._render import CSS, RemoteImages, check_remote_images, esc
+from nb_hitl._render import CSS, RemoteImages, check_remote_images, copy_text, esc
 from nb_hitl.agent import AgentBase, UserAgent
 from nb_hitl.pipeline import MsgHub
 
@@ -125,6 +125,7 @@ class HubPanel(DiscussionRun, w.VBox):
         self.input, self.send_button = self.bar.input, self.bar.send_button
         self.shortcuts.on_action("send", self.bar.send_typed)
         self.shortcuts.on_action("stop", lambda _text: self.stop())
+        self.shortcuts.on_copy(self._copy_text)
         left = w.VBox(
             [
                 self.speakers,
@@ -308,6 +309,11 @@ class HubPanel(DiscussionRun, w.VBox):
             can_continue=self.can_continue,
             live=not self.detached,
         )
+
+    def _copy_text(self, msg_id: str) -> str | None:
+        """The text a long message's Copy button asked for (None: not in the transcript)."""
+        entry = self.transcript.get(msg_id)
+        return copy_text(entry.msg) if entry is not None and entry.msg is not None else None
 
     def _typed(self) -> str | None:
         """What is typed in the box (taken out of it), or None."""
