@@ -184,6 +184,8 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
                 self.transcript.fold_continued(msg)  # a continued answer: one, with a seam
             self.transcript.render()
         self._gauge_handle: asyncio.TimerHandle | None = None
+        self._gauge_cost = 0.0
+        """Seconds the last context-gauge count took (it spaces the next one)."""
         self._update_gauge()
         self._sub = agent.subscribe(self._bridge.callback(self._on_event))
         self.detached = False

@@ -9,6 +9,7 @@ Retry), the context gauge. ``FollowAgentMixin`` is mixed into ``ChatWidget`` (``
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections import deque
 from typing import TYPE_CHECKING, Any
@@ -94,6 +95,7 @@ class FollowAgentMixin:
     _bridge: LoopBridge
     _error_seen: bool
     _gauge_handle: asyncio.TimerHandle | None
+    _gauge_cost: float
     _note: Any
     _queue: deque[Msg | Request | None]
     _sent_text: dict[str, str]
@@ -249,14 +251,18 @@ class FollowAgentMixin:
 
     def _schedule_gauge(self) -> None:
         if self._gauge_handle is None:
-            self._gauge_handle = self._bridge.later(GAUGE_DELAY, self._update_gauge)
+            # A count of a huge memory takes a while: at most ~10% of the loop goes to it.
+            delay = max(GAUGE_DELAY, 10 * self._gauge_cost)
+            self._gauge_handle = self._bridge.later(delay, self._update_gauge)
 
     def _update_gauge(self) -> None:
         """Count the next prompt against the compression threshold (the status line's gauge)."""
         if self._gauge_handle is not None:
             self._gauge_handle.cancel()
             self._gauge_handle = None
+        started = time.perf_counter()
         self.status.set_context(context_gauge(self.agent))
+        self._gauge_cost = time.perf_counter() - started
 
     def _note_row(self, text: str) -> None:
         """A small system line in the transcript (not a message of the conversation)."""
