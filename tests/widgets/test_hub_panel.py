@@ -12,7 +12,7 @@ from test_panel import no_live_markup
 from widget_helpers import all_html, all_state, until
 
 import nb_hitl
-from nb_hitl.agent import ReActAgent, UserAgent
+from nb_hitl.agent import ReActAgent, ScriptedInput, UserAgent
 from nb_hitl.message import Msg
 from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
 from nb_hitl.pipeline import FanoutPipeline, MsgHub, SequentialPipeline
@@ -375,6 +375,31 @@ async def test_a_panel_over_an_earlier_discussion_draws_each_message_once() -> N
         assert bob.memory.messages[-1].get_text_content() == "A2."
     panel.close()
     assert not hub.is_open
+
+
+async def test_a_panel_over_an_earlier_discussion_draws_the_persons_words_once() -> None:
+    # a UserAgent keeps no memory: the others' copies are the only record of what it said
+    alice, bob = speaker("Alice", ["Your view?", "Go on."]), speaker("Bob", ["B."])
+    you = UserAgent("You", ScriptedInput(["Tabs.", "Spaces."]))
+    hub = MsgHub([alice, you, bob])
+    async with hub:
+        await SequentialPipeline([alice, you, bob])(Msg("Host", "Topic.", "user"))
+        await alice()
+        stopped = asyncio.create_task(you())
+        await asyncio.sleep(0)
+        assert await you.interrupt() is True  # stopped while it waits: observed as its marker
+        await stopped
+        panel = HubPanel(hub)
+    texts = [(e.msg.name, e.msg.get_text_content()) for e in panel.transcript.entries if e.msg]
+    assert texts == [
+        ("Host", "Topic."),
+        ("Alice", "Your view?"),
+        ("You", "Tabs."),
+        ("Bob", "B."),
+        ("Alice", "Go on."),
+        ("You", you.interrupt_text),
+    ]
+    panel.close()
 
 
 async def test_the_announcement_comes_before_the_first_message() -> None:

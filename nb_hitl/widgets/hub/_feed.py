@@ -141,7 +141,7 @@ class HubFeed:
         for agent in self.agents:
             memory = getattr(agent, "memory", None)
             for msg in memory.messages if memory is not None else []:
-                if msg.id not in seen and not self._is_copy(agent, msg):
+                if msg.id not in seen and not self._is_recorded_copy(agent, msg):
                     seen[msg.id] = msg
         for msg in sorted(seen.values(), key=lambda m: m.timestamp):
             self.transcript.add(Entry(msg.id, msg), render=False)
@@ -233,6 +233,16 @@ class HubFeed:
         """Another participant's message in ``agent``'s memory: a broadcast copy, or the input
         it was given. Either way its speaker's own events draw it."""
         return msg.name != agent.name and msg.name in self.classes
+
+    def _is_recorded_copy(self, agent: AgentBase, msg: Msg) -> bool:
+        """``_is_copy`` for drawing from memory: the copies of what a speaker that keeps no
+        memory (a ``UserAgent``) said are its only record, so they are drawn (once: every
+        observer holds the same message)."""
+        if not self._is_copy(agent, msg):
+            return False
+        return any(
+            a.name == msg.name and getattr(a, "memory", None) is not None for a in self.agents
+        )
 
 
 __all__ = ["HubFeed"]
