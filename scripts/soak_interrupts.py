@@ -150,7 +150,8 @@ async def soak_pipeline(
     print(f"resumed with: {tally(total.actions)}")
     print(
         f"during pauses: {total.announcements} announcements, {total.reloads} sessions saved "
-        f"and loaded back; {total.parked_loads} sessions saved while parked, loaded elsewhere"
+        f"and loaded back, {total.continuations} replies continued (agent.resume()); "
+        f"{total.parked_loads} sessions saved while parked, loaded elsewhere"
     )
     return done, total.interrupts, total.steers, violations
 

@@ -32,13 +32,14 @@ class ReplyEntry:
     interrupted: bool = False
 
     def own_text(self) -> str:
-        """The reply's text so far: every message it streamed, each once, in order."""
-        texts = []
-        for m in self.streamed:
-            text = "\n".join(b.text for b in m.get_content_blocks("text")).strip()
-            if text:
-                texts.append(text)
-        return "\n\n".join(texts)
+        """The reply's text so far: every message it streamed, each once, in order (of a
+        continuation, ``agent.resume()``, only what it added after the seam)."""
+        texts = [added(m) for m in self.streamed]
+        return "\n\n".join(t for t in texts if t)
+
+    @property
+    def continuation(self) -> bool:
+        return self.result is not None and "continued_by" in self.result.metadata
 
     def expected(self) -> tuple[str, str | None]:
         """What the others must hold: its text, and the id it keeps (finished, no tools)."""
@@ -46,11 +47,22 @@ class ReplyEntry:
         if self.interrupted:
             return self.own_text() or (self.result.get_text_content() or ""), None
         blocks = self.result.get_content_blocks()
+        if self.continuation:  # what it added, as a message of its own
+            return added(self.result), None
         text = "\n".join(b.text for b in blocks if b.type == "text")
         plain = isinstance(self.result.content, str) or not any(
             b.type in TOOL_BLOCKS for b in blocks
         )
         return text, self.result.id if plain else None
+
+
+def added(msg: Msg) -> str:
+    """A message's text, after the seam of the partial answer it continues if it has one
+    (``metadata["partial_chars"]``: the partial text it repeats first)."""
+    chars = msg.metadata.get("partial_chars")
+    if isinstance(chars, int) and chars > 0:
+        return "".join(b.text for b in msg.get_content_blocks("text"))[chars:].strip()
+    return "\n".join(b.text for b in msg.get_content_blocks("text")).strip()
 
 
 class Ledger:

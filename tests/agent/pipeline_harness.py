@@ -394,7 +394,39 @@ class PipelineHarness:
         if seg.reload:
             for agent in self.agents:
                 self._reload(agent)
+        paused = self.pipe.paused
+        if seg.continue_first and paused is not None:
+            for pos in paused.positions:
+                agent = self.pipe.agents[pos]
+                if isinstance(agent, ReActAgent) and agent.can_resume:
+                    await self._continue(agent, seg.continue_first - 1)
         self.check_all()
+
+    async def _continue(self, agent: ReActAgent, stop_at: int) -> None:
+        """Continue ``agent``'s interrupted reply (``resume()``), stopped at its ``stop_at``-th
+        streamed chunk (0: not stopped); the others observe what it added."""
+        chunks = 0
+
+        def on_event(e: Event) -> None:
+            nonlocal chunks
+            if e.kind == "message_updated" and getattr(e, "delta", ""):
+                chunks += 1
+                if chunks == stop_at and agent.interrupt_nowait():
+                    self.stats.interrupts += 1
+
+        sub = agent.subscribe(on_event)
+        self.finished.clear()
+        try:
+            reply = await self._run(agent.resume())
+        finally:
+            sub.close()
+        if [name for name, _, _ in self.finished] != [agent.name]:
+            raise Violation(f"resume() of {agent.name} ran {self.finished}")
+        if "continued_by" not in reply.metadata:
+            raise Violation(
+                f"{agent.name}: resume() returned a reply not marked continued_by: {reply.metadata}"
+            )
+        self.stats.continuations += 1
 
     def _reload(self, agent: ReActAgent) -> None:
         """Save ``agent``'s session and load it back (a kernel restart, in place)."""

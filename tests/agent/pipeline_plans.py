@@ -65,6 +65,9 @@ class Segment:
     """The host broadcasts an announcement during the pause, before resuming."""
     reload: bool = False
     """Every participant is saved (``save_session``) and loaded back during the pause."""
+    continue_first: int = 0
+    """During the pause the interrupted speaker continues its reply first (``agent.resume()``,
+    observed by the others): 0 no, 1 to its end, n > 1 stopped at its (n-1)-th chunk."""
 
 
 @dataclass
@@ -116,6 +119,8 @@ class PipelineStats:
     parked_loads: int = 0
     """Sessions saved while parked on an approval, loaded into a fresh agent and resumed."""
     announcements: int = 0
+    continuations: int = 0
+    """Interrupted replies continued with ``agent.resume()`` during a pause."""
     actions: Counter[str] = field(default_factory=Counter)
 
     def add(self, other: PipelineStats) -> None:
@@ -123,6 +128,7 @@ class PipelineStats:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.parked_loads += other.parked_loads
         self.announcements += other.announcements
+        self.continuations += other.continuations
         self.actions.update(other.actions)
 
 
@@ -153,6 +159,7 @@ def random_pipeline_plan(rng: random.Random) -> PipelineEpisodePlan:
             rng.random() < 0.5,
             announce=rng.random() < 0.25,
             reload=rng.random() < 0.2,
+            continue_first=rng.choice((0, 0, 0, 1, 1, 2, 3)),
         )
         for _ in range(rng.randint(1, 6))
     ]

@@ -182,3 +182,35 @@ async def test_a_continuation_is_observed_as_what_it_added_exactly_once() -> Non
     assert observed[2].metadata["continues"] == observed[1].id
     assert "continued_from" not in observed[2].metadata  # an id only Bob's memory holds
     assert_history_valid(alice.memory.messages)
+
+
+async def test_a_continuation_stopped_before_it_starts_still_continues_the_partial_later() -> None:
+    alice = speaker("Alice", [])
+    bob = speaker("Bob", [words("alpha"), " and the end."])
+    stops = stop_on(bob, "message_updated", 3)
+    async with MsgHub([alice, bob]):
+        first = await bob(Msg("Host", "go", "user"))
+        stops.close()
+        before = partial_text(bob, first)
+        stops = stop_on(bob, "reply_started", 1)  # Stop lands as the continuation starts
+        again = await bob.resume()
+        stops.close()
+        assert again.is_interrupted and again.metadata["interrupted_at"] == "before start"
+        assert again.metadata["continued_by"] == "assistant_prefix"  # marked, as resume() says
+        done = await bob.resume()  # the same partial answer is continued, mid-sentence
+    assert done.get_text_content() == before + " and the end."
+    observed = [(m.get_text_content(), m.is_interrupted) for m in alice.memory.messages]
+    assert observed == [(before, True), (bob.interrupt_text, True), ("and the end.", False)]
+
+
+async def test_a_short_partial_answer_continued_to_its_end_is_not_doubled() -> None:
+    alice, bob = speaker("Alice", []), speaker("Bob", [words("a"), " and the end."])
+    stops = stop_on(bob, "message_updated", 3)
+    async with MsgHub([alice, bob]):
+        first = await bob(Msg("Host", "go", "user"))
+        stops.close()
+        done = await bob.resume()
+    before = partial_text(bob, first)
+    assert len(before) < 12  # shorter than a repeat the continuation would recognise
+    assert done.get_text_content() == before + " and the end."
+    assert alice.memory.messages[-1].get_text_content() == "and the end."

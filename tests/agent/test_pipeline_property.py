@@ -58,6 +58,7 @@ segments = st.builds(
     instruction=st.booleans(),
     announce=st.booleans(),
     reload=st.booleans(),
+    continue_first=st.integers(0, 3),
 )
 steers = st.builds(
     SteerPlan,
