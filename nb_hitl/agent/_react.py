@@ -36,7 +36,8 @@ from ._branches import BranchMixin
 from ._compression_agent import CompressionMixin
 from ._hooks import REACT_HOOK_TYPES
 from ._permission import PermissionPolicy
-from ._resume import ResumeMixin, ResumePoint, answer_text, text_digest
+from ._resume import ResumeMixin
+from ._resume_point import ResumePoint, answer_text, text_digest
 from ._steering import SteeringMixin
 from ._structured import (
     FINISH_FUNCTION_NAME,
@@ -305,8 +306,7 @@ class ReActAgent(CompressionMixin, ResumeMixin, BranchMixin, ActingMixin, Steeri
         finally:
             await stream.aclose()  # closes HTTP streams at once on interrupt or error
         if prefix is not None and last is not None:
-            # from the model's own blocks: live's already hold the prefix, and joining it again
-            # doubles a partial answer too short to be recognised as a repeat (MIN_REPEAT)
+            # the model's own blocks: live's hold the prefix already (joined twice, doubled)
             blocks = [b.model_copy() for b in last.content]
             live.content = continuation_blocks(prefix, blocks, complete=True)
         if last is not None and last.usage is not None:
@@ -379,12 +379,7 @@ class ReActAgent(CompressionMixin, ResumeMixin, BranchMixin, ActingMixin, Steeri
             extra["partial_digest"] = text_digest(answer_text(live))
         if closed["not_run"] or closed["interrupted"]:
             extra["closed_calls"] = closed  # what resume() runs again
-        resumed = self._active_resume
-        if resumed is None and self._resuming is not None:
-            # resume() stopped before its reply began: what it was to continue stays to be
-            # continued by the next resume() (the same partial answer, the same unrun calls)
-            resumed = self._resuming
-            self._carry_resume_point(resumed, extra)
+        resumed = self._interrupted_resume(self._active_resume, extra)
         if resumed is not None:  # a resumed reply, interrupted again
             extra.update(continued_by=resumed.continued_by, continues=resumed.interrupted_id)
         result = self._interrupted_msg(**extra)
@@ -392,17 +387,6 @@ class ReActAgent(CompressionMixin, ResumeMixin, BranchMixin, ActingMixin, Steeri
         if self._printing():
             await self.print(result, True)
         return result
-
-    def _carry_resume_point(self, point: ResumePoint, extra: dict[str, Any]) -> None:
-        partial = self.memory.get(point.partial_id) if point.partial_id else None
-        if partial is not None and "partial_msg_id" not in extra:
-            extra["partial_msg_id"] = partial.id
-            extra["partial_digest"] = text_digest(answer_text(partial))
-        if (point.not_run or point.interrupted_calls) and "closed_calls" not in extra:
-            extra["closed_calls"] = {
-                "not_run": [c.id for c in point.not_run],
-                "interrupted": [c.id for c in point.interrupted_calls],
-            }
 
     async def _on_error(self, exc: BaseException) -> None:
         """Keep memory valid when a model call fails: close open calls with an error result."""

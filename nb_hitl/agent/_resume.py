@@ -27,9 +27,7 @@ reply interrupted in one kernel is continued after ``load_session`` in another.
 
 from __future__ import annotations
 
-import hashlib
 import logging
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from nb_hitl.events import Resumed
@@ -39,6 +37,7 @@ from nb_hitl.message import Msg, ToolUseBlock
 from nb_hitl.model._continuation import CONTINUE_KWARG, continuation_prompt
 
 from ._base import AgentBase
+from ._resume_point import ResumePoint, answer_text, carry_point, text_digest
 
 if TYPE_CHECKING:
     from nb_hitl.formatter import FormatterBase
@@ -49,34 +48,6 @@ logger = logging.getLogger("nb_hitl.agent")
 
 REFUSED_STATUS = frozenset({400, 404, 405, 415, 422, 501})
 """HTTP statuses that mean "this server does not take the assistant-prefix request"."""
-
-
-def text_digest(text: str) -> str:
-    """A short fingerprint of a partial answer's text (to notice it was edited later)."""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-
-
-@dataclass
-class ResumePoint:
-    """What ``agent.resume()`` would continue (``agent.resume_point()``)."""
-
-    interrupted_id: str
-    """The interrupted (or stopped-after-step) message that ended the reply."""
-    continued_by: str
-    """``"assistant_prefix"``, ``"prompt"``, ``"tools"`` or ``"next_step"`` (module docstring)."""
-    partial_id: str | None = None
-    """The partial answer being continued (text continuation only)."""
-    partial_text: str = ""
-    """Its text, exactly as streamed."""
-    not_run: list[ToolUseBlock] = field(default_factory=list)
-    """Calls the interrupt closed before they started: they run on resume."""
-    interrupted_calls: list[ToolUseBlock] = field(default_factory=list)
-    """Calls interrupted mid-run: re-run only with ``rerun_interrupted=True``."""
-    instruction_id: str | None = None
-    """The instruction given to ``resume()`` (set when it runs)."""
-    rerun_interrupted: bool = False
-    note: str = ""
-    """Why the prompt form was used instead of the prefix (a refusing server), if it was."""
 
 
 class ResumeMixin(AgentBase):
@@ -271,6 +242,18 @@ class ResumeMixin(AgentBase):
         return point
 
     # -- inside the reply ------------------------------------------------------------------------
+    def _interrupted_resume(
+        self, active: ResumePoint | None, extra: dict[str, Any]
+    ) -> ResumePoint | None:
+        """The point the interrupted reply was continuing, if it was a resumed one. A
+        ``resume()`` stopped before its reply began hands its point on to the interrupted
+        message (``extra``), so the next ``resume()`` continues the same partial answer and
+        unrun calls instead of going on with a fresh step."""
+        if active is None and self._resuming is not None:
+            active = self._resuming
+            carry_point(active, self.memory, extra)
+        return active
+
     def _take_resume(self) -> ResumePoint | None:
         point, self._resuming = self._resuming, None
         if point is not None:
@@ -388,13 +371,6 @@ class ResumeMixin(AgentBase):
             if self.memory.get(result.id) is result:
                 self.memory.replace(result)  # listeners (widgets) see the new metadata
         return result
-
-
-def answer_text(msg: Msg | None) -> str:
-    """The text of an answer as streamed: its text blocks joined (thinking left out)."""
-    if msg is None:
-        return ""
-    return "".join(b.text for b in msg.get_content_blocks("text"))
 
 
 def _calls_by_id(msgs: list[Msg]) -> dict[str, ToolUseBlock]:

@@ -1,0 +1,67 @@
+"""What ``agent.resume()`` continues: the ``ResumePoint`` an interrupted reply leaves.
+
+``_resume.py`` finds the point in memory and runs the continuation; this module holds the
+point itself, the text helpers both sides use, and ``carry_point``, which hands a point on to
+the interrupted message of a continuation stopped before it began (so the next ``resume()``
+continues the same thing).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from nb_hitl.message import Msg, ToolUseBlock
+
+
+def text_digest(text: str) -> str:
+    """A short fingerprint of a partial answer's text (to notice it was edited later)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+@dataclass
+class ResumePoint:
+    """What ``agent.resume()`` would continue (``agent.resume_point()``)."""
+
+    interrupted_id: str
+    """The interrupted (or stopped-after-step) message that ended the reply."""
+    continued_by: str
+    """``"assistant_prefix"``, ``"prompt"``, ``"tools"`` or ``"next_step"`` (module docstring)."""
+    partial_id: str | None = None
+    """The partial answer being continued (text continuation only)."""
+    partial_text: str = ""
+    """Its text, exactly as streamed."""
+    not_run: list[ToolUseBlock] = field(default_factory=list)
+    """Calls the interrupt closed before they started: they run on resume."""
+    interrupted_calls: list[ToolUseBlock] = field(default_factory=list)
+    """Calls interrupted mid-run: re-run only with ``rerun_interrupted=True``."""
+    instruction_id: str | None = None
+    """The instruction given to ``resume()`` (set when it runs)."""
+    rerun_interrupted: bool = False
+    note: str = ""
+    """Why the prompt form was used instead of the prefix (a refusing server), if it was."""
+
+
+def answer_text(msg: Msg | None) -> str:
+    """The text of an answer as streamed: its text blocks joined (thinking left out)."""
+    if msg is None:
+        return ""
+    return "".join(b.text for b in msg.get_content_blocks("text"))
+
+
+def carry_point(point: ResumePoint, memory: Any, extra: dict[str, Any]) -> None:
+    """Put what ``point`` continues into ``extra`` (an interrupted message's metadata):
+    its partial answer and its unrun calls, unless the interrupt left its own."""
+    partial = memory.get(point.partial_id) if point.partial_id else None
+    if partial is not None and "partial_msg_id" not in extra:
+        extra["partial_msg_id"] = partial.id
+        extra["partial_digest"] = text_digest(answer_text(partial))
+    if (point.not_run or point.interrupted_calls) and "closed_calls" not in extra:
+        extra["closed_calls"] = {
+            "not_run": [c.id for c in point.not_run],
+            "interrupted": [c.id for c in point.interrupted_calls],
+        }
+
+
+__all__ = ["ResumePoint", "answer_text", "carry_point", "text_digest"]
