@@ -33,7 +33,7 @@ def test_run_all_on_walkthrough_01_shows_interrupt_and_resume(
             assert time.monotonic() < deadline, "Run All did not finish in 180 s"
             page.wait_for_timeout(500)
         outputs = page.locator(".jp-CodeCell").last.locator(".jp-OutputArea").inner_text()
-        assert "Picking up where I left off" in outputs  # the resumed answer, after the asserts
+        assert "continued by: assistant_prefix" in outputs  # the resumed answer, after the asserts
         assert page.locator(".nb-hitl-chat .nb-hitl-interrupted").count() >= 1
         errors = page.locator(
             ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
