@@ -56,9 +56,9 @@ CSS = """
   font-size: 12px; color: var(--jp-ui-font-color1, #1f2933); }
 .nb-hitl-branch-switch .nb-hitl-action { opacity: 1; font-size: 13px; padding: 0 8px; }
 .nb-hitl-branch-label { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-.nb-hitl-seam { display: inline-block; font-size: 11px; line-height: 1.3; margin: 0 4px;
-  padding: 0 6px; border-radius: 8px; white-space: nowrap; max-width: 100%;
-  overflow: hidden; text-overflow: ellipsis; vertical-align: bottom;
+.nb-hitl-seam { display: inline; font-size: 11px; margin: 0 4px; padding: 0 6px;
+  border-radius: 8px; white-space: normal; -webkit-box-decoration-break: clone;
+  box-decoration-break: clone;
   border: 1px dashed var(--jp-warn-color1, #b45309);
   color: var(--jp-ui-font-color1, #1f2933);
   background: var(--jp-warn-color3, rgba(230,126,34,0.12)); }

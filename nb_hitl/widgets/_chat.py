@@ -133,7 +133,7 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
         self.stop_button.on_click(self._bridge.callback(lambda _b: self.stop()))
         self.continue_button.on_click(self._bridge.callback(lambda _b: self.resume()))
         self.step_stop = StepStop(agent, self.status)
-        """The "After this step" button (``stop_after_step()``) next to Stop."""
+        """The "After step" button (``stop_after_step()``) next to Stop."""
         self.step_stop.button.on_click(self._bridge.callback(lambda _b: self.stop_after_step()))
         buttons = w.VBox(
             [self.send_button, self.stop_button, self.step_stop.button, self.continue_button],

@@ -209,7 +209,7 @@ class SendMixin:
         return True
 
     def stop_after_step(self) -> bool:
-        """End the running reply after its current step (the "After this step" button's
+        """End the running reply after its current step (the "After step" button's
         twin, Shift+Escape): what is in flight finishes, the history stays complete; the
         status line says "stopping after this step…". False when no reply runs."""
         return self.step_stop.request()

@@ -71,7 +71,7 @@ def marks_for(
     if msg.is_interrupted:
         out.append(("interrupted", "interrupted"))
     if msg.metadata.get("continued_from") or msg.metadata.get("continued_by"):
-        out.append(("resumed", "continues the interrupted reply"))
+        out.append(("resumed", "continuation"))
     if msg.metadata.get("_resume_instruction"):
         out.append(("resumed", "resume instruction"))
     if msg.metadata.get("stopped_after_step"):

@@ -64,10 +64,11 @@ def seam_html(msg: Msg, instruction: str = "") -> str:
     label = "resumed here"
     if instruction:
         short = " ".join(instruction.split())
-        short = short if len(short) <= 60 else short[:59] + "…"
+        short = short if len(short) <= 48 else short[:47] + "…"
         label += f" · “{short}”"
         title += f" Instruction: {' '.join(instruction.split())}"
-    return f'<span class="nb-hitl-seam" role="note" title="{esc(title)}">⏵ {esc(label)}</span>'
+    icon = '<i class="fa fa-step-forward" aria-hidden="true"></i>'
+    return f'<span class="nb-hitl-seam" role="note" title="{esc(title)}">{icon} {esc(label)}</span>'
 
 
 def render_with_seams(

@@ -1,6 +1,6 @@
 """Stop after this step: the chat's graceful stop, next to Stop (also Shift+Escape).
 
-Stop cancels at once, wherever the reply is. "After this step" (``agent.stop_after_step()``)
+Stop cancels at once, wherever the reply is. "After step" (``agent.stop_after_step()``)
 lets the model call or tool batch in flight finish and ends the reply at its next step
 boundary, with a complete history (``metadata["stopped_after_step"]``, not interrupted);
 meanwhile the status line says "stopping after this step…". Continue then goes on with the
@@ -29,13 +29,13 @@ TOOLTIP = (
 
 
 class StepStop:
-    """The "After this step" button and its state, driven by the agent's events."""
+    """The "After step" button (stop after this step) and its state, driven by events."""
 
     def __init__(self, agent: Any, status: StatusLine) -> None:
         self.agent = agent
         self.status = status
         self.button = w.Button(
-            description="After this step", icon="step-forward", disabled=True, tooltip=TOOLTIP
+            description="After step", icon="step-forward", disabled=True, tooltip=TOOLTIP
         )
         self.button.add_class("nb-hitl-stop-step")
         if not self.supported:
@@ -62,14 +62,14 @@ class StepStop:
     def _show_pending(self) -> None:
         self.pending = True
         self.button.disabled = True
-        self.button.description = "Stopping after step…"
+        self.button.description = "Ending…"
         self.status.set_hint(STOPPING_AFTER_STEP)
 
     def on_event(self, ev: Event) -> None:
         """Follow the reply: enabled while one runs, pending after ``StopRequested``."""
         if isinstance(ev, ReplyStarted):
             self.pending = self.stopped = False
-            self.button.description = "After this step"
+            self.button.description = "After step"
             self.button.disabled = not self.supported
         elif isinstance(ev, StopRequested):
             if not self.pending:
@@ -79,7 +79,7 @@ class StepStop:
         elif isinstance(ev, ReplyFinished):
             self.pending = False
             self.button.disabled = True
-            self.button.description = "After this step"
+            self.button.description = "After step"
 
     def stop_now(self) -> None:
         """Stop was pressed: the graceful stop is moot."""

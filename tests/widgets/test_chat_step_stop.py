@@ -1,4 +1,4 @@
-"""The chat's "After this step" (Shift+Escape): the step in flight finishes, the reply ends
+"""The chat's "After step" button (Shift+Escape): the step in flight finishes, the reply ends
 cleanly, the status line says so, and Continue goes on with the next step."""
 
 from __future__ import annotations
