@@ -2,12 +2,13 @@
 
 ``QuestionCards`` listens to an agent's ``QuestionAsked`` / ``QuestionAnswered`` events and adds
 one ``QuestionCard`` per ask through a hook (``ChatWidget.append_widget``). Each question shows
-its header and text, then radio buttons (one choice) or check boxes (several), and an "Other"
-text box for an answer in the person's own words (or only a text box when there are no
-choices). Tab moves between the controls, the arrow keys pick a radio choice, Space ticks a
-box, Enter in a text box sends the answers. A refused answer (a choice that was not offered,
-a question left unanswered) is shown in the card; once answered, or closed by Stop, the form
-turns into the answers given. Clicks go through a ``LoopBridge`` like every widget callback.
+its header and text, then one toggle button per choice (one choice: picking one unpicks the
+others) or check boxes (several), and an "Other" text box for an answer in the person's own
+words (or only a text box when there are no choices). Tab moves between the controls, Space
+or Enter picks a choice or ticks a box, Enter in a text box sends the answers. A refused
+answer (a choice that was not offered, a question left unanswered) is shown in the card; once
+answered, or closed by Stop, the form turns into the answers given. Clicks go through a
+``LoopBridge`` like every widget callback.
 """
 
 from __future__ import annotations
@@ -32,12 +33,12 @@ QUESTION_CSS = """
 <style>
 .nb-hitl-question .nb-hitl-question-header { font-size: 11px; text-transform: uppercase;
   letter-spacing: 0.04em; opacity: 0.75; }
-.nb-hitl-question .widget-radio-box label, .nb-hitl-question .widget-checkbox label {
-  white-space: normal; }
+.nb-hitl-question .widget-checkbox label { white-space: normal; }
+.nb-hitl-question .nb-hitl-choice { width: auto; max-width: 100%; }
+.nb-hitl-question .nb-hitl-choices { flex-wrap: wrap; gap: 4px; }
 .nb-hitl-question-hint { font-size: 12px; opacity: 0.75; }
 </style>
 """
-NO_CHOICE = "(no choice)"
 
 
 def _text(value: str) -> str:
@@ -47,7 +48,7 @@ def _text(value: str) -> str:
 class _QuestionField:
     """The controls of one question and the answer value they hold."""
 
-    def __init__(self, question: Question) -> None:
+    def __init__(self, question: Question, bridge: LoopBridge) -> None:
         self.question = question
         head = f'<div class="nb-hitl-question-header">{_text(question.header)}</div>'
         self.title = w.HTML(
@@ -58,16 +59,22 @@ class _QuestionField:
         ]
         self.hint = w.HTML("<br>".join(hints))
         self.hint.add_class("nb-hitl-question-hint")
-        self.radio: w.RadioButtons | None = None
+        self.choices: list[w.ToggleButton] = []
+        """One toggle button per choice (one-answer questions with choices)."""
         self.boxes: list[w.Checkbox] = []
+        """One check box per choice (multi-select questions)."""
         if question.options and question.multi_select:
             self.boxes = [
                 w.Checkbox(value=False, description=o.label, indent=False) for o in question.options
             ]
         elif question.options:
-            self.radio = w.RadioButtons(
-                options=[NO_CHOICE, *question.labels], value=NO_CHOICE, layout={"width": "auto"}
-            )
+            for option in question.options:
+                button = w.ToggleButton(
+                    value=False, description=option.label, tooltip=option.description
+                )
+                button.add_class("nb-hitl-choice")
+                button.observe(bridge.callback(self._picked), names="value")
+                self.choices.append(button)
         self.other = w.Text(
             placeholder="Other: your own answer (Enter sends)"
             if question.options
@@ -76,22 +83,36 @@ class _QuestionField:
         )
         self.other.add_class("nb-hitl-question-other")
         controls: list[w.Widget] = [self.title]
-        if self.radio is not None:
-            controls.append(self.radio)
+        if self.choices:
+            row = w.HBox(self.choices)
+            row.add_class("nb-hitl-choices")
+            controls.append(row)
         controls += self.boxes
         controls += [self.other, self.hint]
         self.box = w.VBox(controls, layout={"flex": "0 0 auto", "margin": "2px 0 6px 0"})
+
+    def _picked(self, change: dict[str, Any]) -> None:
+        if change["new"]:  # one answer: picking a choice unpicks the others
+            for button in self.choices:
+                if button is not change["owner"] and button.value:
+                    button.value = False
+        for button in self.choices:
+            button.button_style = "info" if button.value else ""
+
+    def choose(self, *labels: str) -> None:
+        """Pick choices by label, as clicks would (unknown labels are ignored)."""
+        for button in [*self.choices, *self.boxes]:
+            if button.description in labels:
+                button.value = True
 
     def value(self) -> Any:
         other = self.other.value.strip()
         if self.question.multi_select:
             return {"choices": [b.description for b in self.boxes if b.value], "other": other}
-        if self.radio is not None and self.radio.value != NO_CHOICE:
-            return {"choices": [self.radio.value], "other": other}
+        picked = [b.description for b in self.choices if b.value]
+        if picked:
+            return {"choices": picked, "other": other}
         return {"other": other} if self.question.options else other
-
-    def controls(self) -> list[w.Widget]:
-        return [c for c in (self.radio, *self.boxes, self.other) if c is not None]
 
 
 class QuestionCard(w.VBox):
@@ -118,10 +139,10 @@ class QuestionCard(w.VBox):
         """``""`` while waiting, then ``answered`` or ``interrupted``."""
         self._bridge = bridge or LoopBridge()
         self.header = w.HTML(
-            "<b>&#10067; A question for you</b> "
+            '<span class="nb-hitl-badge nb-hitl-badge-question">question</span> <b>for you</b> '
             '<span class="nb-hitl-status nb-hitl-status-waiting">waiting for you</span>'
         )
-        self.fields = [_QuestionField(q) for q in self.questions]
+        self.fields = [_QuestionField(q, self._bridge) for q in self.questions]
         self.submit = w.Button(description="Send answers", button_style="primary", icon="reply")
         self.submit.add_class("nb-hitl-question-submit")
         self.error = w.HTML()
@@ -166,7 +187,7 @@ class QuestionCard(w.VBox):
                 shown = ", ".join(answer) if isinstance(answer, list) else str(answer)
                 rows.append(f"<div>{_text(question)} &#8594; <b>{_text(shown)}</b></div>")
             self.result.value = "&#10004; Answered" + "".join(rows)
-        self.header.value = "<b>&#10067; Question</b>"
+        self.header.value = '<span class="nb-hitl-badge nb-hitl-badge-question">question</span>'
         for field in self.fields:
             field.box.layout.display = "none"
         self.submit.layout.display = "none"

@@ -10,7 +10,16 @@ from typing import Any
 
 import pytest
 
-from nb_hitl.agent import Question, QueueInput, ReActAgent, ScriptedInput, UserAgent, ask_user
+from nb_hitl.agent import (
+    Question,
+    QueueInput,
+    ReActAgent,
+    ScriptedInput,
+    UserAgent,
+    UserInputBase,
+    UserInputData,
+    ask_user,
+)
 from nb_hitl.agent._ask_user import answers_model, check_answers, parse_questions
 from nb_hitl.events import QuestionAnswered, QuestionAsked
 from nb_hitl.exceptions import ApprovalError
@@ -249,3 +258,61 @@ async def test_a_question_parked_by_the_model_survives_a_restart(tmp_path: Path)
     assert reply.get_text_content() == "Thanks."
     assert json.loads(result_of(restarted).output_text()) == {"Which database?": "SQLite"}
     assert_history_valid(restarted.memory.messages)
+
+
+class FormInput(UserInputBase):
+    """An AgentScope-style input method that fills the form's fields at once."""
+
+    def __init__(self) -> None:
+        self.asked: list[Any] = []
+
+    async def __call__(self, agent_id: str, agent_name: str, *args: Any, **kwargs: Any) -> Any:
+        model = kwargs["structured_model"]
+        self.asked.append(model)
+        return UserInputData(blocks_input=[], structured_input={"answer_1": "SQLite"})
+
+
+async def test_a_user_input_method_answers_with_the_structured_form() -> None:
+    agent = asking_agent([DB])
+    method = FormInput()
+    agent.question_input = method
+    await agent(Msg("User", "go", "user"))
+    assert json.loads(result_of(agent).output_text()) == {"Which database?": "SQLite"}
+    assert "1. PostgreSQL - relational" in method.asked[0].model_fields["answer_1"].description
+
+
+TERMINAL_SCRIPT = """
+import asyncio, json
+from nb_hitl.agent import ReActAgent, TerminalUserInput, ask_user
+from nb_hitl.message import Msg
+from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
+from nb_hitl.tool import Toolkit
+toolkit = Toolkit()
+toolkit.register_tool_function(ask_user)
+q = {"question": "Which database?", "options": ["PostgreSQL", "SQLite"], "allow_other": False}
+turn = ScriptedTurn(tool_calls=[ScriptedToolCall("ask_user", {"questions": [q]}, id="q1")])
+agent = ReActAgent("Friday", "T.", ScriptedModel([turn, "Thanks."]), toolkit=toolkit)
+agent.question_input = TerminalUserInput()
+async def main():
+    await agent(Msg("User", "go", "user"))
+    for m in agent.memory.messages:
+        for b in m.get_content_blocks("tool_result"):
+            print("RESULT", b.output_text())
+asyncio.run(main())
+"""
+
+
+def test_the_terminal_answers_and_is_asked_again_after_a_choice_not_offered() -> None:
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-c", TERMINAL_SCRIPT],
+        input="MySQL\n2\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    assert 'RESULT {"Which database?": "SQLite"}' in run.stdout  # MySQL refused, 2 taken

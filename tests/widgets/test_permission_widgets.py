@@ -139,11 +139,13 @@ async def test_the_question_form_refuses_a_bad_answer_and_sends_a_good_one() -> 
     html = all_html(card)
     assert EVIL not in html and "Which database?" in html
     first, second = card.fields
-    assert first.radio is not None and list(first.radio.options)[1:] == ["PostgreSQL", EVIL]
+    assert [b.description for b in first.choices] == ["PostgreSQL", EVIL]
     card.submit.click()  # nothing picked
     await until(lambda: card.error.value, what="the refusal")
     assert "has no answer" in card.error.value and agent.pending_questions
-    first.radio.value = "PostgreSQL"
+    first.choices[1].value = True
+    first.choose("PostgreSQL")  # one answer: picking it unpicks the other
+    await until(lambda: not first.choices[1].value, what="the unpick")
     first.other.value = "MariaDB"  # a choice and free text for a one-answer question
     card.submit.click()
     await until(lambda: "takes one answer" in card.error.value, what="the second refusal")
@@ -175,7 +177,7 @@ async def test_a_question_answered_from_code_updates_the_form() -> None:
     chat.send("hello")
     await until(lambda: agent.pending_questions and rows_of(chat, QuestionCard), what="the form")
     [card] = rows_of(chat, QuestionCard)
-    assert card.fields[0].radio is None and not card.fields[0].boxes
+    assert not card.fields[0].choices and not card.fields[0].boxes
     agent.answer(agent.pending_questions[0].question_id, "Ann")
     await until(lambda: card.answered, what="the form's answer")
     assert "Ann" in card.result.value
