@@ -22,7 +22,7 @@ CSS = """
 .nb-hitl-copy { position: absolute; top: 2px; right: 4px; border: none; background: none;
   cursor: pointer; color: inherit; opacity: 0.45; padding: 0 4px; font-size: 12px; }
 .nb-hitl-msg:hover .nb-hitl-copy, .nb-hitl-copy:focus { opacity: 1; }
-.nb-hitl-copy.nb-hitl-copied { opacity: 1; color: #27ae60; }
+.nb-hitl-copy.nb-hitl-copied { opacity: 1; color: var(--jp-success-color1, #27ae60); }
 .nb-hitl-head { font-size: 12px; color: #52606d; }
 .nb-hitl-role-user { border-left-color: #2f80ed; background: rgba(47,128,237,0.06); }
 .nb-hitl-role-assistant { border-left-color: #27ae60; }
@@ -70,7 +70,8 @@ CSS = """
 .nb-hitl-status-stopping { color: #e67e22; }
 .nb-hitl-status-waiting { color: #2f80ed; }
 .nb-hitl-status-error { color: #d0021b; }
-.nb-hitl-gauge { font-size: 12px; color: #52606d; margin-left: 8px; white-space: nowrap; }
+.nb-hitl-gauge { font-size: 12px; color: var(--jp-ui-font-color2, #52606d); margin-left: 8px;
+  white-space: nowrap; }
 .nb-hitl-gauge-bar { display: inline-block; width: 60px; height: 7px; border-radius: 4px;
   background: rgba(127,127,127,0.25); margin-right: 4px; vertical-align: middle;
   overflow: hidden; }
