@@ -21,13 +21,12 @@ from typing import Any
 
 from nb_hitl.compression import CompressionConfig
 from nb_hitl.compression._summary import SUMMARIZE_PROMPT
-from nb_hitl.events import MessageAdded, MessageUpdated, StoppedAfterStep
+from nb_hitl.events import MessageAdded, StoppedAfterStep
 from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.formatter import FormatterBase, OpenAIChatFormatter
 from nb_hitl.memory import COMPRESSED, InMemoryMemory
-from nb_hitl.message import Msg, TextBlock, ToolUseBlock
-from nb_hitl.model import ChatModelBase, ChatResponse
-from nb_hitl.model._continuation import continuation_blocks
+from nb_hitl.message import Msg, ToolUseBlock
+from nb_hitl.model import ChatModelBase
 from nb_hitl.tool import Toolkit
 
 from ._acting import ActingMixin
@@ -39,6 +38,7 @@ from ._permission import PermissionPolicy
 from ._resume import ResumeMixin
 from ._resume_point import ResumePoint, answer_text, text_digest
 from ._steering import SteeringMixin
+from ._streaming import StreamingMixin
 from ._structured import (
     FINISH_FUNCTION_NAME,
     StructuredTurn,
@@ -51,7 +51,9 @@ STOPPED_TEXT = (
 """Text of the message a reply stopped by ``stop_after_step()`` returns."""
 
 
-class ReActAgent(CompressionMixin, ResumeMixin, BranchMixin, ActingMixin, SteeringMixin):
+class ReActAgent(
+    CompressionMixin, ResumeMixin, BranchMixin, StreamingMixin, ActingMixin, SteeringMixin
+):
     """An agent that alternates model reasoning and tool calls until it can answer.
 
     Args:
@@ -245,74 +247,16 @@ class ReActAgent(CompressionMixin, ResumeMixin, BranchMixin, ActingMixin, Steeri
         return False
 
     async def _stopped_after_step(self) -> Msg:
-        msg = Msg(
-            self.name,
-            STOPPED_TEXT,
-            "assistant",
-            metadata={"stopped_after_step": True, "stopped_at": self._where or "step boundary"},
-        )
+        metadata = {"stopped_after_step": True, "stopped_at": self._where or "step boundary"}
+        resumed = self._interrupted_resume(self._active_resume, metadata)
+        if resumed is not None:  # a resumed reply stopped: the next resume() goes on from it
+            metadata.update(continued_by=resumed.continued_by, continues=resumed.interrupted_id)
+        msg = Msg(self.name, STOPPED_TEXT, "assistant", metadata=metadata)
         await self._commit(msg)
         self._emit(StoppedAfterStep(self.name, self._reply_id, msg))
         if self._printing():
             await self.print(msg, True)
         return msg
-
-    def _printing(self) -> bool:
-        return self._print_wanted()
-
-    async def _stream_model(
-        self,
-        prompt: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None,
-        tool_choice: str | None = None,
-        *,
-        prefix: str | None = None,
-        model_kwargs: dict[str, Any] | None = None,
-        metadata: dict[str, Any] | None = None,
-    ) -> Msg:
-        """Stream one model call into the live message (and return it, not yet recorded).
-
-        With ``prefix`` (a continuation, ``resume()``), the model's text is the rest of
-        ``prefix``: the live message shows ``prefix`` followed by it (a repeat of ``prefix`` by
-        a model that started over is dropped), and each update's delta is only the new text.
-        """
-        blocks: list[Any] = [TextBlock(text=prefix)] if prefix else []
-        live = Msg(self.name, blocks, "assistant", metadata=dict(metadata or {}))
-        self._live = live
-        self._where = "streaming"
-        choice: dict[str, Any] = (
-            {} if tool_choice is None or not tools else {"tool_choice": tool_choice}
-        )
-        stream = self.model(prompt, tools=tools, **choice, **(model_kwargs or {}))
-        printing = self._printing()
-        last: ChatResponse | None = None
-        text_len = len(prefix or "")
-        pieces = 0
-        try:
-            async for chunk in stream:
-                last = chunk
-                pieces += 1
-                blocks = [b.model_copy() for b in chunk.content]
-                if prefix is not None:
-                    blocks = continuation_blocks(prefix, blocks, complete=chunk.is_last)
-                live.content = blocks
-                text = live.get_text_content() or ""
-                delta, text_len = text[text_len:], len(text)
-                if any(b.type == "tool_use" and b.raw_input is not None for b in chunk.content):
-                    self._where = "streaming tool-call arguments"
-                self._emit(MessageUpdated(self.name, self._reply_id, live, delta, pieces))
-                if printing:
-                    await self.print(live, False)
-        finally:
-            await stream.aclose()  # closes HTTP streams at once on interrupt or error
-        if prefix is not None and last is not None:
-            # the model's own blocks: live's hold the prefix already (joined twice, doubled)
-            blocks = [b.model_copy() for b in last.content]
-            live.content = continuation_blocks(prefix, blocks, complete=True)
-        if last is not None and last.usage is not None:
-            live.metadata["usage"] = last.usage.model_dump()
-        self._live = None
-        return live
 
     async def _reasoning(self, tool_choice: str | None = None) -> Msg:
         """One model call: stream it, record the message, open its tool calls.

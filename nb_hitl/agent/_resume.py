@@ -196,7 +196,8 @@ class ResumeMixin(AgentBase):
                 reason="compressed",
                 interrupted_id=record.id,
             )
-        if record.metadata.get("stopped_after_step"):
+        carries = "partial_msg_id" in record.metadata or "closed_calls" in record.metadata
+        if record.metadata.get("stopped_after_step") and not carries:
             return ResumePoint(record.id, "next_step")
         point = ResumePoint(record.id, "next_step")
         partial_id = record.metadata.get("partial_msg_id")
@@ -251,6 +252,8 @@ class ResumeMixin(AgentBase):
         unrun calls instead of going on with a fresh step."""
         if active is None and self._resuming is not None:
             active = self._resuming
+        if active is not None and not active.started:
+            # stopped before its resume step (before its first step, compressing...)
             carry_point(active, self.memory, extra)
         return active
 
@@ -274,6 +277,7 @@ class ResumeMixin(AgentBase):
         Returns the message whose open tool calls the loop runs next, or ``None`` when the
         reply simply goes on with a reasoning step.
         """
+        point.started = True
         if point.partial_id is not None:
             return await self._continue_text(point)
         calls = list(point.not_run)

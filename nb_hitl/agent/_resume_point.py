@@ -41,6 +41,8 @@ class ResumePoint:
     rerun_interrupted: bool = False
     note: str = ""
     """Why the prompt form was used instead of the prefix (a refusing server), if it was."""
+    started: bool = False
+    """The resumed reply reached its resume step (set inside the reply)."""
 
 
 def answer_text(msg: Msg | None) -> str:

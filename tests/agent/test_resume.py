@@ -423,3 +423,21 @@ async def test_an_answer_cut_by_a_model_error_is_continued_too() -> None:
     assert reply.get_text_content() == cut + REST
     assert reply.metadata["continues"] == partial.id
     assert_history_valid(agent.memory.messages)
+
+
+async def test_a_resume_stopped_before_its_first_step_leaves_the_same_partial_to_continue() -> None:
+    agent = slow_agent([ANSWER, REST])
+    record = await interrupted_mid_answer(agent)
+    cut = agent.memory.get(record.metadata["partial_msg_id"]).get_text_content()  # type: ignore[union-attr]
+    for stop in ("interrupt", "stop_after_step"):
+        task = asyncio.create_task(agent.resume())
+        await asyncio.sleep(0)
+        assert await getattr(agent, stop)()  # before the continuation started
+        ended = await task
+        assert ended.metadata["continued_by"] == "assistant_prefix"
+        assert ended.metadata["partial_msg_id"] == record.metadata["partial_msg_id"]
+        point = agent.resume_point()
+        assert point.continued_by == "assistant_prefix" and point.partial_text == cut
+    reply = await agent.resume()
+    assert reply.get_text_content() == f"{cut}{REST}"
+    assert_history_valid(agent.memory.messages)
