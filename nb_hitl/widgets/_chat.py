@@ -209,10 +209,13 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
         if isinstance(agent, DecisionsMixin):
             self.questions = QuestionCards(agent, self.append_widget, self.set_status, self._bridge)
             policy = agent.permissions
-            self.status.set_permission_mode(policy.mode)
-            self._unwatch_policy = policy.watch(
-                self._bridge.callback(lambda: self.status.set_permission_mode(policy.mode))
-            )
+            toolkit = agent.toolkit
+
+            def show_mode() -> None:  # only where there are tools to permit
+                self.status.set_permission_mode(policy.mode if toolkit.tools else "")
+
+            show_mode()
+            self._unwatch_policy = policy.watch(self._bridge.callback(show_mode))
 
     # -- public API --------------------------------------------------------------------------
     @property

@@ -140,6 +140,9 @@ class PermissionsView(w.VBox):
             row.add_class("nb-hitl-task")
             tasks.append(row)
         self.tasks_box.children = tuple(tasks)
+        # An agent without tools has nothing to permit: the row stays out of the way.
+        shown = bool(self.agent.toolkit.tools or policy.rules or tasks)
+        self.layout.display = "" if shown else "none"
 
     def revoke(self, rule_id: str) -> None:
         """Revoke a rule (the Revoke button's twin)."""

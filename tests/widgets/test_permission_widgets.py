@@ -183,3 +183,15 @@ async def test_a_question_answered_from_code_updates_the_form() -> None:
     assert "Ann" in card.result.value
     await until(lambda: not agent.is_replying, what="the reply")
     chat.close()
+
+
+def test_an_agent_without_tools_shows_no_permission_row_or_mode() -> None:
+    agent = ReActAgent("Friday", "T.", ScriptedModel(["Hi."]))
+    panel = AgentPanel(agent, session=None)
+    assert panel.permissions is not None and panel.permissions.layout.display == "none"
+    assert "nb-hitl-permission-mode" not in panel.chat.status.value
+    hidden = AgentPanel(agent_with([], []), session=None, permissions=False)
+    assert hidden.permissions is None
+    assert 'data-mode="ask"' in hidden.chat.status.value
+    panel.close()
+    hidden.close()
