@@ -3,8 +3,9 @@
 An agent plan picks a permission mode and one rule; episodes may call ``ask`` (the built-in
 ``ask_user``, with well-formed or malformed questions) and decide approvals or answer questions
 from another thread at a random moment, twice. Invariants: a decided call runs at most once,
-the second outside decision is refused ("already decided") or both are refused because the
-call was closed, and nothing else is ever raised.
+the second outside decision is refused ("already decided", or closed by an interrupt that
+came between the two) or both are refused because the call was closed, and nothing else is
+ever raised.
 """
 
 from __future__ import annotations
@@ -84,7 +85,10 @@ def outside_twice(
             except Exception as exc:  # anything else is a bug
                 errors.append(f"an outside decision raised {exc!r}")
                 return
-        if outcomes[0] == "ok" and "already" not in outcomes[1]:
+        # the second is refused as already decided, or because an interrupt closed the call
+        # between the two (it never ran: the runs counter checks that)
+        refused = "already" in outcomes[1] or "no longer waiting" in outcomes[1]
+        if outcomes[0] == "ok" and not refused:
             errors.append(f"a second outside decision was not refused: {outcomes[1]!r}")
         if outcomes.count("ok") > 1:
             errors.append("two outside decisions were both accepted")
