@@ -508,3 +508,27 @@ async def test_stop_while_a_call_waits_for_approval_pauses_the_discussion() -> N
     panel.resume("skip")
     assert (await panel.wait()).get_text_content() == "Noted."
     panel.close()
+
+
+async def test_a_speakers_question_is_a_form_in_the_hub_transcript() -> None:
+    from nb_hitl.agent import ask_user
+
+    tk = Toolkit()
+    tk.register_tool_function(ask_user)
+    q = {"question": "Which region?", "options": ["eu", "us"]}
+    ask = ScriptedTurn(tool_calls=[ScriptedToolCall("ask_user", {"questions": [q]}, id="q1")])
+    alice = speaker("Alice", ["Ship it."])
+    bob = speaker("Bob", [ask, "Shipping to the EU."], toolkit=tk)
+    panel = HubPanel(MsgHub([alice, bob]))
+    panel.start(msg="Release?")
+    forms = panel.feed.questions[id(bob)]
+    await until(lambda: bool(forms.waiting), what="the question form")
+    form = forms.waiting[0]
+    assert any(e.view is form for e in panel.transcript.entries)
+    await until(lambda: "Bob" in panel.speakers.value and "answer" in panel.speakers.value)
+    form.fields[0].choose("eu")
+    form.submit.click()
+    result = await panel.wait()
+    assert result.get_text_content() == "Shipping to the EU."
+    assert form.answered == "answered" and panel.outcome == "finished"
+    panel.close()

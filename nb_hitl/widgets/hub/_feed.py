@@ -18,6 +18,7 @@ import ipywidgets as w
 
 from nb_hitl._render import RemoteImages, esc, msg_flags
 from nb_hitl.agent._approval import ToolApprovalMixin
+from nb_hitl.agent._decisions import DecisionsMixin
 from nb_hitl.events import (
     ErrorOccurred,
     Event,
@@ -31,6 +32,7 @@ from nb_hitl.message import Msg
 
 from .._approval import ApprovalCards
 from .._live import html
+from .._question import QuestionCards
 from .._transcript import Entry, LiveRows, Transcript
 from ._style import PALETTE, speaker_class
 
@@ -93,6 +95,8 @@ class HubFeed:
         """Participants whose tool calls wait for the person's approval: name -> what."""
         self.approvals: dict[int, ApprovalCards] = {}
         """The approval cards of each participant that has approvals (by ``id(agent)``)."""
+        self.questions: dict[int, QuestionCards] = {}
+        """The ``ask_user`` forms of each participant that can ask (by ``id(agent)``)."""
         self._subs: dict[int, Subscription] = {}
         self._live: dict[int, LiveRows] = {}
 
@@ -118,6 +122,9 @@ class HubFeed:
         if isinstance(agent, ToolApprovalMixin):
             status = functools.partial(self._approval_status, agent.name)
             self.approvals[id(agent)] = ApprovalCards(agent, self._add_row, status, self.bridge)
+        if isinstance(agent, DecisionsMixin):
+            status = functools.partial(self._approval_status, agent.name)
+            self.questions[id(agent)] = QuestionCards(agent, self._add_row, status, self.bridge)
         return True
 
     def stop(self) -> bool:
@@ -170,6 +177,9 @@ class HubFeed:
         for cards in self.approvals.values():
             cards.close()
         self.approvals.clear()
+        for forms in self.questions.values():
+            forms.close()
+        self.questions.clear()
         for live in self._live.values():
             live.stop()
 
