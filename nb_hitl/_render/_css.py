@@ -61,7 +61,7 @@ CSS = """
   box-decoration-break: clone;
   border: 1px dashed var(--jp-warn-color1, #b45309);
   color: var(--jp-ui-font-color1, #1f2933);
-  background: var(--jp-warn-color3, rgba(230,126,34,0.12)); }
+  background: rgba(230,126,34,0.14); }
 .nb-hitl-row-recent td:first-child { border-left: 3px solid #27ae60; }
 .nb-hitl-tool { font-family: var(--jp-code-font-family, monospace); font-size: 12px; }
 .nb-hitl-tool summary { cursor: pointer; }

@@ -172,3 +172,63 @@ def test_continue_seam_stop_after_step_and_branch_switch(
         page.close()
         lab.shutdown_kernels()
         time.sleep(0.5)
+
+
+DARK_SETUP = """\
+import nb_hitl
+from nb_hitl import Msg, ReActAgent, ScriptedModel
+from nb_hitl.events import MessageUpdated
+
+agent = ReActAgent("Friday", "Helpful.", ScriptedModel.demo(tokens_per_second=400))
+def cut(ev):
+    if isinstance(ev, MessageUpdated) and len(ev.msg.get_text_content() or "") > 60:
+        agent.interrupt_nowait()
+sub = agent.subscribe(cut)
+await agent(Msg("User", "How does interrupting an agent work?", "user"))
+sub.close()
+await agent.resume("Continue, but keep it to one short paragraph.")
+await agent.edit_and_resend(agent.memory.messages[0].id, "How does steering work?")
+agent.checkout("main")
+panel = nb_hitl.show(agent, session=None)
+panel"""
+
+CONTRAST = """el => {
+  const rgb = s => (s.match(/[\\d.]+/g) || []).map(Number);
+  const lum = c => { const [r, g, b] = c.slice(0, 3).map(v => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  let node = el, bg = null;
+  while (node && node.nodeType === 1) {
+    const c = rgb(getComputedStyle(node).backgroundColor);
+    if (c.length >= 3 && (c.length < 4 || c[3] > 0.5)) { bg = c; break; }
+    node = node.parentElement;
+  }
+  bg = bg || [255, 255, 255];
+  const fg = rgb(getComputedStyle(el).color);
+  const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+  return (a + 0.05) / (b + 0.05);
+}"""
+
+
+def test_seam_and_branch_switcher_read_in_the_dark_at_800_px(
+    browser: Any, lab: LabServer, artifacts: Path
+) -> None:
+    lab.set_setting("@jupyterlab/apputils-extension", "themes", {"theme": "JupyterLab Dark"})
+    page = browser.new_page(viewport={"width": 800, "height": 1000})
+    try:
+        open_and_run_all(page, lab.write_notebook("resume-dark.ipynb", [DARK_SETUP]))
+        page.wait_for_selector(f"{CHAT} .nb-hitl-seam", timeout=90_000)
+        page.wait_for_selector(f"{CHAT} .nb-hitl-branch-switch", timeout=30_000)
+        switch = page.locator(f"{CHAT} .nb-hitl-branch-switch").first
+        switch.scroll_into_view_if_needed()
+        for selector in (".nb-hitl-seam", ".nb-hitl-branch-label", ".nb-hitl-action"):
+            target = page.locator(f"{CHAT} {selector}").first
+            ratio = float(target.evaluate(CONTRAST))
+            assert ratio >= 4.5, (selector, ratio)
+        assert switch.evaluate("el => el.scrollWidth <= el.clientWidth + 1")
+        page.screenshot(path=str(artifacts / "resume-dark-800.png"))
+    finally:
+        page.close()
+        lab.set_setting("@jupyterlab/apputils-extension", "themes", {"theme": "JupyterLab Light"})
+        lab.shutdown_kernels()
+        time.sleep(0.5)
