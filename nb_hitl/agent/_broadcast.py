@@ -103,6 +103,10 @@ def _continuing(record: ReplyRecord | None) -> tuple[bool, str, Msg | None]:
     before = record.previous
     if before is None or before.result is None or not before.result.is_interrupted:
         return True, "", None
+    msgs = [*record.said, *([record.result] if record.result is not None else [])]
+    named = {m.metadata["continues"] for m in msgs if isinstance(m.metadata.get("continues"), str)}
+    if named and before.result.id not in named:  # it continues another reply (another branch)
+        return True, "", None
     partial = said_text(before.said[-1]) if before.said else ""
     return True, partial, before.observed
 
