@@ -494,8 +494,11 @@ class Harness:
             result = caller.result()
         if plan.how == "threadsafe" or plan.second == "threadsafe":
             delivered = delivered or any(ok for _, ok in steering)
-        if any(call.kind == "self_interrupt" for turn in plan.turns for call in turn.calls):
-            causes.add("interrupt")  # a tool of the reply may interrupt it first
+        resumed = start.point.not_run + start.point.interrupted_calls if start.point else []
+        if any(call.kind == "self_interrupt" for turn in plan.turns for call in turn.calls) or any(
+            call.name == "self_interrupt" for call in resumed
+        ):
+            causes.add("interrupt")  # a tool of the reply (or one it resumes) may interrupt it
         question = find_question(start, agent.memory.messages)
         if start.edited_from is not None and question is None and not cancelled_caller:
             raise Violation("the edited question is not on the new branch")
