@@ -41,6 +41,12 @@ QUESTION_CSS = """
 """
 
 
+SETTLE_S = 0.3
+"""A click on Send answers waits this long before reading the form: ipywidgets holds a text
+box's latest keystrokes back until the kernel acknowledged the previous update, while the
+click (Enter in the box presses it) goes out at once, so it can overtake the last characters."""
+
+
 def _text(value: str) -> str:
     return esc(show_invisible(value))
 
@@ -160,7 +166,16 @@ class QuestionCard(w.VBox):
         self.layout.flex = "0 0 auto"
         self.add_class("nb-hitl-approval")
         self.add_class("nb-hitl-question")
-        self.submit.on_click(self._bridge.callback(lambda _b: self.send()))
+        self.submit.on_click(self._bridge.callback(lambda _b: self._clicked()))
+
+    def _clicked(self) -> None:
+        self.submit.disabled = True  # one send at a time, while the last keystrokes land
+        self._bridge.later(SETTLE_S, self._send_clicked)
+
+    def _send_clicked(self) -> None:
+        self.submit.disabled = False
+        if not self.answered:
+            self.send()
 
     def answers(self) -> dict[int, Any]:
         """What the form holds now, question index -> answer value."""

@@ -102,6 +102,16 @@ def test_rules_questions_and_background_stop(browser: Any, lab: LabServer, artif
         wait_status(page, "waiting")
         assert HOSTILE in form.inner_text() and form.locator("img").count() == 0
         page.screenshot(path=str(artifacts / "permissions-form-1400.png"), full_page=True)
+        page.locator(".lm-MenuBar-itemLabel", has_text="Settings").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
+        page.locator(".lm-Menu-itemLabel", has_text="JupyterLab Dark").first.click()
+        page.wait_for_function(
+            "() => document.body.dataset.jpThemeLight === 'false'", timeout=30_000
+        )
+        page.screenshot(path=str(artifacts / "permissions-form-dark-1400.png"), full_page=True)
+        title = form.locator(".nb-hitl-question-header").first
+        colour = title.evaluate("e => getComputedStyle(e).color")
+        assert colour not in ("rgb(0, 0, 0)", "rgba(0, 0, 0, 0)"), colour  # readable on dark
         choices = form.locator("button.nb-hitl-choice")
         choices.first.focus()
         page.keyboard.press("Space")  # PostgreSQL
