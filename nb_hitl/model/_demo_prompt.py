@@ -30,6 +30,11 @@ _CONTINUE = re.compile(
 )
 _LEADING_STOP = re.compile(r"^\s*(stop|wait|no)\b[\s.!,:;-]*", re.I)
 _REFERS_BACK = re.compile(r"\b(it|that|this|again|same)\b", re.I)
+_ASKS = re.compile(
+    r"^\s*(how|what|why|when|where|which|who|does|do|is|are|can i|could i|should i)\b.*\?\s*$",
+    re.I | re.S,
+)
+"""A question of its own ("How do I resume an answer?"), not an instruction to go on."""
 _STYLES = (
     ("bullets", re.compile(r"\bbullet|\bpoints?\b|\blist\b", re.I)),
     ("line", re.compile(r"one[- ]line|one sentence|single sentence|tl;?dr|one-liner", re.I)),
@@ -148,7 +153,10 @@ def _on_user(task: Task | None, text: str, last: str) -> Task:
     if task is not None and last == "interrupted":
         rest = _LEADING_STOP.sub("", text)
         own = find_topic(rest)
-        if asks_to_continue(rest) or (style_of(rest) and own in (None, task.focus)):
+        own_question = bool(_ASKS.match(rest)) and own is not None
+        if not own_question and (
+            asks_to_continue(rest) or (style_of(rest) and own in (None, task.focus))
+        ):
             task.instruction = text
             task.continuing = asks_to_continue(rest)
             task.turns_since_instruction = 0

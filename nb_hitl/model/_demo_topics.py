@@ -158,6 +158,16 @@ TOPICS: tuple[Topic, ...] = (
     ),
 )
 
+TOPIC_PRIORITY = (
+    "resuming an interrupted answer",
+    "steering a running reply",
+    "memory compression",
+    "tools",
+    "interrupting an agent",
+    "the agent's memory",
+)
+"""Which topic wins when a text names two as often: the more specific first."""
+
 STOP_WORDS = frozenset(
     "a an and are as at be but by can could did do does for from had has have how i if in "
     "is it its me my not of on or please so tell that the their then there these this to "
@@ -168,11 +178,13 @@ STOP_WORDS = frozenset(
 
 
 def find_topic(text: str) -> Topic | None:
-    """The topic ``text`` is about: the one whose stems it uses most (the first on a tie)."""
+    """The topic ``text`` is about: the one whose stems it uses most; on a tie the more
+    specific one (``TOPIC_PRIORITY``: "resume an answer I stopped" is about resuming, "memory
+    compression" about compression)."""
     lowered = text.lower()
     words = re.findall(r"[a-z_]+", lowered)
     best, hits = None, 0
-    for topic in TOPICS:
+    for topic in sorted(TOPICS, key=lambda t: TOPIC_PRIORITY.index(t.name)):
         count = sum(
             (stem in lowered) if " " in stem else sum(w.startswith(stem) for w in words)
             for stem in topic.stems

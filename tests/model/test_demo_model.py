@@ -67,7 +67,7 @@ async def test_distinct_questions_get_distinct_multi_sentence_answers() -> None:
         assert_history_valid(agent.memory.messages)
     assert len(set(answers.values())) == len(answers)
     assert "interrupt()" in answers["interruption"]
-    assert "agent.resume()" in answers["resumption"]
+    assert answers["resumption"].startswith("Resuming means carrying on")
     assert "agent.steer(msg)" in answers["steering"]
     assert "trigger_threshold" in answers["compression"]
     assert '"capital" and "france"' in answers["generic"]  # the generic answer echoes the words
@@ -265,3 +265,11 @@ async def test_stop_after_a_step_then_resume_takes_the_plan_up_where_it_ended() 
     assert (resumed.get_text_content() or "").startswith("Compression keeps a long conversation")
     assert tools_called(agent) == ["search_notes", "calculate"]
     assert_history_valid(agent.memory.messages)
+
+
+async def test_a_question_about_resuming_after_an_interrupt_is_a_question_not_a_continue() -> None:
+    agent = demo_agent()
+    await ask_and_cut(agent, QUESTIONS["compression"])
+    answer = await agent(Msg("User", "How do I resume an answer I stopped?", "user"))
+    text = answer.get_text_content() or ""
+    assert text.startswith("Resuming means carrying on") and PICK_UP not in text
