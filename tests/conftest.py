@@ -20,6 +20,13 @@ if _MODEL_TESTS not in sys.path:
 
 from fake_openai_server import FakeOpenAIServer  # noqa: E402
 
+_TESTS = str(Path(__file__).resolve().parent)
+if _TESTS not in sys.path:
+    sys.path.insert(0, _TESTS)
+
+from db_servers import PostgresServer, RedisServer  # noqa: E402
+from stored_backends import BACKENDS, Backend  # noqa: E402
+
 
 @pytest.fixture(autouse=True)
 def user_config_dir(
@@ -60,3 +67,48 @@ def fake_server() -> Iterator[FakeOpenAIServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """A real redis-server on 127.0.0.1 and a free port, one per test session."""
+    server = RedisServer()
+    try:
+        server.start()
+    except FileNotFoundError as exc:
+        pytest.skip(f"REDIS TESTS SKIPPED: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A real PostgreSQL (initdb in a temporary folder) on a free port, one per session."""
+    server = PostgresServer()
+    try:
+        server.start()
+    except FileNotFoundError as exc:
+        pytest.skip(f"POSTGRESQL TESTS SKIPPED: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def backend_location(request: pytest.FixtureRequest, kind: str, folder: Path) -> str:
+    """Where a ``Backend`` of ``kind`` stores: a SQLite file, or a server started once."""
+    if kind == "sqlite":
+        return f"sqlite+aiosqlite:///{folder / 'memory.db'}"
+    if kind == "postgres":
+        server: PostgresServer = request.getfixturevalue("postgres_server")
+        return server.url
+    redis: RedisServer = request.getfixturevalue("redis_server")
+    return redis.url
+
+
+@pytest.fixture(params=BACKENDS)
+def stored_backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    """Each database memory backend in turn: SQLite (aiosqlite), PostgreSQL, Redis."""
+    return Backend(request.param, backend_location(request, request.param, tmp_path))

@@ -75,10 +75,13 @@ def test_tool_and_memory_public_names() -> None:
         "Toolkit",
     ]
     assert sorted(nb_hitl.memory.__all__) == [
+        "AsyncSQLAlchemyMemory",
         "COMPRESSED",
         "InMemoryMemory",
         "MemoryBase",
         "PINNED",
+        "RedisMemory",
+        "StoredMemory",
     ]
 
 

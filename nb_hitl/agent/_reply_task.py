@@ -160,6 +160,7 @@ class ReplyTaskMixin(HookMixin):
                     "reply of %s raised %r after an interrupt; ends interrupted", self.name, exc
                 )
             result = await self._settle(ctx, result)
+            await self._flush_memory()
             if self.has_hooks("reply"):  # interrupted replies go through post hooks too
                 arguments = ctx.arguments or bind_arguments(self.reply, ctx.args, kwargs)
                 result = await self._run_post_hooks("reply", arguments, result)
@@ -170,6 +171,27 @@ class ReplyTaskMixin(HookMixin):
                 ctx.state = "finished"
             if self._reply_task is me:
                 self._reply_task = None
+
+    async def _flush_memory(self) -> None:
+        """Let a database memory (``StoredMemory``) finish writing: when a reply ends, finished
+        or interrupted, the store holds what the agent holds. The write is not abandoned if
+        this task is cancelled meanwhile; a store error is logged (memory keeps the change
+        and writes it at the next flush)."""
+        flush = getattr(self.memory, "flush", None)
+        if flush is None:
+            return
+        writing = asyncio.ensure_future(flush())
+        while True:
+            try:
+                await asyncio.shield(writing)
+                return
+            except asyncio.CancelledError:
+                if writing.cancelled():
+                    raise
+                uncancel(asyncio.current_task())  # the reply has settled; finish the write
+            except Exception as exc:
+                logger.warning("%s: its memory could not be written (%s)", self.name, exc)
+                return
 
     async def _settle(self, ctx: ReplyRecord, result: Msg | None) -> Msg:
         """The one place that decides: interrupted (an interrupt was accepted) or finished."""

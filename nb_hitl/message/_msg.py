@@ -171,11 +171,16 @@ class Msg(BaseModel):
 
     # -- serialisation -------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        """Return a JSON-able dict (AgentScope's name for ``model_dump``).
+        """Return a JSON-able dict (AgentScope's name for ``model_dump``), in AgentScope's shape:
+        ``id``, ``name``, ``role``, ``content``, ``metadata``, ``timestamp``.
 
-        Unlike AgentScope's, it includes ``invocation_id``, so ``from_dict`` round-trips it.
+        An ``invocation_id`` that is set is included too (AgentScope drops it), so
+        ``from_dict`` round-trips it; ``None`` is left out, as AgentScope writes the dict.
         """
-        return self.model_dump(mode="json")
+        data = self.model_dump(mode="json")
+        if data.get("invocation_id") is None:
+            data.pop("invocation_id", None)
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Msg:

@@ -5,13 +5,15 @@
 
 ``_session.py`` saves and loads one agent (atomic writes, all-or-nothing loads), checked
 against the file schema in ``_schema.py``; ``_compression.py`` keeps a file's compression
-settings plain; ``_json_session.py`` is AgentScope's ``JSONSession`` / ``SessionBase``.
+settings plain; ``_json_session.py`` is AgentScope's ``JSONSession`` / ``SessionBase``,
+``_redis_session.py`` its ``RedisSession``.
 May import message, model, tool, memory and compression; never agent or anything above it.
 """
 
 from __future__ import annotations
 
 from ._json_session import JSONSession, SessionBase, SessionNotFoundError
+from ._redis_session import RedisSession
 from ._session import (
     SCHEMA_VERSION,
     SessionInfo,
@@ -26,6 +28,7 @@ from ._session import (
 __all__ = [
     "SCHEMA_VERSION",
     "JSONSession",
+    "RedisSession",
     "SessionBase",
     "SessionInfo",
     "SessionNotFoundError",

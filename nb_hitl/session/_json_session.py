@@ -159,26 +159,8 @@ class JSONSession(SessionBase):
         """
         from ._session import atomic_write_text
 
-        for name, module in state_modules_mapping.items():
-            if _busy(module):
-                raise SessionError(
-                    f"{name!r} is in the middle of a reply. Save when the reply has finished, "
-                    "was interrupted, or is waiting for your approval."
-                )
         path = Path(self._get_save_path(session_id, user_id))
-        states = {name: module.state_dict() for name, module in state_modules_mapping.items()}
-        try:
-            text = json.dumps(states, ensure_ascii=False, allow_nan=False)
-        except (TypeError, ValueError) as exc:
-            raise SessionError(
-                f"Cannot save session {session_id!r}: a state is not JSON-able ({exc}). Give "
-                "register_state a custom_to_json for that attribute."
-            ) from None
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate in some text: escape it instead
-            text = json.dumps(states, ensure_ascii=True, allow_nan=False)
-        _refuse_secrets(state_modules_mapping, text)
+        text = encode_states(session_id, state_modules_mapping)
         try:  # off the event loop: fsync can take a while and widgets keep drawing
             await asyncio.to_thread(atomic_write_text, path, text)
         except OSError as exc:
@@ -213,28 +195,67 @@ class JSONSession(SessionBase):
                 f"No saved session {session_id!r}: {path} does not exist. Save it first with "
                 "save_session_state, or pass allow_not_exist=True."
             )
-        for name, module in state_modules_mapping.items():
-            if name in states and getattr(module, "is_replying", False):
-                raise SessionError(
-                    f"{name!r} is replying; interrupt it or wait before loading a session. "
-                    "Nothing was loaded."
-                )
-        done: list[tuple[str, Any, dict[str, Any]]] = []
-        for name, module in state_modules_mapping.items():
-            if name not in states:
-                continue
-            before = module.state_dict()
-            try:
-                module.load_state_dict(states[name])
-            except Exception as exc:
-                for _, earlier, state in reversed([*done, (name, module, before)]):
-                    earlier.load_state_dict(state, strict=False)
-                raise SessionError(
-                    f"Cannot load {name!r} from {path}: {type(exc).__name__}: {exc}. "
-                    "Nothing was changed."
-                ) from exc
-            done.append((name, module, before))
+        apply_states(states, state_modules_mapping, str(path))
         logger.info("Loaded session state from %s.", path)
+
+
+def encode_states(session_id: str, modules: dict[str, Any]) -> str:
+    """The JSON text of the modules' states, as JSONSession and RedisSession store it.
+
+    Raises:
+        SessionError: an agent is mid-reply, a state is not JSON-able, or the text would
+            contain a secret.
+    """
+    for name, module in modules.items():
+        if _busy(module):
+            raise SessionError(
+                f"{name!r} is in the middle of a reply. Save when the reply has finished, "
+                "was interrupted, or is waiting for your approval."
+            )
+    states = {name: module.state_dict() for name, module in modules.items()}
+    try:
+        text = json.dumps(states, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise SessionError(
+            f"Cannot save session {session_id!r}: a state is not JSON-able ({exc}). Give "
+            "register_state a custom_to_json for that attribute."
+        ) from None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate in some text: escape it instead
+        text = json.dumps(states, ensure_ascii=True, allow_nan=False)
+    _refuse_secrets(modules, text)
+    return text
+
+
+def apply_states(states: dict[str, Any], modules: dict[str, Any], where: str) -> None:
+    """Load ``states`` into the modules of the same names, all or nothing.
+
+    Raises:
+        SessionError: an agent is replying, or an object rejects its state (every object
+            is then unchanged).
+    """
+    for name, module in modules.items():
+        if name in states and getattr(module, "is_replying", False):
+            raise SessionError(
+                f"{name!r} is replying; interrupt it or wait before loading a session. "
+                "Nothing was loaded."
+            )
+    done: list[tuple[str, Any, dict[str, Any]]] = []
+    for name, module in modules.items():
+        if name not in states:
+            continue
+        before = module.state_dict()
+        try:
+            module.load_state_dict(states[name])
+        except Exception as exc:
+            for _, earlier, state in reversed([*done, (name, module, before)]):
+                earlier.load_state_dict(state, strict=False)
+            raise SessionError(
+                f"Cannot load {name!r} from {where}: {type(exc).__name__}: {exc}. "
+                "Nothing was changed."
+            ) from exc
+        done.append((name, module, before))
 
 
 def _read(path: Path) -> dict[str, Any] | None:

@@ -1,0 +1,70 @@
+"""The interrupt property machine on each database memory: the store always equals memory.
+
+The same random episodes as ``test_interrupt_property`` (interrupts anywhere: streaming, in a
+tool, parked on an approval, compressing; second interrupts, concurrent calls, steering) run on
+an agent whose memory is an ``AsyncSQLAlchemyMemory`` (SQLite, PostgreSQL) or a
+``RedisMemory`` on a real server. After every step, a new memory object on the same session
+reads the store, and it must hold exactly what the agent holds (messages, marks, summary),
+without anyone flushing: the reply itself leaves the store complete when it ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+from hypothesis.stateful import initialize, invariant, run_state_machine_as_test
+from interrupt_harness import Harness, Violation
+from machine_support import machine_settings
+from stored_backends import Backend, held
+from test_interrupt_property import InterruptMachine, agent_plans
+
+from nb_hitl.memory import StoredMemory
+
+
+def machine_for(backend: Backend) -> type[InterruptMachine]:
+    """An interrupt machine whose agents keep their memory on ``backend``."""
+
+    class StoredMachine(InterruptMachine):
+        @initialize(plan=agent_plans)
+        def make_agent(self, plan) -> None:  # type: ignore[no-untyped-def]
+            session = uuid.uuid4().hex[:12]
+            self.session = session
+            memory = self.loop.run_until_complete(backend.open(session_id=session))
+            self.harness = Harness(plan, memory=memory)
+
+        @invariant()
+        def store_equals_memory(self) -> None:
+            if self.harness is None:
+                return
+            memory = self.harness.agent.memory
+            assert isinstance(memory, StoredMemory)
+
+            async def stored() -> tuple[object, ...]:
+                fresh = await backend.open(session_id=self.session)
+                await fresh.reload()
+                return held(fresh)
+
+            if self.loop.run_until_complete(stored()) != held(memory):
+                raise Violation(f"the {backend.kind} store differs from the agent's memory")
+
+        def teardown(self) -> None:
+            loop = self.loop
+            try:
+                if self.harness is not None:  # the agent must still reply normally
+                    loop.run_until_complete(self.harness.replies_normally())
+            finally:
+                try:
+                    loop.run_until_complete(backend.close())  # on the loop that opened them
+                finally:
+                    loop.run_until_complete(loop.shutdown_asyncgens())
+                    loop.run_until_complete(loop.shutdown_default_executor())
+                    loop.close()
+
+    return StoredMachine
+
+
+def test_interrupts_leave_the_store_equal_to_memory(stored_backend: Backend) -> None:
+    asyncio.run(stored_backend.wipe())
+    settings = machine_settings("NB_HITL_STORED_PROPERTY_EXAMPLES", 4)
+    run_state_machine_as_test(machine_for(stored_backend), settings=settings)
