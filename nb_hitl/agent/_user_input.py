@@ -23,6 +23,7 @@ and an invalid value is re-asked with the reason.
 from __future__ import annotations
 
 import asyncio
+import builtins
 import json
 import sys
 from collections.abc import Awaitable, Callable
@@ -115,22 +116,19 @@ def _validate(adapter: TypeAdapter[Any], text: str) -> Any:
 
 
 async def read_line(prompt: str) -> str:
-    """Write ``prompt`` and read one line of stdin in a worker thread (the loop keeps running).
+    """``input(prompt)`` in a worker thread, so the event loop keeps running.
 
-    If the wait is cancelled, the thread stays blocked on stdin until a line arrives; that
-    line is then discarded.
+    ``builtins.input`` is looked up at each call, so tests and scripts that patch it (as
+    AgentScope's do) feed the terminal input. If the wait is cancelled, the thread stays
+    blocked until a line arrives; that line is then discarded.
 
     Raises:
         EOFError: stdin is closed.
     """
 
     def read() -> str:
-        sys.stdout.write(prompt)
-        sys.stdout.flush()
-        line = sys.stdin.readline()
-        if not line:
-            raise EOFError("stdin closed")
-        return line.rstrip("\n")
+        line: str = builtins.input(prompt)
+        return line
 
     return await asyncio.get_running_loop().run_in_executor(None, read)
 

@@ -264,3 +264,28 @@ async def test_terminal_input_leaves_the_loop_running_and_can_be_interrupted(
         feed.flush()
         # this test's own loop: wait for the reading thread before the pipe closes
         await asyncio.get_running_loop().shutdown_default_executor()
+
+
+async def test_patching_builtins_input_feeds_the_terminal_input(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # AgentScope's tests and scripts feed UserAgent by patching input(); the worker thread
+    # calls builtins.input too, so the same patch works here.
+    from pydantic import BaseModel, Field
+
+    class Choice(BaseModel):
+        thinking: str = Field(min_length=1, max_length=10)
+        decision: str
+
+    answers = iter(["Hi!", "sth", "apple"])
+    asked: list[str] = []
+
+    def fake_input(prompt: str = "") -> str:
+        asked.append(prompt)
+        return next(answers)
+
+    monkeypatch.setattr("builtins.input", fake_input)
+    reply = await UserAgent("Alice")(structured_model=Choice)
+    assert reply.content == "Hi!"
+    assert reply.metadata == {"thinking": "sth", "decision": "apple"}
+    assert len(asked) == 3
