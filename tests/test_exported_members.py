@@ -137,6 +137,7 @@ def test_compression_and_session_names_are_the_same_objects_at_every_path() -> N
             assert getattr(agent, name) is getattr(package, name), name
     assert sorted(session.__all__) == [
         "JSONSession",
+        "RedisSession",
         "SCHEMA_VERSION",
         "SessionBase",
         "SessionInfo",

@@ -8,8 +8,9 @@ the submodule ``package.name`` when there is one, else to the package (its ``__i
 The layers, lowest first (a module may import its own layer and any layer below it; names in
 one row are peers that may import each other, as long as no cycle forms):
 
-1. ``_version``, ``_lazy``, ``exceptions``, ``_render``, ``module``: the foundation. Version,
-   lazy re-exports, the error tree, HTML escaping/markdown, ``StateModule``. Nothing in it
+1. ``_version``, ``_lazy``, ``exceptions``, ``_render``, ``module``, ``_secret_names``: the
+   foundation. Version, lazy re-exports, the error tree, HTML escaping/markdown,
+   ``StateModule``, the rule for secret-looking names. Nothing in it
    knows what a message or an agent is.
 2. ``message``: ``Msg`` and content blocks, the data everything else passes around.
 3. ``events``: the typed events the core emits. They are plain data about messages, so they
@@ -46,7 +47,7 @@ import nb_hitl
 ROOT = Path(nb_hitl.__file__).parent
 
 LAYERS: list[tuple[str, ...]] = [
-    ("_version", "_lazy", "exceptions", "_render", "module"),
+    ("_version", "_lazy", "exceptions", "_render", "module", "_secret_names"),
     ("message",),
     ("events",),
     ("formatter", "token"),

@@ -15,7 +15,8 @@ On first use the store's content is read; messages held before that are appended
 
 Nothing that looks like a secret is stored: string values of 8+ characters whose key is a
 secret-looking name (``api_key``, ``password``, ``auth_token``... in metadata or tool-call
-arguments; ``nb_hitl.model._secrets.is_secret_name``) are written as ``"[redacted]"``.
+arguments; ``nb_hitl._secret_names.is_secret_name``, the rule sessions use) are written as
+``"[redacted]"``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from nb_hitl._secret_names import is_secret_name
 from nb_hitl.message import Msg
 
 from ._in_memory import InMemoryMemory
@@ -38,8 +40,6 @@ REDACTED = "[redacted]"
 
 def redact_row(value: Any, name: str = "") -> Any:
     """``value`` (a message dict) with secret-looking fields replaced by ``"[redacted]"``."""
-    from nb_hitl.model._secrets import is_secret_name
-
     if isinstance(value, dict):
         return {k: redact_row(v, str(k)) for k, v in value.items()}
     if isinstance(value, list):

@@ -17,6 +17,8 @@ import re
 from collections.abc import Iterable
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
+from nb_hitl._secret_names import SECRET_NAME_WORDS, is_secret_name
+
 __all__ = [
     "MIN_FRAGMENT",
     "RedactingLogFilter",
@@ -36,19 +38,8 @@ MIN_FRAGMENT = 8
 """A run of this many characters that begins like a secret counts as a leaked fragment."""
 MASK = "***"
 
-_SECRET_NAME_WORDS = ("key", "token", "secret", "password", "passwd", "auth", "credential")
+_SECRET_NAME_WORDS = SECRET_NAME_WORDS
 _CREDENTIAL_NAMES = frozenset({"sig", "signature", "pwd", "code"})
-
-
-def is_secret_name(name: str) -> bool:
-    """Whether an attribute, setting or parameter called ``name`` looks like it holds a secret.
-
-    The one rule for every place that must keep secrets out (sessions, JSONSession state,
-    saved compression settings, URL query parameters): ``api_key``, ``hf_token``,
-    ``client_secret``, ``db_password``, ``auth_header`` and the like.
-    """
-    lower = name.lower()
-    return any(word in lower for word in _SECRET_NAME_WORDS)
 
 
 def _spans(text: str, secret: str) -> list[tuple[int, int]]:
