@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, cast
 import ipywidgets as w
 
 from nb_hitl._render import TOOL_GLYPH, esc
+from nb_hitl._render._css import CARD_CSS
 from nb_hitl.events import ApprovalDecided, ApprovalRequested, Event, ReplyFinished
 from nb_hitl.exceptions import ApprovalError, ConfigError
 from nb_hitl.message import ToolUseBlock
@@ -38,17 +39,6 @@ from ._loop import LoopBridge
 if TYPE_CHECKING:
     from nb_hitl.agent._approval import ToolApprovalMixin
     from nb_hitl.agent._decisions import DecisionsMixin
-
-CARD_CSS = """
-<style>
-.nb-hitl-approval { border: 1px solid #2f80ed; border-left: 4px solid #2f80ed;
-  border-radius: 4px; padding: 4px 8px; margin: 4px 0; background: rgba(47,128,237,0.05); }
-.nb-hitl-approval pre { margin: 2px 0; white-space: pre-wrap; font-size: 12px; }
-.nb-hitl-approval-decided { border-color: #9aa5b1; background: rgba(127,127,127,0.04); }
-.nb-hitl-approval-error { color: #d0021b; font-size: 12px; }
-.nb-hitl-approval-rule { font-size: 12px; opacity: 0.85; align-self: center; margin-right: 4px; }
-</style>
-"""
 
 
 def _icon(name: str) -> str:

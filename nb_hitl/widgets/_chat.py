@@ -144,6 +144,7 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
         self.tools = ChatTools(self)
         """Retry, Clear / Undo clear, Export (the row under the status line)."""
         self.compressions = CompressionRows(self)
+        bar.add_class("nb-hitl-chat-bar")
         top: list[w.Widget] = [html(CSS)] if css else []
         super().__init__(
             children=[

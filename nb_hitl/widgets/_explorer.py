@@ -39,14 +39,15 @@ from ._loop import LoopBridge
 from ._what_if import WhatIfSliders, note_html, set_slider, slider_pair
 
 POLICIES: dict[str, Any] = {
-    "summary = 1/4 of what it replaces (the plan's estimate)": RatioSummary(),
-    "summary = ScriptedModel's real summary (offline agent)": ScriptedSummary(),
-    "summary = 200 tokens": FixedSummary(200),
-    "summary = 400 tokens": FixedSummary(400),
-    "summary = 800 tokens": FixedSummary(800),
-    "summary = 1/10 of what it replaces": RatioSummary(0.1),
+    "1/4 of what it folds (estimate)": RatioSummary(),
+    "ScriptedModel's real summary": ScriptedSummary(),
+    "200 tokens": FixedSummary(200),
+    "400 tokens": FixedSummary(400),
+    "800 tokens": FixedSummary(800),
+    "1/10 of what it folds": RatioSummary(0.1),
 }
-"""The summary policies offered in the dropdown (label -> policy)."""
+"""The summary policies offered in the "summary" dropdown (label -> policy); short, so that
+the dropdown reads whole in a narrow column."""
 KEEP_SLIDER_MAX = 100
 """The keep_recent slider spans at most this many steps; the number box goes further."""
 
@@ -112,7 +113,7 @@ class CompressionExplorer(WhatIfSliders, w.VBox):
         labels = list(POLICIES)
         label = next((k for k, v in POLICIES.items() if repr(v) == repr(policy)), None)
         if label is None:
-            label = f"summary = {policy!r}"
+            label = repr(policy)
             POLICIES.setdefault(label, policy)
             labels.insert(0, label)
         self._policy = policy
@@ -143,16 +144,13 @@ class CompressionExplorer(WhatIfSliders, w.VBox):
             min=1,
             max=10**9,
             description="budget",
-            layout={"width": "240px"},
+            layout={"width": "220px"},
         )
-        self.policy_dropdown = w.Dropdown(
-            options=labels, value=label, description="summary", layout={"width": "520px"}
-        )
+        self.policy_dropdown = w.Dropdown(options=labels, value=label, description="summary")
         self.metric_dropdown = w.Dropdown(
             options=[(text, key) for key, text in METRICS.items()],
             value="total_tokens",
             description="colour by",
-            layout={"width": "340px"},
         )
         self.sweep_button = w.Button(description="Run sweep", icon="th")
         self.cheapest_button = w.Button(description="Use cheapest", icon="star", disabled=True)
@@ -355,15 +353,15 @@ class CompressionExplorer(WhatIfSliders, w.VBox):
             )
         fits = r.fits(self.budget)
         verdict = (
-            '<b style="color:#27ae60">every prompt within the budget</b> '
+            '<b class="nb-hitl-good">every prompt within the budget</b> '
             f"({r.peak_prompt_tokens:,} ≤ {self.budget:,})"
             if fits
-            else f'<b style="color:#d0021b">over the budget</b>: peak {r.peak_prompt_tokens:,} '
+            else f'<b class="nb-hitl-bad">over the budget</b>: peak {r.peak_prompt_tokens:,} '
             f"> {self.budget:,}"
         )
         return (
             f'<div class="nb-hitl-explorer-totals" data-billed="{r.billed_input_tokens}" '
-            f'data-fits="{int(fits)}" style="font-size:13px">'
+            f'data-fits="{int(fits)}">'
             f"billed input <b>{r.billed_input_tokens:,}</b> (no compression "
             f"{b.billed_input_tokens:,}) · peak prompt <b>{r.peak_prompt_tokens:,}</b> (no "
             f"compression {b.peak_prompt_tokens:,}) · <b>{r.compressions}</b> compressions · "
@@ -396,7 +394,7 @@ class CompressionExplorer(WhatIfSliders, w.VBox):
         )
         self._sweep_html.value = (
             sweep_heatmap(self.sweep, metric, METRICS[metric])
-            + f'<div class="nb-hitl-explorer-pick" style="font-size:13px">{pick}</div>'
+            + f'<div class="nb-hitl-explorer-pick">{pick}</div>'
         )
 
 

@@ -2,7 +2,9 @@
 
 No plotting dependency. Only numbers and fixed labels are interpolated, and labels still go
 through ``esc``. Hover text is SVG ``<title>`` (the browser's own tooltip, no JavaScript).
-Labels are 12 px; every chart has a legend.
+Labels are 12 px (larger in a narrow explorer, by a container query, so they stay readable
+when the chart scales down); every chart has an HTML legend and caption that wrap. Colours are
+the theme's CSS variables (``nb_hitl._render._theme.paint``); text is ``currentColor``.
 """
 
 from __future__ import annotations
@@ -10,34 +12,18 @@ from __future__ import annotations
 from typing import Any
 
 from nb_hitl._render import esc
+from nb_hitl._render._theme import paint
+
+from ._svg import Swatch, legend
 
 W = 640.0
 """ViewBox width; the SVG scales to the widget's width."""
 FONT = 12
 """Label size in px (at least 11, readable at the default zoom)."""
-LEFT, RIGHT, TOP = 56.0, 12.0, 26.0
-BLUE, GREY, RED, ORANGE, PURPLE = "#2f80ed", "#9aa5b1", "#d0021b", "#e67e22", "#6f42c1"
-
-
-def _legend(items: list[tuple[str, str, str]], y: float) -> str:
-    """A row of legend entries: (colour, style ``line``/``dash``/``dot``/``box``, label)."""
-    out, x = [], LEFT
-    for colour, style, label in items:
-        if style == "dot":
-            mark = f'<circle cx="{x + 7:.0f}" cy="{y - 4:.0f}" r="5" fill="{colour}"/>'
-        elif style == "box":
-            mark = f'<rect x="{x:.0f}" y="{y - 10:.0f}" width="14" height="12" fill="{colour}"/>'
-        else:
-            dash = ' stroke-dasharray="5,3"' if style == "dash" else ""
-            mark = (
-                f'<line x1="{x:.0f}" y1="{y - 4:.0f}" x2="{x + 16:.0f}" y2="{y - 4:.0f}" '
-                f'stroke="{colour}" stroke-width="2"{dash}/>'
-            )
-        out.append(
-            f'{mark}<text x="{x + 20:.0f}" y="{y:.0f}" font-size="{FONT}">{esc(label)}</text>'
-        )
-        x += 28 + 7 * len(label)
-    return f'<g class="nb-hitl-legend">{"".join(out)}</g>'
+LEFT, RIGHT, TOP = 66.0, 12.0, 10.0
+BLUE, GREY, RED, ORANGE, PURPLE = "blue", "grey", "red", "orange", "purple"
+TEXT = f'font-size="{FONT}" fill="currentColor"'
+"""A label's attributes."""
 
 
 def prompt_curve(
@@ -59,23 +45,22 @@ def prompt_curve(
     rows, base = replay.rows, baseline.rows
     n = max(len(base), 1)
     top = max(baseline.peak_prompt_tokens, threshold or 0, budget or 0, 1) * 1.08
-    bottom = height - 34.0
+    bottom = height - 26.0
     px = lambda i: LEFT + (W - LEFT - RIGHT) * (i - 1) / max(n - 1, 1)  # noqa: E731
     py = lambda v: TOP + (bottom - TOP) * (1 - v / top)  # noqa: E731
     parts = [
-        f'<line x1="{LEFT}" y1="{bottom}" x2="{W - RIGHT}" y2="{bottom}" stroke="#52606d"/>',
-        f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{bottom}" stroke="#52606d"/>',
+        f'<line x1="{LEFT}" y1="{bottom}" x2="{W - RIGHT}" y2="{bottom}"{paint(stroke="grey")}/>',
+        f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{bottom}"{paint(stroke="grey")}/>',
     ]
     for frac in (0.0, 0.5, 1.0):
         value = int(top / 1.08 * frac)
         parts.append(
-            f'<text x="{LEFT - 4}" y="{py(value) + 4:.1f}" font-size="{FONT}" '
+            f'<text x="{LEFT - 4}" y="{py(value) + 4:.1f}" {TEXT} '
             f'text-anchor="end">{value:,}</text>'
         )
     parts.append(
-        f'<text x="{LEFT}" y="{height - 16}" font-size="{FONT}">call 1</text>'
-        f'<text x="{W - RIGHT}" y="{height - 16}" font-size="{FONT}" text-anchor="end">'
-        f"call {n} · prompt tokens per model call</text>"
+        f'<text x="{LEFT}" y="{height - 6}" {TEXT}>call 1</text>'
+        f'<text x="{W - RIGHT}" y="{height - 6}" {TEXT} text-anchor="end">call {n}</text>'
     )
     lines = ((threshold, RED, "trigger_threshold"), (budget, ORANGE, "budget"))
     for limit, colour, name in lines:
@@ -83,17 +68,17 @@ def prompt_curve(
             value = int(limit)
             parts.append(
                 f'<line class="nb-hitl-{name.split("_")[-1]}-line" x1="{LEFT}" '
-                f'y1="{py(value):.1f}" x2="{W - RIGHT}" y2="{py(value):.1f}" stroke="{colour}" '
+                f'y1="{py(value):.1f}" x2="{W - RIGHT}" y2="{py(value):.1f}"{paint(stroke=colour)} '
                 f'stroke-dasharray="6,3" stroke-width="1.5"><title>{name}: {value:,}</title></line>'
             )
     line = " ".join(f"{px(r.call):.1f},{py(r.prompt_tokens):.1f}" for r in base)
     parts.append(
-        f'<polyline class="nb-hitl-baseline" fill="none" stroke="{GREY}" stroke-width="1.5" '
+        f'<polyline class="nb-hitl-baseline" fill="none"{paint(stroke=GREY)} stroke-width="1.5" '
         f'stroke-dasharray="4,3" points="{line}"/>'
     )
     line = " ".join(f"{px(r.call):.1f},{py(r.prompt_tokens):.1f}" for r in rows)
     parts.append(
-        f'<polyline class="nb-hitl-curve" fill="none" stroke="{BLUE}" stroke-width="2" '
+        f'<polyline class="nb-hitl-curve" fill="none"{paint(stroke=BLUE)} stroke-width="2" '
         f'points="{line}" data-points="{len(rows)}"/>'
     )
     for r in rows:
@@ -105,33 +90,38 @@ def prompt_curve(
             )
             parts.append(
                 f'<line x1="{px(r.call):.1f}" y1="{py(r.tokens_before):.1f}" x2="{px(r.call):.1f}" '
-                f'y2="{py(r.prompt_tokens):.1f}" stroke="{PURPLE}" stroke-width="1.5"/>'
+                f'y2="{py(r.prompt_tokens):.1f}"{paint(stroke=PURPLE)} stroke-width="1.5"/>'
                 f'<circle class="nb-hitl-compression-mark" cx="{px(r.call):.1f}" '
-                f'cy="{py(r.prompt_tokens):.1f}" r="5" fill="{PURPLE}"><title>{esc(tip)}</title>'
+                f'cy="{py(r.prompt_tokens):.1f}" r="5"{paint(PURPLE)}><title>{esc(tip)}</title>'
                 "</circle>"
             )
-    legend = [
+    items: list[Swatch] = [
         (BLUE, "line", "with these settings"),
         (GREY, "dash", "no compression"),
         (PURPLE, "dot", "compression (hover)"),
     ]
     if threshold:
-        legend.append((RED, "dash", "threshold"))
+        items.append((RED, "dash", "threshold"))
     if budget:
-        legend.append((ORANGE, "dash", "budget"))
-    parts.append(_legend(legend, 16))
+        items.append((ORANGE, "dash", "budget"))
     return (
+        f"{legend(items)}"
         f'<svg class="nb-hitl-explorer-curve" viewBox="0 0 {W:.0f} {height}" width="100%" '
         f'height="{height}" data-compressions="{replay.compressions}" '
         f'data-peak="{replay.peak_prompt_tokens}">{"".join(parts)}</svg>'
+        '<div class="nb-hitl-caption">prompt tokens per model call</div>'
     )
 
 
 def _shade(value: float, low: float, high: float) -> str:
-    """Light (cheap) to dark (expensive) blue."""
+    """Faint (cheap) to strong (expensive) blue: a fill for browsers without ``color-mix`` and
+    a style mixing the theme's blue into its page (pale to dark on light, dark to bright on
+    dark), which wins where ``color-mix`` is known."""
     t = 0.0 if high <= low else (value - low) / (high - low)
     r, g, b = (int(235 - 190 * t), int(244 - 150 * t), int(255 - 80 * t))
-    return f"rgb({r},{g},{b})"
+    share = round(12 + 78 * t)
+    mix = f"color-mix(in srgb, var(--nb-hitl-blue, #1a5fb4) {share}%, var(--nb-hitl-bg, #fff))"
+    return f'fill="rgb({r},{g},{b})" style="stroke:var(--nb-hitl-bg, #fff);fill:{mix}"'
 
 
 def sweep_heatmap(sweep: Any, metric: str, label: str, height: int = 300) -> str:
@@ -144,26 +134,30 @@ def sweep_heatmap(sweep: Any, metric: str, label: str, height: int = 300) -> str
     rows, cols = sweep.thresholds, sweep.keep_recent
     values = [v for row in grid for v in row]
     low, high = min(values), max(values)
-    left, top = 80.0, 40.0
+    left, top = 80.0, 8.0
     cw = (W - left - RIGHT) / len(cols)
-    ch = (height - top - 40) / len(rows)
+    ch = (height - top - 28) / len(rows)
     best = sweep.cheapest
     parts = [
         '<defs><pattern id="nb-hitl-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
-        'patternTransform="rotate(45)"><rect width="6" height="6" fill="#e4e7eb"/>'
-        '<line x1="0" y1="0" x2="0" y2="6" stroke="#9aa5b1" stroke-width="2"/></pattern></defs>'
+        'patternTransform="rotate(45)"><rect width="6" height="6" fill="#e4e7eb" '
+        'style="fill:rgba(127,127,127,0.12)"/><line x1="0" y1="0" x2="0" y2="6" '
+        f'stroke-width="2"{paint(stroke="grey")}/></pattern></defs>'
     ]
     fits = [[sweep.fits(t, k) for k in cols] for t in rows]
     for i, t in enumerate(rows):
         y = top + i * ch
         parts.append(
-            f'<text x="{left - 4}" y="{y + ch / 2 + 4:.1f}" font-size="{FONT}" '
-            f'text-anchor="end">{t:,}</text>'
+            f'<text x="{left - 4}" y="{y + ch / 2 + 4:.1f}" {TEXT} text-anchor="end">{t:,}</text>'
         )
         for j, k in enumerate(cols):
             x = left + j * cw
             replay = sweep.replay(t, k)
-            fill = _shade(grid[i][j], low, high) if fits[i][j] else "url(#nb-hitl-hatch)"
+            fill = (
+                _shade(grid[i][j], low, high)
+                if fits[i][j]
+                else 'fill="url(#nb-hitl-hatch)" style="stroke:var(--nb-hitl-bg, #fff)"'
+            )
             tip = (
                 f"threshold {t:,}, keep_recent {k}: {label} {grid[i][j]:,} · peak "
                 f"{replay.peak_prompt_tokens:,} · {replay.compressions} compressions"
@@ -171,7 +165,7 @@ def sweep_heatmap(sweep: Any, metric: str, label: str, height: int = 300) -> str
             )
             parts.append(
                 f'<rect class="nb-hitl-cell" x="{x:.1f}" y="{y:.1f}" width="{cw:.1f}" '
-                f'height="{ch:.1f}" fill="{fill}" stroke="#fff" data-threshold="{t}" '
+                f'height="{ch:.1f}" {fill} data-threshold="{t}" '
                 f'data-keep="{k}" data-fits="{int(fits[i][j])}"><title>{esc(tip)}</title></rect>'
             )
     # The feasible region's outline: every cell edge between a fitting and a non-fitting cell.
@@ -191,42 +185,38 @@ def sweep_heatmap(sweep: Any, metric: str, label: str, height: int = 300) -> str
                 edges.append(f"M{x + cw:.1f},{y:.1f}v{ch:.1f}")
     if edges:
         parts.append(
-            f'<path class="nb-hitl-feasible" d="{" ".join(edges)}" fill="none" '
-            f'stroke="{ORANGE}" stroke-width="3"/>'
+            f'<path class="nb-hitl-feasible" d="{" ".join(edges)}" fill="none"'
+            f'{paint(stroke=ORANGE)} stroke-width="3"/>'
         )
     if best is not None:
         i, j = rows.index(best[0]), cols.index(best[1])
         x, y = left + j * cw, top + i * ch
         parts.append(
             f'<rect class="nb-hitl-cheapest" x="{x + 1.5:.1f}" y="{y + 1.5:.1f}" '
-            f'width="{cw - 3:.1f}" height="{ch - 3:.1f}" fill="none" stroke="#1f2933" '
+            f'width="{cw - 3:.1f}" height="{ch - 3:.1f}" fill="none"{paint(stroke="fg")} '
             f'stroke-width="3" data-threshold="{best[0]}" data-keep="{best[1]}"/>'
-            f'<text x="{x + cw / 2:.1f}" y="{y + ch / 2 + 5:.1f}" font-size="16" '
-            f'text-anchor="middle">★</text>'
+            f'<circle cx="{x + cw / 2:.1f}" cy="{y + ch / 2:.1f}" r="{min(cw, ch) / 2 - 4:.1f}"'
+            f"{paint('bg')}/>"
+            f'<text x="{x + cw / 2:.1f}" y="{y + ch / 2 + 5:.1f}" font-size="14" '
+            f'fill="currentColor" text-anchor="middle">★</text>'
         )
     for j, k in enumerate(cols):
         parts.append(
-            f'<text x="{left + (j + 0.5) * cw:.1f}" y="{height - 22}" font-size="{FONT}" '
+            f'<text x="{left + (j + 0.5) * cw:.1f}" y="{height - 8}" {TEXT} '
             f'text-anchor="middle">{k}</text>'
         )
-    parts.append(
-        f'<text x="{left}" y="{height - 6}" font-size="{FONT}">keep_recent →   '
-        f"(rows: trigger_threshold; colour: {esc(label)}, light = less)</text>"
-    )
-    parts.append(
-        _legend(
-            [
-                ("#2d5eaf", "box", "darker = more"),
-                ("#c3c9d0", "box", "over the budget"),
-                (ORANGE, "line", "within the budget"),
-                ("#1f2933", "line", "★ cheapest"),
-            ],
-            16,
-        )
-    )
+    items: list[Swatch] = [
+        ("blue", "box", "stronger = more"),
+        ("grey", "box", "over the budget"),
+        (ORANGE, "line", "within the budget"),
+        ("fg", "line", "★ cheapest"),
+    ]
     return (
+        f"{legend(items, {'over the budget': 0.35})}"
         f'<svg class="nb-hitl-explorer-sweep" viewBox="0 0 {W:.0f} {height}" width="100%" '
         f'height="{height}">{"".join(parts)}</svg>'
+        f'<div class="nb-hitl-caption">columns: keep_recent →, rows: trigger_threshold; '
+        f"colour: {esc(label)}, fainter = less</div>"
     )
 
 

@@ -118,6 +118,7 @@ class MemoryInspector(InspectorDrawing, w.VBox):
         )
         self._note = html()
         self._table = html()
+        self._table.add_class("nb-hitl-table-box")  # a long memory scrolls in its own box
         self._chart = self._history.view
         controls = w.VBox(
             [

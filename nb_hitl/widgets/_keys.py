@@ -308,10 +308,11 @@ class KeyBindings(anywidget.AnyWidget):
 
     _esm = _ESM
     _css = """
-    .nb-hitl-inactive-note { margin: 4px 0; padding: 4px 8px; border-left: 3px solid #8a6d3b;
-      background: #fcf8e3; color: #8a6d3b; font-size: 12px; }
+    .nb-hitl-inactive-note { margin: 4px 0; padding: 4px 8px; font-size: 12px;
+      border-left: 3px solid var(--nb-hitl-brown, #7a5200); color: var(--nb-hitl-brown, #7a5200);
+      background: rgba(138, 109, 59, 0.10); }
     .nb-hitl-inactive button, .nb-hitl-inactive textarea { cursor: not-allowed; }
-    .nb-hitl-status-inactive { color: #8a6d3b; }
+    .nb-hitl-status-inactive { color: var(--nb-hitl-brown, #7a5200); }
     /* Our note says it once; JupyterLab's broken-link icon on every widget is noise here. */
     .nb-hitl-inactive.jupyter-widgets-disconnected::before,
     .nb-hitl-inactive .jupyter-widgets-disconnected::before { content: none !important;

@@ -45,18 +45,18 @@ class AgentPanel(w.VBox):
         self.agent = agent
         self._chat_opts = dict(chat or {})
         self.chat = ChatWidget(agent, css=False, **(chat or {}))
-        self.chat.layout = w.Layout(flex="3 1 0%", min_width="320px")
+        self.chat.add_class("nb-hitl-column-main")
         self.inspector: MemoryInspector | None = None
         halves: list[w.Widget] = [self.chat]
         if inspector is not False:
             opts = inspector if isinstance(inspector, dict) else {}
             self.inspector = MemoryInspector(agent, css=False, **opts)
-            self.inspector.layout = w.Layout(flex="2 1 0%", min_width="280px")
+            self.inspector.add_class("nb-hitl-column-side")
             halves.append(self.inspector)
-        # Side by side when there is room; the inspector goes below the chat when there is not.
-        row = w.HBox(
-            halves, layout=w.Layout(width="100%", align_items="flex-start", flex_flow="row wrap")
-        )
+        # Side by side when there is room; the inspector goes below the chat when there is not
+        # (the stylesheet's nb-hitl-columns: flex-wrap on minimum widths).
+        row = w.HBox(halves)
+        row.add_class("nb-hitl-columns")
         self._row = row
         self.session: SessionBar | None = None
         if session is not None and isinstance(agent, ToolApprovalMixin):
@@ -86,7 +86,7 @@ class AgentPanel(w.VBox):
         """Redraw the chat from the agent's memory (after a session was loaded)."""
         old = self.chat
         self.chat = ChatWidget(self.agent, css=False, **self._chat_opts)
-        self.chat.layout = old.layout
+        self.chat.add_class("nb-hitl-column-main")
         self._row.children = tuple(self.chat if c is old else c for c in self._row.children)
         old.close()
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from nb_hitl._render import esc
 
-from ._svg import token_bar
+from ._svg import BAR_FILLS, Swatch, legend, token_bar
 
 if TYPE_CHECKING:
     from nb_hitl.agent import CompressionPlan
@@ -68,27 +68,21 @@ def floor_html(floor: int, threshold: int) -> str:
     )
 
 
-BAR_LEGEND = (
-    ("#9aa5b1", "system, summary, tools"),
-    ("#cbd2d9", "older kept (pinned, question, partners)"),
-    ("#e67e22", "would be compressed"),
-    ("#27ae60", "kept as recent"),
+BAR_LEGEND: tuple[tuple[str, str], ...] = (
+    ("grey", "system, summary, tools"),
+    ("grey", "older kept (pinned, question, partners)"),
+    ("orange", "would be compressed"),
+    ("green", "kept as recent"),
 )
+"""The token bar's parts: (theme colour, label), in ``BAR_FILLS`` order."""
 
 
 def bar_legend() -> str:
     """The token bar's legend (colour boxes, the threshold line, the after-compression tick)."""
-    box = (
-        '<span style="display:inline-block;width:12px;height:12px;background:{c};'
-        'vertical-align:middle;margin:0 4px 0 10px"></span>{t}'
-    )
-    items = "".join(box.format(c=c, t=esc(t)) for c, t in BAR_LEGEND)
-    items += (
-        '<span style="display:inline-block;width:3px;height:12px;background:#d0021b;'
-        'vertical-align:middle;margin:0 4px 0 10px"></span>trigger_threshold'
-        '<span style="color:#27ae60;margin:0 4px 0 10px">&#9650;</span>after compressing'
-    )
-    return f'<div class="nb-hitl-bar-legend" style="font-size:12px">{items}</div>'
+    items: list[Swatch] = [(c, "box", t) for c, t in BAR_LEGEND]
+    items += [("red", "tick", "trigger_threshold"), ("green", "tri", "after compressing")]
+    fades = {t: o for (_, t), (_, o) in zip(BAR_LEGEND, BAR_FILLS, strict=True) if o is not None}
+    return f'<div class="nb-hitl-bar-legend">{legend(items, fades)}</div>'
 
 
 def bar_html(plan: CompressionPlan, after: int | None = None) -> str:

@@ -75,7 +75,7 @@ class SessionBar(w.HBox):
         self.path_input = w.Text(
             value=session_path_for(path, agent.name),
             description="Session",
-            layout={"flex": "1 1 200px", "min_width": "160px"},
+            layout={"flex": "1 1 320px", "min_width": "min(240px, 100%)"},
         )
         self.save_button = w.Button(description="Save", icon="save", layout=_BUTTON)
         self.load_button = w.Button(description="Load", icon="folder-open", layout=_BUTTON)

@@ -82,6 +82,9 @@ class LabServer:
                 f"--ServerApp.root_dir={self.root}",
                 f"--LabApp.user_settings_dir={self.settings}",
                 f"--LabApp.workspaces_dir={self.tmp / 'workspaces'}",
+                # window.jupyterapp: the look tests switch themes and side bars by command.
+                "--LabApp.expose_app_in_browser=True",
+                "--JupyterNotebookApp.expose_app_in_browser=True",
             ],
             stdout=self.log,
             stderr=subprocess.STDOUT,

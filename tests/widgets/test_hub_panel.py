@@ -12,6 +12,7 @@ from test_panel import no_live_markup
 from widget_helpers import all_html, all_state, until
 
 import nb_hitl
+from nb_hitl._render import CSS
 from nb_hitl.agent import ReActAgent, ScriptedInput, UserAgent
 from nb_hitl.message import Msg
 from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
@@ -19,7 +20,7 @@ from nb_hitl.pipeline import FanoutPipeline, MsgHub, SequentialPipeline
 from nb_hitl.testing import assert_history_valid
 from nb_hitl.tool import Toolkit
 from nb_hitl.widgets import AgentPanel, HubPanel
-from nb_hitl.widgets.hub._style import DARK_PALETTE, HUB_CSS, PALETTE
+from nb_hitl.widgets.hub._style import DARK_PALETTE, PALETTE
 
 LONG = " ".join(f"word{i}" for i in range(400))
 XSS = '<img src=x onerror="alert(1)">'
@@ -70,7 +71,7 @@ def test_palette_colours_are_distinct_and_readable_on_white() -> None:
     for colour in DARK_PALETTE:
         contrast = (_luminance(colour) + 0.05) / (_luminance("#111111") + 0.05)
         assert contrast >= 4.5, (colour, contrast)
-        assert '[data-jp-theme-light="false"] .nb-hitl-chip' in HUB_CSS and colour in HUB_CSS
+        assert colour in CSS.split('body[data-jp-theme-light="false"]', 1)[1]
 
 
 async def test_show_hub_gives_a_hub_panel_with_a_colour_per_participant() -> None:

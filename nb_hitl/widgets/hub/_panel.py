@@ -137,18 +137,17 @@ class HubPanel(DiscussionRun, w.VBox):
                 self.bar,
                 self.shortcuts,
             ],
-            layout=w.Layout(flex="3 1 0%", min_width="320px"),
         )
+        left.add_class("nb-hitl-column-main")
         halves: list[w.Widget] = [left]
         self.inspectors: InspectorSwitch | None = None
         """The memory inspector with its participant picker (``None``: ``inspector=False``)."""
         if inspector:
             self.inspectors = InspectorSwitch(self._bridge)
-            self.inspectors.layout = w.Layout(flex="2 1 0%", min_width="280px")
+            self.inspectors.add_class("nb-hitl-column-side")
             halves.append(self.inspectors)
-        row = w.HBox(
-            halves, layout=w.Layout(width="100%", align_items="flex-start", flex_flow="row wrap")
-        )
+        row = w.HBox(halves)
+        row.add_class("nb-hitl-columns")  # side by side, or stacked when narrow
         super().__init__(children=[html(CSS + HUB_CSS), row])
         self.add_class("nb-hitl-hub")
         self.detached = False
