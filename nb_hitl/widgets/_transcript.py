@@ -8,7 +8,6 @@ shows the order memory holds.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -19,6 +18,7 @@ from nb_hitl._render import RemoteImages, msg_html, with_copy_button
 
 from ._collapsed import CollapsedMessage, is_long
 from ._live import LiveMessageView, html
+from ._redraw import redraw_budget
 from ._seam import continued_html, folded_ids, is_continuation
 
 if TYPE_CHECKING:
@@ -260,6 +260,10 @@ class LiveRows:
     is redrawn less often, down to one redraw per ``MAX_INTERVAL``: each redraw resends the
     growing tail, so fewer, larger steps cost far fewer bytes, and at that speed nobody can
     read along anyway. Typical model speeds keep the full rate.
+
+    Redraws come from the loop's shared ``RedrawBudget``: with many streams at once (many
+    chats, a hub's participants) each is redrawn less often, in fair turns, so that the kernel
+    stays under Jupyter server's iopub rate limit; ``commit`` draws the final text regardless.
     """
 
     def __init__(
@@ -277,24 +281,21 @@ class LiveRows:
         self.pending: dict[str, Msg] = {}
         self.flushes = 0
         """How many coalesced redraws happened (for benchmarks and tests)."""
-        self._handle: asyncio.TimerHandle | None = None
-        self._last = 0.0
+        self.budget = redraw_budget(bridge.loop)
+        """The loop's shared redraw budget, which calls ``flush`` when this row's turn comes."""
+        self.last_flush = 0.0
         self._next_interval = interval
         self._drawn_len: dict[str, int] = {}
 
     def push(self, msg: Msg) -> None:
         """Draw ``msg`` (the whole message so far) at the next redraw."""
         self.pending[msg.id] = msg
-        if self._handle is None:
-            delay = self._last + self._next_interval - time.monotonic()
-            self._handle = self.bridge.later(delay, self.flush)
+        self.budget.request(self, self.last_flush + self._next_interval)
 
     def stop(self) -> None:
         """Forget what is not drawn yet (deltas of a stopped reply are never drawn)."""
         self.pending.clear()
-        if self._handle is not None:
-            self._handle.cancel()
-            self._handle = None
+        self.budget.cancel(self)
 
     def mark_interrupted(self) -> None:
         """Show every streaming row in the interrupted style at once (Stop was pressed)."""
@@ -304,6 +305,8 @@ class LiveRows:
     def commit(self, msg: Msg) -> bool:
         """Freeze the live row of ``msg`` with its final content; False if it has none."""
         self.pending.pop(msg.id, None)
+        if not self.pending:
+            self.budget.cancel(self)
         self._drawn_len.pop(msg.id, None)
         view = self.views.pop(msg.id, None)
         if view is None:
@@ -316,8 +319,8 @@ class LiveRows:
 
     def flush(self) -> None:
         """Redraw every message with pending updates (creating its row on first sight)."""
-        self._handle = None
-        self._last = time.monotonic()
+        self.budget.cancel(self)
+        self.last_flush = time.monotonic()
         if not self.pending:
             return
         self.flushes += 1

@@ -1,0 +1,184 @@
+"""Benchmark the kernel-wide redraw budget: many chats (or hub rows) streaming at once.
+
+    python bench/redraw_budget.py [--agents 1,10,60,100] [--rate 100] [--seconds 8] [--hub]
+
+N agents on ``ScriptedModel`` stream ``--rate`` tokens/s each, all at once, in one process and
+one event loop, each into its own ``ChatWidget`` (``--hub``: all as rows of one ``HubPanel``
+running a ``FanoutPipeline``). The comm send path is hooked (``comm.create_comm`` returns a
+comm that records every message it would publish, with its size), so the figures are the
+comm messages a kernel would put on iopub. For each N it prints, for the shared budget and
+for the per-message behaviour before it (``redraw_budget().set_rate(None)``), measured in the
+same run: comm messages per second (peak over any 3 s window, which is how Jupyter server's
+``iopub_msg_rate_limit`` of 1,000/s is measured, and mean), redraws per second of one live
+message, and whether every panel's final text equals the agent's memory.
+Goal: under ~500 messages/s with 100 streams; one stream alone still >= 15 redraws/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import html
+import json
+import os
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's nb_hitl
+
+os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
+
+import comm
+import ipywidgets as w
+from comm.base_comm import BaseComm
+
+SENT: list[tuple[float, int]] = []
+"""(time.monotonic(), bytes) of every comm message published."""
+
+
+class CountingComm(BaseComm):
+    """A comm that records what it would send on iopub instead of sending it."""
+
+    def publish_msg(
+        self,
+        msg_type: str,
+        data: Any = None,
+        metadata: Any = None,
+        buffers: Any = None,
+        **keys: Any,
+    ) -> None:
+        size = len(json.dumps(data or {}, default=str)) + sum(len(b) for b in buffers or [])
+        SENT.append((time.monotonic(), size))
+
+
+comm.create_comm = CountingComm  # what ipywidgets calls to open each widget's comm
+
+from nb_hitl import Msg, ReActAgent, ScriptedModel  # noqa: E402
+from nb_hitl.pipeline import FanoutPipeline, MsgHub  # noqa: E402
+from nb_hitl.widgets import ChatWidget, HubPanel  # noqa: E402
+from nb_hitl.widgets._live import LiveMessageView  # noqa: E402
+from nb_hitl.widgets._redraw import REDRAWS_PER_SECOND, redraw_budget  # noqa: E402
+
+
+def text_for(i: int, tokens: int) -> str:
+    words = [f"a{i}w{k}" for k in range(tokens)]
+    return "\n\n".join(" ".join(words[p : p + 60]) for p in range(0, tokens, 60))
+
+
+def in_order(widget: w.Widget) -> list[str]:
+    if isinstance(widget, w.HTML):
+        return [widget.value]
+    return [v for child in getattr(widget, "children", ()) for v in in_order(child)]
+
+
+def plain(fragment: str) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", fragment)).split())
+
+
+def row_matches(view: w.Widget | None, text: str) -> bool:
+    """The row's body reads exactly ``text`` (a streamed row) or holds it (a static row)."""
+    want = " ".join(text.split())
+    if isinstance(view, LiveMessageView):
+        return view.finished and plain("\n".join(in_order(view._groups))) == want
+    return view is not None and want in plain("\n".join(in_order(view)))
+
+
+def peak_3s(times: list[float]) -> float:
+    """Most messages in any 3-second window, per second."""
+    best, j = 0, 0
+    for i, t in enumerate(times):
+        while times[j] < t - 3.0:
+            j += 1
+        best = max(best, i - j + 1)
+    return best / 3.0
+
+
+async def run(n: int, rate: float, seconds: float, hub: bool, shared: bool) -> dict[str, Any]:
+    budget = redraw_budget()
+    budget.set_rate(REDRAWS_PER_SECOND if shared else None)
+    tokens = int(rate * seconds)
+    agents = [
+        ReActAgent(f"A{i}", "sys", ScriptedModel([text_for(i, tokens)], tokens_per_second=rate))
+        for i in range(n)
+    ]
+    panels: list[Any]
+    if hub:
+        panel = HubPanel(MsgHub(agents), inspector=False)
+        panels = [panel]
+        lives = list(panel.feed._live.values())
+    else:
+        panels = [ChatWidget(a) for a in agents]
+        lives = [c.live for c in panels]
+    await asyncio.sleep(0.2)
+    SENT.clear()
+    start = time.monotonic()
+    flushes0 = [lv.flushes for lv in lives]
+    if hub:
+        panels[0].start(FanoutPipeline(agents), msg=Msg("Host", "Go.", "user"))
+        await panels[0].wait()
+    else:
+        for chat in panels:
+            chat.send("go")
+        while any(c.state != "idle" for c in panels):
+            await asyncio.sleep(0.05)
+    wall = time.monotonic() - start
+    times = [t for t, _ in SENT]
+    ok = True
+    for i, agent in enumerate(agents):
+        final = agent.memory.messages[-1]
+        if hub:
+            entry = panels[0].transcript.get(final.id)
+            view = entry.view if entry is not None else None
+        else:
+            view = next((r for r in panels[i].rows if isinstance(r, LiveMessageView)), None)
+            if view is None:
+                view = panels[i].rows[-1] if panels[i].rows else None
+        ok = ok and row_matches(view, final.get_text_content() or "")
+    per_row = [(lv.flushes - f0) / wall for lv, f0 in zip(lives, flushes0, strict=True)]
+    for p in panels:
+        p.close()
+    return {
+        "peak": peak_3s(times),
+        "mean": len(times) / wall,
+        "bytes": sum(b for _, b in SENT),
+        "row_hz": statistics.median(per_row),
+        "ok": ok,
+        "wall": wall,
+    }
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agents", default="1,10,60,100")
+    parser.add_argument("--rate", type=float, default=100.0, help="tokens/s of each agent")
+    parser.add_argument("--seconds", type=float, default=8.0, help="how long each streams")
+    parser.add_argument("--hub", action="store_true", help="hub rows instead of chats")
+    args = parser.parse_args()
+    kind = "hub rows (one HubPanel, FanoutPipeline)" if args.hub else "chats (one ChatWidget each)"
+    print(
+        f"{kind} streaming {args.rate:.0f} tokens/s each for {args.seconds:.0f} s; shared budget "
+        f"{REDRAWS_PER_SECOND:.0f} redraws/s; goal: peak < ~500 comm messages/s, one stream "
+        ">= 15 redraws/s, final text == memory"
+    )
+    print(
+        f"{'N':>4} | {'mode':<12} | {'peak msg/s (3 s)':>16} | {'mean msg/s':>10} | "
+        f"{'redraws/s per row':>17} | {'kB sent':>8} | final == memory"
+    )
+    for n in [int(x) for x in args.agents.split(",")]:
+        for shared in (False, True):
+            r = await run(n, args.rate, args.seconds, args.hub, shared)
+            mode = "shared" if shared else "per-message"
+            print(
+                f"{n:>4} | {mode:<12} | {r['peak']:>16.0f} | {r['mean']:>10.0f} | "
+                f"{r['row_hz']:>17.1f} | {r['bytes'] / 1000:>8.0f} | {r['ok']}"
+                + (f"  (took {r['wall']:.1f} s)" if r["wall"] > args.seconds * 1.5 else "")
+            )
+    redraw_budget().set_rate(REDRAWS_PER_SECOND)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,175 @@
+"""The kernel-wide redraw budget: fair turns among streaming messages, final text intact."""
+
+from __future__ import annotations
+
+import asyncio
+import html as html_lib
+import re
+import time
+
+import ipywidgets as w
+import pytest
+
+from nb_hitl import Msg, ReActAgent, ScriptedModel
+from nb_hitl.pipeline import FanoutPipeline, MsgHub
+from nb_hitl.widgets import ChatWidget, HubPanel
+from nb_hitl.widgets._live import LiveMessageView
+from nb_hitl.widgets._redraw import RedrawBudget, redraw_budget
+
+from widget_helpers import until
+
+
+class Stream:
+    """A streamer that always has another delta: asks again right after each redraw."""
+
+    def __init__(self, budget: RedrawBudget, interval: float = 0.0) -> None:
+        self.budget = budget
+        self.interval = interval
+        self.last_flush = 0.0
+        self.draws = 0
+        self.open = True
+
+    def flush(self) -> None:
+        self.draws += 1
+        self.last_flush = time.monotonic()
+        if self.open:
+            self.budget.request(self, self.last_flush + self.interval)
+
+
+async def test_streams_share_the_budget_in_fair_turns() -> None:
+    budget = RedrawBudget(asyncio.get_running_loop(), per_second=400)
+    streams = [Stream(budget) for _ in range(12)]
+    for s in streams:
+        budget.request(s, 0.0)
+    await until(lambda: budget.granted >= 240, what="240 redraws")
+    for s in streams:
+        s.open = False
+    draws = [s.draws for s in streams]
+    # least recently drawn first: nobody is more than one turn ahead of anybody else
+    assert max(draws) - min(draws) <= 1, draws
+    assert sum(draws) == budget.granted
+
+
+async def test_a_slow_streamer_is_not_starved_by_fast_ones() -> None:
+    budget = RedrawBudget(asyncio.get_running_loop(), per_second=200)
+    fast = [Stream(budget) for _ in range(20)]
+    late = Stream(budget)
+    for s in fast:
+        budget.request(s, 0.0)
+    await until(lambda: budget.granted >= 60)
+    budget.request(late, 0.0)  # joins while the others use the whole budget
+    granted = budget.granted
+    await until(lambda: late.draws >= 1, what="the late stream's first redraw")
+    # it is served before any stream gets a second turn after it joined
+    assert budget.granted - granted <= len(fast) + 1
+    for s in [*fast, late]:
+        s.open = False
+
+
+async def test_no_shared_limit_redraws_each_stream_at_its_own_rate() -> None:
+    budget = RedrawBudget(asyncio.get_running_loop(), per_second=None)
+    streams = [Stream(budget) for _ in range(5)]
+    for s in streams:
+        budget.request(s, 0.0)
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert all(s.draws >= 1 for s in streams)  # nobody waited for a token
+    for s in streams:
+        s.open = False
+    await asyncio.sleep(0)
+
+
+async def test_cancel_drops_a_waiting_redraw_and_a_repeat_request_keeps_its_place() -> None:
+    budget = RedrawBudget(asyncio.get_running_loop(), per_second=100)
+    a, b = Stream(budget), Stream(budget)
+    a.open = b.open = False
+    budget.request(a, 0.0)
+    budget.request(a, 0.0)  # already waiting: one redraw, not two
+    budget.request(b, 0.0)
+    budget.cancel(b)
+    assert budget.waiting == 1
+    await until(lambda: a.draws == 1)
+    await asyncio.sleep(0.05)
+    assert (a.draws, b.draws) == (1, 0)
+
+
+def test_a_bad_rate_says_what_to_pass() -> None:
+    loop = asyncio.new_event_loop()
+    try:
+        with pytest.raises(ValueError, match="or None for no limit"):
+            RedrawBudget(loop, per_second=0)
+        with pytest.raises(ValueError, match="or None for no limit"):
+            RedrawBudget(loop).set_rate(-1)
+    finally:
+        loop.close()
+
+
+def in_order(widget: w.Widget) -> list[str]:
+    """The HTML values under ``widget`` in page order."""
+    if isinstance(widget, w.HTML):
+        return [widget.value]
+    return [v for child in getattr(widget, "children", ()) for v in in_order(child)]
+
+
+def row_text(view: LiveMessageView) -> str:
+    """The text a person reads in a row's body (tags stripped, whitespace normalised)."""
+    body = re.sub(r"<[^>]+>", " ", "\n".join(in_order(view._groups)))
+    return " ".join(html_lib.unescape(body).split())
+
+
+def story(i: int) -> str:
+    paras = [" ".join(f"c{i}p{p}w{k}" for k in range(60)) for p in range(6)]
+    return "\n\n".join(paras)
+
+
+async def test_many_chats_on_a_tight_budget_end_with_their_memorys_text() -> None:
+    budget = redraw_budget()
+    budget.set_rate(15)  # far fewer redraws than 30 streams want: most deltas are skipped
+    try:
+        agents = [
+            ReActAgent(f"A{i}", "sys", ScriptedModel([story(i)], tokens_per_second=2_000))
+            for i in range(30)
+        ]
+        chats = [ChatWidget(a) for a in agents]
+        granted = budget.granted
+        for chat in chats:
+            chat.send("go")
+        await until(lambda: all(c.state == "idle" for c in chats), timeout=60)
+        assert budget.granted > granted  # the streams were drawn through the shared budget
+        for agent, chat in zip(agents, chats, strict=True):
+            final = agent.memory.messages[-1].get_text_content() or ""
+            (view,) = [r for r in chat.rows if isinstance(r, LiveMessageView)]
+            assert view.finished
+            assert row_text(view) == " ".join(final.split())
+            chat.close()
+    finally:
+        budget.set_rate(None)
+        budget.set_rate(200)
+
+
+async def test_hub_rows_streaming_at_once_end_with_each_speakers_memory() -> None:
+    budget = redraw_budget()
+    budget.set_rate(10)
+    try:
+        agents = [
+            ReActAgent(f"S{i}", "sys", ScriptedModel([story(i)], tokens_per_second=2_000))
+            for i in range(12)
+        ]
+        panel = HubPanel(MsgHub(agents))
+        panel.start(FanoutPipeline(agents), msg=Msg("Host", "Go.", "user"))
+        await panel.wait()
+        for agent in agents:
+            final = agent.memory.messages[-1]
+            entry = panel.transcript.get(final.id)
+            assert entry is not None and entry.msg is not None
+            assert entry.msg.get_text_content() == final.get_text_content()
+            memory = " ".join((final.get_text_content() or "").split())
+            if isinstance(entry.view, LiveMessageView):  # streamed: its segments, in order
+                assert entry.view.finished
+                assert row_text(entry.view) == memory
+            else:  # done before its first turn came: drawn once, whole, from memory
+                assert entry.view is not None
+                assert memory in " ".join(re.sub(r"<[^>]+>", " ", in_order(entry.view)[-1]).split())
+        panel.close()
+    finally:
+        budget.set_rate(200)
