@@ -123,7 +123,7 @@ async def run(n: int, rate: float, seconds: float, hub: bool, shared: bool) -> d
     else:
         for chat in panels:
             chat.send("go")
-        while any(c.state != "idle" for c in panels):
+        while any(c.state != "idle" for c in panels):  # noqa: ASYNC110 (polls widget state)
             await asyncio.sleep(0.05)
     wall = time.monotonic() - start
     times = [t for t, _ in SENT]

@@ -262,7 +262,14 @@ def test_pipeline_names() -> None:
 def test_widget_panels_are_public() -> None:
     import nb_hitl.widgets
 
-    for name in ("AgentPanel", "ChatWidget", "HubPanel", "MemoryInspector"):
+    for name in (
+        "AgentPanel",
+        "ChatWidget",
+        "HubPanel",
+        "MemoryInspector",
+        "RedrawBudget",
+        "redraw_budget",
+    ):
         assert name in nb_hitl.widgets.__all__, name
         assert hasattr(nb_hitl.widgets, name), name
 

@@ -8,7 +8,8 @@ the live compression plan; ``AgentPanel`` puts them side by side (``nb_hitl.show
 ``HubPanel`` shows a multi-agent ``MsgHub`` discussion (``nb_hitl.show(hub)``; ``hub/``).
 ``ApprovalCards`` park tool calls for a decision, ``SessionBar`` saves and loads, and
 ``CompressionExplorer`` replays a conversation under other settings. Widgets read the core
-only through its events and public methods (the core never imports a widget).
+only through its events and public methods (the core never imports a widget). Every
+streaming message of a loop shares one ``redraw_budget()``.
 May import pipeline, agent and everything below them; only ``extension`` and the package root
 import widgets.
 """
@@ -24,6 +25,7 @@ from ._loop import LoopBridge
 from ._panel import AgentPanel
 from ._permissions_view import PermissionsView
 from ._question import QuestionCard, QuestionCards
+from ._redraw import RedrawBudget, redraw_budget
 from ._session import SessionBar
 from .hub import HubPanel
 
@@ -40,6 +42,8 @@ __all__ = [
     "PermissionsView",
     "QuestionCard",
     "QuestionCards",
+    "RedrawBudget",
     "SessionBar",
     "WidgetInput",
+    "redraw_budget",
 ]

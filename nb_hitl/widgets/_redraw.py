@@ -158,4 +158,4 @@ def redraw_budget(loop: asyncio.AbstractEventLoop | None = None) -> RedrawBudget
     return budget
 
 
-__all__ = ["REDRAWS_PER_SECOND", "RedrawBudget", "Streamer", "redraw_budget"]
+__all__ = ["RedrawBudget", "redraw_budget"]

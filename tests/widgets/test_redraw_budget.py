@@ -9,14 +9,13 @@ import time
 
 import ipywidgets as w
 import pytest
+from widget_helpers import until
 
 from nb_hitl import Msg, ReActAgent, ScriptedModel
 from nb_hitl.pipeline import FanoutPipeline, MsgHub
 from nb_hitl.widgets import ChatWidget, HubPanel
 from nb_hitl.widgets._live import LiveMessageView
 from nb_hitl.widgets._redraw import RedrawBudget, redraw_budget
-
-from widget_helpers import until
 
 
 class Stream:
