@@ -82,8 +82,14 @@ hub_panel"""
 
 START = '_ = hub_panel.start(msg="Open the debate.")'
 
-WIDGETS = {"panel": ".nb-hitl-panel", "explorer": ".nb-hitl-explorer", "hub": ".nb-hitl-hub"}
-"""What is checked and photographed in each state (the panel's own explorer is inside it)."""
+WIDGETS = {
+    "panel": ".nb-hitl-panel",
+    "explorer": ".nb-hitl-explorer:not(.nb-hitl-inspector .nb-hitl-explorer)",
+    "sweep": ".widget-html-content:has(> .nb-hitl-explorer-sweep)",
+    "hub": ".nb-hitl-hub",
+}
+"""What is checked and photographed in each state: the panel (with the explorer its inspector
+opened), the explorer of its own cell, that explorer's heat map, and the hub."""
 THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
 SIDE_BAR = {"lab": "application:toggle-left-area", "nb7": "toc:toggle-panel"}
 """The command that opens or closes the left side bar (Notebook 7's holds the contents)."""
