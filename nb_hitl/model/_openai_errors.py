@@ -11,6 +11,7 @@ redacted too, so a key cut in two leaves nothing behind. The SDK's exception is 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,6 +90,27 @@ def _error_code(exc: BaseException) -> str:
     return str(code or "")
 
 
+_VALIDATION = re.compile(
+    r"validation error|Input should be|Field required|Extra inputs are not permitted|"
+    r"type_error|value_error|literal_error|string_type|Unprocessable Entity",
+    re.IGNORECASE,
+)
+
+
+def is_shape_error(exc: BaseException) -> bool:
+    """Whether the server refused the request's shape: HTTP 400/422, or a 500 whose body is
+    a request-validation error (llama.cpp's server answers a pydantic error with 500).
+    Sending the same request again cannot help."""
+    status = _status(exc)
+    if status in (400, 422):
+        return True
+    if status is not None and status >= 500:
+        body = getattr(exc, "body", None)
+        text = json.dumps(body, default=str) if body is not None else str(exc)
+        return bool(_VALIDATION.search(text))
+    return False
+
+
 def is_retryable(exc: BaseException) -> bool:
     """Whether a failure before the first token is worth another attempt."""
     import openai
@@ -97,6 +119,8 @@ def is_retryable(exc: BaseException) -> bool:
         return True
     status = _status(exc)
     if status is None:
+        return False
+    if is_shape_error(exc):
         return False
     if status == 429 and _error_code(exc) == "insufficient_quota":
         return False  # waiting does not refill a quota
@@ -178,6 +202,16 @@ def _translate(exc: BaseException, ctx: ErrorContext, openai: Any) -> ModelError
             f"between attempts ({detail}). Wait a minute and send again, lower the request "
             f"rate, or raise max_retries=.",
             status_code=429,
+        )
+    if status is not None and is_shape_error(exc):
+        return ModelError(
+            f"{where} refused the request's shape for model {ctx.model_name!r} (HTTP "
+            f"{status}, sent {_tries(ctx)}: {detail}); sending it again would not help. "
+            f"Change what is sent: "
+            f"a formatter the server takes (OpenAIChatFormatter(plain_content=True) for "
+            f"llama.cpp-style servers), fewer or simpler tools, tool_choice, or generate_kwargs "
+            f"the server does not know.",
+            status_code=status,
         )
     if status is not None and status >= 500:
         return ModelError(

@@ -210,17 +210,34 @@ class ExchangeMixin:
 
 
 def _no_null_content(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``messages`` as sent: ``content: None`` next to ``tool_calls`` becomes ``""``.
+    """``messages`` as sent: what every OpenAI-compatible server takes, meaning unchanged.
 
-    AgentScope's formatter output (``OpenAIChatFormatter()``) has ``None`` there, which OpenAI
-    allows but llama.cpp's server rejects; every server takes ``""``. Nothing else changes.
+    AgentScope's ``OpenAIChatFormatter()`` output has ``content: None`` next to tool calls
+    and text as a list of ``{"type": "text"}`` parts; OpenAI takes both, llama.cpp's server
+    refuses both (a system message with parts: HTTP 500 and a validation error). So ``None``
+    next to ``tool_calls`` becomes ``""``, and content made only of text parts becomes their
+    text (one part) or the texts joined by newlines; images, audio and anything else go as
+    they are. The formatter's own output is not changed.
     """
-    if not any(m.get("content") is None and m.get("tool_calls") for m in messages):
-        return messages
-    return [
-        {**m, "content": ""} if m.get("content") is None and m.get("tool_calls") else m
-        for m in messages
-    ]
+    out = []
+    changed = False
+    for m in messages:
+        content = m.get("content")
+        if content is None and m.get("tool_calls"):
+            m, changed = {**m, "content": ""}, True
+        elif isinstance(content, list) and content and all(_is_text_part(p) for p in content):
+            m, changed = {**m, "content": "\n".join(p["text"] for p in content)}, True
+        out.append(m)
+    return out if changed else messages
+
+
+def _is_text_part(part: Any) -> bool:
+    return (
+        isinstance(part, dict)
+        and part.get("type") == "text"
+        and isinstance(part.get("text"), str)
+        and set(part) <= {"type", "text"}
+    )
 
 
 def refuses_forced_choice(exc: BaseException, request: dict[str, Any]) -> bool:

@@ -239,12 +239,10 @@ async def test_agentscope_formatter_output_reaches_strict_servers(
     reply = await agent(Msg("User", "Weather in Rome?", "user"))
     assert reply.get_text_content() == "Sunny in Rome."
     second = fake_server.requests_for(name)[1].body["messages"]
-    assert second[-3] == {
-        "role": "user",
-        "name": "User",
-        "content": [{"type": "text", "text": "Weather in Rome?"}],
-    }
+    # text-only parts go as a plain string, which strict servers (llama.cpp) need
+    assert second[-3] == {"role": "user", "name": "User", "content": "Weather in Rome?"}
     assert second[-2]["content"] == "" and second[-2]["tool_calls"][0]["id"] == "c1"
     assert second[-1]["name"] == "get_weather"
     formatted = await agent.formatter.format(agent.memory.messages[:-1])
     assert formatted[-2]["content"] is None  # the formatter itself keeps AgentScope's None
+    assert formatted[-3]["content"] == [{"type": "text", "text": "Weather in Rome?"}]
