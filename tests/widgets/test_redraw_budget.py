@@ -16,6 +16,7 @@ from nb_hitl.pipeline import FanoutPipeline, MsgHub
 from nb_hitl.widgets import ChatWidget, HubPanel
 from nb_hitl.widgets._live import LiveMessageView
 from nb_hitl.widgets._redraw import RedrawBudget, redraw_budget
+from nb_hitl.widgets._transcript import Entry
 
 
 class Stream:
@@ -116,6 +117,19 @@ def row_text(view: LiveMessageView) -> str:
     return " ".join(html_lib.unescape(body).split())
 
 
+def row_matches(entry: Entry | None, text: str) -> bool:
+    """The row of a finished message reads exactly ``text``."""
+    assert entry is not None and entry.msg is not None
+    assert entry.msg.get_text_content() == text
+    memory = " ".join(text.split())
+    if isinstance(entry.view, LiveMessageView):  # streamed: its segments, in order
+        return entry.view.finished and row_text(entry.view) == memory
+    # done before its first turn came: drawn once, whole, from memory
+    assert entry.view is not None
+    body = html_lib.unescape(re.sub(r"<[^>]+>", " ", "\n".join(in_order(entry.view))))
+    return memory in " ".join(body.split())
+
+
 def story(i: int) -> str:
     paras = [" ".join(f"c{i}p{p}w{k}" for k in range(60)) for p in range(6)]
     return "\n\n".join(paras)
@@ -136,10 +150,8 @@ async def test_many_chats_on_a_tight_budget_end_with_their_memorys_text() -> Non
         await until(lambda: all(c.state == "idle" for c in chats), timeout=60)
         assert budget.granted > granted  # the streams were drawn through the shared budget
         for agent, chat in zip(agents, chats, strict=True):
-            final = agent.memory.messages[-1].get_text_content() or ""
-            (view,) = [r for r in chat.rows if isinstance(r, LiveMessageView)]
-            assert view.finished
-            assert row_text(view) == " ".join(final.split())
+            final = agent.memory.messages[-1]
+            assert row_matches(chat.transcript.get(final.id), final.get_text_content() or "")
             chat.close()
     finally:
         budget.set_rate(None)
@@ -159,16 +171,7 @@ async def test_hub_rows_streaming_at_once_end_with_each_speakers_memory() -> Non
         await panel.wait()
         for agent in agents:
             final = agent.memory.messages[-1]
-            entry = panel.transcript.get(final.id)
-            assert entry is not None and entry.msg is not None
-            assert entry.msg.get_text_content() == final.get_text_content()
-            memory = " ".join((final.get_text_content() or "").split())
-            if isinstance(entry.view, LiveMessageView):  # streamed: its segments, in order
-                assert entry.view.finished
-                assert row_text(entry.view) == memory
-            else:  # done before its first turn came: drawn once, whole, from memory
-                assert entry.view is not None
-                assert memory in " ".join(re.sub(r"<[^>]+>", " ", in_order(entry.view)[-1]).split())
+            assert row_matches(panel.transcript.get(final.id), final.get_text_content() or "")
         panel.close()
     finally:
         budget.set_rate(200)
