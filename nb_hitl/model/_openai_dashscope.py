@@ -100,9 +100,7 @@ class DashScopeChatModel(OpenAIChatModel):
         stream_tool_parsing: bool = True,
         **kwargs: Any,
     ) -> None:
-        generate_kwargs = dict(generate_kwargs or {})
-        if enable_thinking is not None:
-            generate_kwargs.setdefault("enable_thinking", enable_thinking)
+        generate_kwargs = dict(generate_kwargs or {})  # kept as passed (AgentScope's)
         if enable_thinking and not stream:
             stream = True  # DashScope answers thinking requests only as a stream
         if base_http_api_url is not None:
@@ -127,4 +125,6 @@ class DashScopeChatModel(OpenAIChatModel):
         tool_choice: Any,
         kwargs: dict[str, Any],
     ) -> dict[str, Any]:
+        if self.enable_thinking is not None and "enable_thinking" not in self.generate_kwargs:
+            kwargs = {"enable_thinking": self.enable_thinking, **kwargs}  # sent, not stored
         return super()._request(client, compatible_content(messages), tools, tool_choice, kwargs)

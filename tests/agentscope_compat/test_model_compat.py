@@ -317,6 +317,7 @@ async def test_dashscope_thinking_forces_streaming(
     try:
         assert model.stream is True and model.enable_thinking is True
         assert model.multimodality is False
+        assert model.generate_kwargs == {"top_p": 0.5}  # kept as passed, as AgentScope's
         # differs on purpose: the key is a secret, not an attribute
         assert not hasattr(model, "api_key") and KEY not in repr(model)
         chunks = [c async for c in await model(USER)]
