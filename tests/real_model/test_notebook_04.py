@@ -1,4 +1,4 @@
-"""Notebook 04 executes in a real kernel: against llama.cpp, and with nothing configured."""
+"""Notebook 04 executes in a real kernel: against llama.cpp, and on its demo server alone."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def execute(monkeypatch: pytest.MonkeyPatch, **env: str) -> tuple[nbformat.Noteb
 
 
 @pytest.mark.notebook
-def test_notebook_04_explains_and_skips_when_nothing_is_configured(
+def test_notebook_04_runs_on_its_demo_server_when_nothing_is_configured(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     nowhere = closed_port_url()
@@ -58,7 +58,12 @@ def test_notebook_04_explains_and_skips_when_nothing_is_configured(
     assert "Skipped: set DASHSCOPE_API_KEY" in text
     assert "Skipped: no Ollama server answers" in text
     assert "Skipped: no llama.cpp server answers" in text
-    assert "Skipped: no model is configured" in text
+    # With no real model configured, sections 5-7 run on the notebook's own demo server.
+    assert "Skipped: no model is configured" not in text
+    assert "<DemoServer serving http://127.0.0.1:" in text
+    assert "interrupted in" in text and "the server stopped after" in text
+    assert "client disconnected: True" in text
+    assert "ModelStreamError" in text
     assert "Could not connect to" in text and "Is the server running?" in text
 
 
