@@ -11,6 +11,8 @@ import pytest
 from lab_page import open_and_run_all
 from lab_server import LabServer
 
+from nb_hitl._render._theme import LIGHT
+
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
 SETUP = """\
@@ -38,6 +40,12 @@ START = '_ = panel.start(msg="Open the debate.")'
 HUB = ".nb-hitl-hub"
 STOP = ".nb-hitl-hub-stop"
 NOW = ".nb-hitl-hub-speakers .nb-hitl-now"
+
+
+def rgb(colour: str) -> str:
+    """``#rrggbb`` as the browser's computed ``rgb(r, g, b)``."""
+    r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({r}, {g}, {b})"
 
 
 def border(page: Any, selector: str) -> str:
@@ -77,7 +85,7 @@ def test_stop_the_second_speaker_then_redirect_and_the_debate_goes_on(
         assert "Skip goes on with Carol" in prompt.inner_text()
         interrupted = f"{HUB} .nb-hitl-msg.nb-hitl-interrupted"
         page.wait_for_selector(interrupted, timeout=10_000)
-        assert border(page, interrupted) == "rgb(230, 126, 34)"
+        assert border(page, interrupted) == rgb(LIGHT["orange"])  # the theme's interrupted colour
         assert "Carol sums up" not in page.locator(HUB).inner_text()
         page.screenshot(path=str(artifacts / f"hub-paused-{comms}.png"))
         # Redirect Bob: Retry with an instruction.
