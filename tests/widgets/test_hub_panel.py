@@ -403,6 +403,30 @@ async def test_a_panel_over_an_earlier_discussion_draws_the_persons_words_once()
     panel.close()
 
 
+
+async def test_messages_that_share_a_millisecond_keep_the_discussions_order() -> None:
+    # timestamps have millisecond resolution: a fast discussion has ties (the test above
+    # failed about 1 run in 5 when Bob's "B." and Alice's "Go on." shared one)
+    alice, bob = speaker("Alice", ["Your view?", "Go on."]), speaker("Bob", ["B."])
+    you = UserAgent("You", ScriptedInput(["Tabs."]))
+    hub = MsgHub([alice, you, bob])
+    async with hub:
+        await SequentialPipeline([alice, you, bob])(Msg("Host", "Topic.", "user"))
+        await alice()
+        for agent in (alice, bob):
+            for msg in agent.memory.messages:
+                msg.timestamp = "2026-01-01T00:00:00.000+00:00"
+        panel = HubPanel(hub)
+    texts = [(e.msg.name, e.msg.get_text_content()) for e in panel.transcript.entries if e.msg]
+    assert texts == [
+        ("Host", "Topic."),
+        ("Alice", "Your view?"),
+        ("You", "Tabs."),
+        ("Bob", "B."),
+        ("Alice", "Go on."),
+    ]
+    panel.close()
+
 async def test_the_announcement_comes_before_the_first_message() -> None:
     alice, bob = speaker("Alice", ["A."]), speaker("Bob", ["B."])
     panel = HubPanel(MsgHub([alice, bob], announcement=Msg("Host", "Topic.", "user")))

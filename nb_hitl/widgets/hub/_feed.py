@@ -10,6 +10,7 @@ speaker on top.
 from __future__ import annotations
 
 import functools
+import heapq
 import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -145,13 +146,17 @@ class HubFeed:
     def preload(self) -> None:
         """Draw what the participants' memories hold already, each message once."""
         seen: dict[str, Msg] = {}
+        orders: list[list[Msg]] = []
         for agent in self.agents:
             memory = getattr(agent, "memory", None)
-            for msg in memory.messages if memory is not None else []:
+            messages = list(memory.messages) if memory is not None else []
+            orders.append(messages)
+            for msg in messages:
                 if msg.id not in seen and not self._is_recorded_copy(agent, msg):
                     seen[msg.id] = msg
-        for msg in sorted(seen.values(), key=lambda m: m.timestamp):
-            self.transcript.add(Entry(msg.id, msg), render=False)
+        for msg in _merged(orders):
+            if msg.id in seen:
+                self.transcript.add(Entry(msg.id, seen[msg.id]), render=False)
         self.transcript.render()
 
     def add(self, msg: Msg) -> None:
@@ -253,6 +258,54 @@ class HubFeed:
         return any(
             a.name == msg.name and getattr(a, "memory", None) is not None for a in self.agents
         )
+
+
+def _merged(orders: list[list[Msg]]) -> list[Msg]:
+    """Every message of the memories ``orders`` once, in an order that keeps each memory's own
+    order (a message after the ones it follows in any memory), earliest timestamp first where
+    the memories leave it open.
+
+    Timestamps alone cannot order a discussion: they have millisecond resolution, and a fast
+    speaker's reply often shares its millisecond with the message before it. Where memories
+    disagree (concurrent speakers each observed the other's reply after their own) the
+    earliest waiting message goes next.
+    """
+    first: dict[str, int] = {}
+    msgs: dict[str, Msg] = {}
+    after: dict[str, set[str]] = {}
+    waits: dict[str, int] = {}
+    for messages in orders:
+        for msg in messages:
+            if msg.id not in msgs:
+                first[msg.id], msgs[msg.id] = len(first), msg
+                after[msg.id], waits[msg.id] = set(), 0
+        for prev, nxt in zip(messages, messages[1:]):
+            if prev.id != nxt.id and nxt.id not in after[prev.id]:
+                after[prev.id].add(nxt.id)
+                waits[nxt.id] += 1
+
+    def key(mid: str) -> tuple[str, int]:
+        return msgs[mid].timestamp, first[mid]
+
+    ready = [key(mid) + (mid,) for mid, n in waits.items() if n == 0]
+    heapq.heapify(ready)
+    out: list[Msg] = []
+    while len(out) < len(msgs):
+        if not ready:  # the memories disagree: the earliest message still waiting goes next
+            mid = min((m for m, n in waits.items() if n > 0), key=key)
+            waits[mid] = 0
+            heapq.heappush(ready, key(mid) + (mid,))
+        *_, mid = heapq.heappop(ready)
+        if waits[mid] < 0:
+            continue
+        waits[mid] = -1  # placed
+        out.append(msgs[mid])
+        for nxt in after[mid]:
+            if waits[nxt] > 0:
+                waits[nxt] -= 1
+                if waits[nxt] == 0:
+                    heapq.heappush(ready, key(nxt) + (nxt,))
+    return out
 
 
 __all__ = ["HubFeed"]
