@@ -45,6 +45,29 @@ def rows_with(page: Any, text: str) -> int:
     return int(page.locator(f"{CHAT} .nb-hitl-msg", has_text=text).count())
 
 
+# Headless Chromium has one clipboard for the whole browser (every context and page of the
+# session), and reading or writing it needs the page to be the focused one: an earlier test's
+# page, or text left on the clipboard, must not decide what this test reads.
+CLIPBOARD_MARK = "nb-hitl-test: clipboard not written yet"
+
+
+def clear_clipboard(page: Any) -> None:
+    """Focus this page and put a marker on the shared clipboard before a Copy click."""
+    page.bring_to_front()
+    page.evaluate("(mark) => navigator.clipboard.writeText(mark)", CLIPBOARD_MARK)
+    assert page.evaluate("() => navigator.clipboard.readText()") == CLIPBOARD_MARK
+
+
+def wait_copied(page: Any) -> str:
+    """Wait for a Copy click to replace the marker; the clipboard's text then."""
+    page.wait_for_function(
+        "(mark) => navigator.clipboard.readText().then((t) => t !== mark)",
+        arg=CLIPBOARD_MARK,
+        timeout=30_000,
+    )
+    return str(page.evaluate("() => navigator.clipboard.readText()"))
+
+
 def test_everyday_controls(browser: Any, lab: LabServer, artifacts: Path) -> None:
     context = browser.new_context(viewport={"width": 1400, "height": 1100})
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=lab.url)
@@ -82,10 +105,11 @@ def test_everyday_controls(browser: Any, lab: LabServer, artifacts: Path) -> Non
 
         # Copy: the message's own text, into the real clipboard.
         message = page.locator(f"{CHAT} .nb-hitl-msg", has_text="Recovered:").last
+        clear_clipboard(page)
         message.hover()
         message.locator(".nb-hitl-copy").click()
-        page.wait_for_function("() => navigator.clipboard.readText().then(Boolean)")
-        assert page.evaluate("() => navigator.clipboard.readText()") == "Recovered: **all good**."
+        copied = wait_copied(page)
+        assert copied == "Recovered: **all good**."
 
         # The compression row's Undo brings the folded messages back.
         row.locator("button.nb-hitl-undo-compression").click()
@@ -117,12 +141,10 @@ def test_everyday_controls(browser: Any, lab: LabServer, artifacts: Path) -> Non
         page.wait_for_selector(f"{CHAT} .nb-hitl-copy[data-copy-id]", timeout=60_000)
         wait_status(page, "idle")
         long_row = page.locator(f"{CHAT} .nb-hitl-msg", has_text="Long: lorem").last
+        clear_clipboard(page)
         long_row.hover()
         long_row.locator(".nb-hitl-copy").click()
-        page.wait_for_function(
-            "() => navigator.clipboard.readText().then((t) => t.startsWith('Long: lorem'))"
-        )
-        copied = page.evaluate("() => navigator.clipboard.readText()")
+        copied = wait_copied(page)
         assert copied == "Long: " + "lorem ipsum " * 300
 
         # The explorer's Apply: the inspector (and the gauge) follow the agent at once.

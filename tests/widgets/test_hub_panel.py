@@ -403,7 +403,6 @@ async def test_a_panel_over_an_earlier_discussion_draws_the_persons_words_once()
     panel.close()
 
 
-
 async def test_messages_that_share_a_millisecond_keep_the_discussions_order() -> None:
     # timestamps have millisecond resolution: a fast discussion has ties (the test above
     # failed about 1 run in 5 when Bob's "B." and Alice's "Go on." shared one)
@@ -426,6 +425,7 @@ async def test_messages_that_share_a_millisecond_keep_the_discussions_order() ->
         ("Alice", "Go on."),
     ]
     panel.close()
+
 
 async def test_the_announcement_comes_before_the_first_message() -> None:
     alice, bob = speaker("Alice", ["A."]), speaker("Bob", ["B."])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import heapq
+import itertools
 import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -279,23 +280,23 @@ def _merged(orders: list[list[Msg]]) -> list[Msg]:
             if msg.id not in msgs:
                 first[msg.id], msgs[msg.id] = len(first), msg
                 after[msg.id], waits[msg.id] = set(), 0
-        for prev, nxt in zip(messages, messages[1:]):
-            if prev.id != nxt.id and nxt.id not in after[prev.id]:
-                after[prev.id].add(nxt.id)
-                waits[nxt.id] += 1
+        for prev, then in itertools.pairwise(messages):
+            if prev.id != then.id and then.id not in after[prev.id]:
+                after[prev.id].add(then.id)
+                waits[then.id] += 1
 
-    def key(mid: str) -> tuple[str, int]:
-        return msgs[mid].timestamp, first[mid]
+    def key(mid: str) -> tuple[str, int, str]:
+        return msgs[mid].timestamp, first[mid], mid
 
-    ready = [key(mid) + (mid,) for mid, n in waits.items() if n == 0]
+    ready = [key(mid) for mid, n in waits.items() if n == 0]
     heapq.heapify(ready)
     out: list[Msg] = []
     while len(out) < len(msgs):
         if not ready:  # the memories disagree: the earliest message still waiting goes next
             mid = min((m for m, n in waits.items() if n > 0), key=key)
             waits[mid] = 0
-            heapq.heappush(ready, key(mid) + (mid,))
-        *_, mid = heapq.heappop(ready)
+            heapq.heappush(ready, key(mid))
+        _, _, mid = heapq.heappop(ready)
         if waits[mid] < 0:
             continue
         waits[mid] = -1  # placed
@@ -304,7 +305,7 @@ def _merged(orders: list[list[Msg]]) -> list[Msg]:
             if waits[nxt] > 0:
                 waits[nxt] -= 1
                 if waits[nxt] == 0:
-                    heapq.heappush(ready, key(nxt) + (nxt,))
+                    heapq.heappush(ready, key(nxt))
     return out
 
 
