@@ -12,7 +12,8 @@ from nbclient import NotebookClient
 
 import nb_hitl
 
-NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "05_approvals_and_sessions.ipynb"
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOK = REPO / "notebooks" / "05_approvals_and_sessions.ipynb"
 
 
 def outputs_text(nb: nbformat.NotebookNode) -> str:
@@ -103,6 +104,8 @@ def test_restart_section_works_as_written_with_a_real_kernel_restart(tmp_path: P
     kc.start_channels()
     try:
         kc.wait_for_ready(timeout=60)
+        where = run_cell(kc, "import nb_hitl\nprint(nb_hitl.__file__)").strip()
+        assert Path(where).is_relative_to(REPO), where  # this checkout (conftest's PYTHONPATH)
         for i in before:
             run_cell(kc, nb.cells[i].source)
         assert (tmp_path / "nb_hitl_session_lunch.json").exists()

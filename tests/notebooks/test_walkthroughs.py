@@ -6,7 +6,6 @@ Outputs must be stripped in the repository.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import nbformat
@@ -21,13 +20,6 @@ WALKTHROUGHS = [
     "03_compression_explorer.ipynb",
     "06_multi_agent.ipynb",
 ]
-
-
-@pytest.fixture(autouse=True)
-def _kernel_imports_this_repo(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The kernels import nb_hitl from this checkout, not wherever it was installed from."""
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.environ.get(
-        "PYTHONPATH")])))  # fmt: skip
 
 
 @pytest.mark.notebook
