@@ -69,6 +69,11 @@ def wait_copied(page: Any) -> str:
 
 
 def test_everyday_controls(browser: Any, lab: LabServer, artifacts: Path) -> None:
+    # JupyterLab's default comms, whatever an earlier test of the session (hub, panel) chose
+    kernels = (
+        lab.settings / "@jupyterlab/apputils-extension" / "kernels-settings.jupyterlab-settings"
+    )
+    kernels.unlink(missing_ok=True)
     context = browser.new_context(viewport={"width": 1400, "height": 1100})
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=lab.url)
     page = context.new_page()
