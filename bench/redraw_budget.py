@@ -11,7 +11,8 @@ for the per-message behaviour before it (``redraw_budget().set_rate(None)``), me
 same run: comm messages per second (peak over any 3 s window, which is how Jupyter server's
 ``iopub_msg_rate_limit`` of 1,000/s is measured, and mean), redraws per second of one live
 message, and whether every panel's final text equals the agent's memory. "while streaming"
-is the peak between the last start and the first finish: the whole-run peak also holds the
+is the peak between the moment every row streams and the first finish: the whole-run peak
+also holds the
 one-off bursts of starting (and finishing) N replies in the same instant, which the budget
 does not pace (only live redraws are budgeted).
 Goal: under ~500 messages/s with 100 streams; one stream alone still >= 15 redraws/s.
@@ -125,9 +126,11 @@ async def run(n: int, rate: float, seconds: float, hub: bool, shared: bool) -> d
     else:
         for chat in panels:
             chat.send("go")
-    sent = time.monotonic()
-    first_done = None  # the streaming phase: every stream started, none finished yet
+    sent = None  # the streaming phase: every row streaming, none finished yet
+    first_done = None
     while True:
+        if sent is None and all(lv.views for lv in lives):
+            sent = time.monotonic()
         done = [len(a.memory) >= 2 and not a.is_replying for a in agents]
         if first_done is None and any(done):
             first_done = time.monotonic()
@@ -152,6 +155,7 @@ async def run(n: int, rate: float, seconds: float, hub: bool, shared: bool) -> d
     per_row = [(lv.flushes - f0) / wall for lv, f0 in zip(lives, flushes0, strict=True)]
     for p in panels:
         p.close()
+    sent = sent or start
     streaming = [t for t in times if sent <= t <= (first_done or sent)]
     return {
         "peak": peak_3s(times),

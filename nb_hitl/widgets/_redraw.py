@@ -21,7 +21,7 @@ from typing import Protocol
 
 logger = logging.getLogger("nb_hitl.widgets")
 
-REDRAWS_PER_SECOND = 200.0
+REDRAWS_PER_SECOND = 120.0
 """The default budget of a loop: redraws per second shared by all its streaming messages.
 
 A redraw sends one or two comm messages (the live tail, now and then a status line), so this

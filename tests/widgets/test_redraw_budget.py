@@ -15,7 +15,7 @@ from nb_hitl import Msg, ReActAgent, ScriptedModel
 from nb_hitl.pipeline import FanoutPipeline, MsgHub
 from nb_hitl.widgets import ChatWidget, HubPanel
 from nb_hitl.widgets._live import LiveMessageView
-from nb_hitl.widgets._redraw import RedrawBudget, redraw_budget
+from nb_hitl.widgets._redraw import REDRAWS_PER_SECOND, RedrawBudget, redraw_budget
 from nb_hitl.widgets._transcript import Entry
 
 
@@ -155,7 +155,7 @@ async def test_many_chats_on_a_tight_budget_end_with_their_memorys_text() -> Non
             chat.close()
     finally:
         budget.set_rate(None)
-        budget.set_rate(200)
+        budget.set_rate(REDRAWS_PER_SECOND)
 
 
 async def test_hub_rows_streaming_at_once_end_with_each_speakers_memory() -> None:
@@ -174,4 +174,4 @@ async def test_hub_rows_streaming_at_once_end_with_each_speakers_memory() -> Non
             assert row_matches(panel.transcript.get(final.id), final.get_text_content() or "")
         panel.close()
     finally:
-        budget.set_rate(200)
+        budget.set_rate(REDRAWS_PER_SECOND)
