@@ -36,6 +36,19 @@ def lab() -> Iterator[LabServer]:
         server.stop()
 
 
+@pytest.fixture(autouse=True)
+def default_comms_setting_after_each_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Put JupyterLab's default ``commsOverSubshells`` back after a test that changed it.
+
+    The setting is a file of the one session-wide server, so a test that ran under
+    ``perComm`` used to leave every later test on the same server running under it too.
+    """
+    server = request.getfixturevalue("lab") if "lab" in request.fixturenames else None
+    yield
+    if server is not None:
+        server.clear_setting("@jupyterlab/apputils-extension", "kernels-settings")
+
+
 @pytest.fixture(scope="module")
 def browser(chromium_path: str) -> Iterator[Any]:
     """A headless Chromium driven by Playwright, for one test module.

@@ -116,6 +116,10 @@ class LabServer:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{plugin}.jupyterlab-settings").write_text(json.dumps(values))
 
+    def clear_setting(self, plugin_pkg: str, plugin: str) -> None:
+        """Remove a user setting file: the front end falls back to JupyterLab's default."""
+        (self.settings / plugin_pkg / f"{plugin}.jupyterlab-settings").unlink(missing_ok=True)
+
     def write_notebook(self, name: str, cells: list[str]) -> str:
         """Write a notebook of code cells into the server root; returns its lab URL."""
         nb = {
