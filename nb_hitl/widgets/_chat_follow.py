@@ -41,7 +41,7 @@ from ._chat_branches import BranchControls
 from ._chat_tools import GAUGE_DELAY, ChatTools, CompressionRows, context_gauge
 from ._invisible import is_blank
 from ._live import html
-from ._loop import LoopBridge, WidgetRegistry
+from ._loop import LoopBridge
 from ._resume import EditRequest, RegenerateRequest, Request, ResumeRequest
 from ._send_mode import (
     STEER_KEPT_NOTE,
@@ -53,25 +53,6 @@ from ._transcript import Entry, LiveRows, Transcript
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
-
-EMPTY_INPUT_NOTE = "Nothing sent: the message is empty. Type an instruction first."
-REPLACED_NOTE = "This chat no longer follows the agent: a newer one was created for it."
-INPUT_GONE_NOTE = (
-    "The conversation loop that read this chat has stopped. What you send now goes to the "
-    "agent directly and is answered as usual."
-)
-
-GAUGE_EVENTS = (
-    MessageAdded,
-    ReplyFinished,
-    CompressionFinished,
-    CompressionUndone,
-    CompressionConfigChanged,
-)
-"""Events after which the context gauge recounts (coalesced, ``GAUGE_DELAY``)."""
-
-_CHATS = WidgetRegistry()
-"""The newest ChatWidget of each agent."""
 
 INPUT_GONE_NOTE = (
     "The conversation loop that read this chat has stopped. What you send now goes to the "

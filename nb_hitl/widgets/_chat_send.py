@@ -17,20 +17,13 @@ import ipywidgets as w
 from nb_hitl._render import (
     esc,
 )
-from nb_hitl.events import (
-    CompressionConfigChanged,
-    CompressionFinished,
-    CompressionUndone,
-    MessageAdded,
-    ReplyFinished,
-)
 from nb_hitl.message import Msg
 
 from ._chat_branches import BranchControls
 from ._chat_tools import ChatTools
 from ._input import WidgetInput
 from ._invisible import is_blank
-from ._loop import LoopBridge, WidgetRegistry
+from ._loop import LoopBridge
 from ._resume import Request, ResumeRequest, can_resume
 from ._send_mode import (
     MODE_HINTS,
@@ -46,25 +39,6 @@ from ._transcript import Entry, Transcript
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
-
-EMPTY_INPUT_NOTE = "Nothing sent: the message is empty. Type an instruction first."
-REPLACED_NOTE = "This chat no longer follows the agent: a newer one was created for it."
-INPUT_GONE_NOTE = (
-    "The conversation loop that read this chat has stopped. What you send now goes to the "
-    "agent directly and is answered as usual."
-)
-
-GAUGE_EVENTS = (
-    MessageAdded,
-    ReplyFinished,
-    CompressionFinished,
-    CompressionUndone,
-    CompressionConfigChanged,
-)
-"""Events after which the context gauge recounts (coalesced, ``GAUGE_DELAY``)."""
-
-_CHATS = WidgetRegistry()
-"""The newest ChatWidget of each agent."""
 
 EMPTY_INPUT_NOTE = "Nothing sent: the message is empty. Type an instruction first."
 
