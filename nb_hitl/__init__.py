@@ -104,10 +104,16 @@ def show(agent: Any, **kwargs: Any) -> Any:
 
     An agent gets an ``AgentPanel`` (chat + memory inspector); a ``MsgHub`` gets a
     ``HubPanel`` (one transcript for all participants, Stop, the pause prompt; run the
-    discussion with ``panel.start(...)``).
+    discussion with ``panel.start(...)``). In a marimo notebook the panel comes inside a
+    ``MarimoHost`` anywidget, which marimo displays (``host.root`` is the panel).
     """
     from nb_hitl.pipeline import MsgHub
+    from nb_hitl.widgets._marimo import in_marimo
 
+    if in_marimo():
+        from nb_hitl.widgets import marimo_panel
+
+        return marimo_panel(agent, **kwargs)
     if isinstance(agent, MsgHub):
         from nb_hitl.widgets import HubPanel
 

@@ -266,8 +266,11 @@ def test_widget_panels_are_public() -> None:
         "AgentPanel",
         "ChatWidget",
         "HubPanel",
+        "MarimoHost",
         "MemoryInspector",
         "RedrawBudget",
+        "in_marimo",
+        "marimo_panel",
         "redraw_budget",
     ):
         assert name in nb_hitl.widgets.__all__, name

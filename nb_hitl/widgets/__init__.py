@@ -6,6 +6,8 @@
 ``ChatWidget`` sends, streams, stops and resumes; ``MemoryInspector`` shows memory, tokens and
 the live compression plan; ``AgentPanel`` puts them side by side (``nb_hitl.show(agent)``).
 ``HubPanel`` shows a multi-agent ``MsgHub`` discussion (``nb_hitl.show(hub)``; ``hub/``).
+``MarimoHost`` shows any of them in marimo, which displays anywidgets but not ipywidgets
+(``nb_hitl.show`` uses it there; ``marimo_panel(agent)``).
 ``ApprovalCards`` park tool calls for a decision, ``SessionBar`` saves and loads, and
 ``CompressionExplorer`` replays a conversation under other settings. Widgets read the core
 only through its events and public methods (the core never imports a widget). Every
@@ -22,6 +24,7 @@ from ._explorer import CompressionExplorer
 from ._input import WidgetInput
 from ._inspector import MemoryInspector
 from ._loop import LoopBridge
+from ._marimo import MarimoHost, in_marimo, marimo_panel
 from ._panel import AgentPanel
 from ._permissions_view import PermissionsView
 from ._question import QuestionCard, QuestionCards
@@ -38,6 +41,7 @@ __all__ = [
     "CompressionExplorer",
     "HubPanel",
     "LoopBridge",
+    "MarimoHost",
     "MemoryInspector",
     "PermissionsView",
     "QuestionCard",
@@ -45,5 +49,7 @@ __all__ = [
     "RedrawBudget",
     "SessionBar",
     "WidgetInput",
+    "in_marimo",
+    "marimo_panel",
     "redraw_budget",
 ]

@@ -55,6 +55,10 @@ function matches(ev, b) {
   return true;
 }
 
+// The element the event happened on, also inside a shadow root (marimo draws widgets in one;
+// a listener on window sees only the shadow's host as the target).
+const origin = (ev) => (ev.composedPath && ev.composedPath()[0]) || ev.target;
+
 function render({ model, el }) {
   el.classList.add("nb-hitl-keys");
   el.style.display = "none";
@@ -81,8 +85,8 @@ function render({ model, el }) {
   function onClick(ev) {
     const scope = root();
     const selector = model.get("stop_button");
-    if (!scope || !selector || !(ev.target instanceof Element)) return;
-    if (scope.contains(ev.target) && ev.target.closest(selector)) markStopping();
+    if (!scope || !selector || !(origin(ev) instanceof Element)) return;
+    if (scope.contains(origin(ev)) && origin(ev).closest(selector)) markStopping();
   }
   window.addEventListener("click", onClick, true);
 
@@ -139,8 +143,8 @@ function render({ model, el }) {
   function onCopy(ev) {
     const scope = root();
     const selector = model.get("copy_buttons");
-    if (!scope || !selector || !(ev.target instanceof Element)) return;
-    const button = ev.target.closest(selector);
+    if (!scope || !selector || !(origin(ev) instanceof Element)) return;
+    const button = origin(ev).closest(selector);
     if (!button || !scope.contains(button)) return;
     ev.preventDefault();
     ev.stopPropagation();
@@ -160,8 +164,8 @@ function render({ model, el }) {
   function onAction(ev) {
     const scope = root();
     const selector = model.get("action_buttons");
-    if (!scope || !selector || !(ev.target instanceof Element)) return;
-    const button = ev.target.closest(selector);
+    if (!scope || !selector || !(origin(ev) instanceof Element)) return;
+    const button = origin(ev).closest(selector);
     if (!button || !scope.contains(button) || button.disabled) return;
     if (scope.classList.contains(INACTIVE)) return;
     ev.preventDefault();
@@ -177,7 +181,7 @@ function render({ model, el }) {
   let pointed = false;
   function onPointer(ev) {
     const area = panel();
-    pointed = !!area && ev.target instanceof Node && area.contains(ev.target);
+    pointed = !!area && origin(ev) instanceof Node && area.contains(origin(ev));
   }
   window.addEventListener("pointerdown", onPointer, true);
   const EDITABLE = "input, textarea, select, [contenteditable=''], [contenteditable='true']";
@@ -192,10 +196,10 @@ function render({ model, el }) {
 
   function onKey(ev) {
     const scope = root();
-    if (!scope || !(ev.target instanceof Node)) return;
+    if (!scope || !(origin(ev) instanceof Node)) return;
     if (scope.classList.contains(INACTIVE) || ev.isComposing) return;
-    const inside = scope.contains(ev.target);
-    if (!inside && !panelFocused(ev.target)) return;
+    const inside = scope.contains(origin(ev));
+    if (!inside && !panelFocused(origin(ev))) return;
     for (const b of model.get("bindings")) {
       if (!matches(ev, b)) continue;
       if (!inside && !b.anywhere) continue;
@@ -203,9 +207,9 @@ function render({ model, el }) {
         const needed = scope.querySelector(b.enabled);
         if (!needed || needed.disabled) continue;  // nothing to do: the key stays JupyterLab's
       }
-      const field = b.within ? ev.target.closest(b.within) : ev.target;
+      const field = b.within ? origin(ev).closest(b.within) : origin(ev);
       if (!field) continue;
-      const near = b.near ? ev.target.closest(b.near) || scope : scope;
+      const near = b.near ? origin(ev).closest(b.near) || scope : scope;
       ev.preventDefault();
       ev.stopPropagation();
       ev.stopImmediatePropagation();

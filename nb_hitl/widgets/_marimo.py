@@ -1,0 +1,322 @@
+"""MarimoHost: any nb_hitl widget (the panel, the hub panel, the explorer) inside marimo.
+
+marimo (0.25) shows anywidgets (``mo.ui.anywidget``) but not ipywidgets, and nb_hitl's panels
+are ipywidgets boxes. ``MarimoHost`` is one anywidget that shows such a tree: the real widgets
+stay in the kernel, where every click runs the code it runs in JupyterLab (the chat's send,
+Stop, Continue and approvals, the inspector's refresh), and the host stands in for their
+comms. What a widget would send to a front end (``{"method": "update", "state": {...}}``)
+becomes a patch of the page: the widget's element drawn again (``_marimo_html.py``), a box's
+children reordered (rows that did not change are kept), a layout restyled. Clicks and edits
+come back as the ipywidgets messages a front end sends and go to the widget's own handler.
+Anywidgets in the tree (the keyboard bindings) run their own ES module in the host's page,
+with their messages passed through. Patches are coalesced per turn of the event loop; a
+streaming reply redraws only its live row's tail, at the chat's own rate.
+
+``nb_hitl.show(agent)`` returns ``MarimoHost(AgentPanel(agent))`` when it runs in a marimo
+notebook (``in_marimo()``); ``marimo_panel(agent)`` does so anywhere. In marimo the reply runs
+as a task on the kernel's event loop, which keeps running between cells, and the host's
+messages are handled on that loop, so Stop lands while a reply streams.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import uuid
+import weakref
+from typing import TYPE_CHECKING, Any
+
+import anywidget
+import ipywidgets as w
+
+from ._loop import LoopBridge
+from ._marimo_esm import BASE_CSS, ESM
+from ._marimo_html import layout_style, render
+
+if TYPE_CHECKING:
+    from nb_hitl.agent import AgentBase
+
+logger = logging.getLogger("nb_hitl.widgets")
+
+MARIMO_NOTE = "comm.create_comm called with target_name"
+"""The start of marimo's warning for every ipywidget made in its kernel (each would otherwise
+log one line; the host draws them)."""
+
+
+def in_marimo() -> bool:
+    """True inside a running marimo notebook or app (``marimo edit`` / ``marimo run``).
+
+    marimo is not imported for the check: a kernel that has not imported it is not marimo's.
+    """
+    mo = sys.modules.get("marimo")
+    if mo is None:
+        return False
+    try:
+        return bool(mo.running_in_notebook())
+    except Exception:  # an unexpected marimo version: not a place to fail
+        return False
+
+
+class _QuietMarimo(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(MARIMO_NOTE)
+
+
+def quiet_marimo_comm_warnings() -> None:
+    """Drop marimo's warning for each ipywidget created (the host shows them; once)."""
+    log = logging.getLogger("marimo")
+    if not any(isinstance(f, _QuietMarimo) for f in log.filters):
+        log.addFilter(_QuietMarimo())
+
+
+class _HostedComm:
+    """Stands in for a hosted widget's comm: what ipywidgets sends goes to the host."""
+
+    def __init__(self, host: MarimoHost, comm_id: str) -> None:
+        self.comm_id = comm_id
+        self._host = weakref.ref(host)
+        self._handler: Any = None
+
+    def send(self, data: Any = None, metadata: Any = None, buffers: Any = None) -> None:
+        host = self._host()
+        if host is not None and isinstance(data, dict):
+            host._from_widget(self.comm_id, data)
+
+    def on_msg(self, callback: Any) -> None:
+        self._handler = callback
+
+    def on_close(self, callback: Any) -> None:
+        pass
+
+    def handle_msg(self, data: dict[str, Any]) -> None:
+        if self._handler is not None:
+            self._handler({"content": {"data": data}, "buffers": []})
+
+    def close(self, *args: Any, **kwargs: Any) -> None:
+        host = self._host()
+        if host is not None:
+            host._forget(self.comm_id)
+
+
+class MarimoHost(anywidget.AnyWidget):
+    """One anywidget that shows an ipywidgets tree (an nb_hitl panel) in marimo.
+
+    Args:
+        root: the widget to show (``AgentPanel``, ``HubPanel``, ``ChatWidget``,
+            ``CompressionExplorer``...). It keeps working in Python as usual:
+            ``host.root.chat.send("Hi")`` is drawn like a click on Send.
+    """
+
+    _esm = ESM
+    _css = BASE_CSS
+
+    def __init__(self, root: w.Widget) -> None:
+        if not isinstance(root, w.Widget):
+            raise TypeError(
+                f"MarimoHost shows an ipywidgets widget (an nb_hitl panel); got "
+                f"{type(root).__name__}. For an agent use nb_hitl.marimo_panel(agent)."
+            )
+        super().__init__()
+        self.root = root
+        self.seq = 0
+        """How many patches were sent (the front end drops one it has already seen)."""
+        self._bridge = LoopBridge()
+        self._widgets: dict[str, w.Widget] = {}
+        self._owners: dict[str, set[str]] = {}
+        """Layout or style id -> the widgets drawn with it."""
+        self._sent_children: dict[str, list[str]] = {}
+        self._hosted: set[str] = set()
+        self._replace: set[str] = set()
+        self._shell: set[str] = set()
+        self._children: set[str] = set()
+        self._child_msgs: list[list[Any]] = []
+        self._scheduled = False
+        self._adopt(root)
+        self.on_msg(self._on_front_end)
+
+    @property
+    def chat(self) -> Any:
+        """The panel's chat (``root.chat``), for code that drives it."""
+        return getattr(self.root, "chat", None)
+
+    # -- the widget tree ---------------------------------------------------------------------
+    def _adopt(self, widget: w.Widget) -> None:
+        """Take over ``widget``'s comm (and its children's, layout's, style's)."""
+        old = widget.comm
+        cid = old.comm_id if old is not None else uuid.uuid4().hex
+        if cid not in self._widgets:
+            self._widgets[cid] = widget
+            if not isinstance(old, _HostedComm):
+                if old is not None and isinstance(widget, anywidget.AnyWidget):
+                    try:
+                        old.close()  # marimo opened it for a view that never comes
+                    except Exception:
+                        logger.debug("closing a hosted anywidget's comm failed", exc_info=True)
+                widget.comm = _HostedComm(self, cid)
+            if isinstance(widget, anywidget.AnyWidget):
+                self._hosted.add(cid)
+        for name in ("layout", "style"):
+            part = getattr(widget, name, None)
+            if isinstance(part, w.Widget) and part is not widget:
+                self._adopt(part)
+                self._owners.setdefault(part.model_id, set()).add(cid)
+        if isinstance(widget, w.Box):
+            for child in widget.children:
+                self._adopt(child)
+
+    def _forget(self, cid: str) -> None:
+        self._widgets.pop(cid, None)
+        self._hosted.discard(cid)
+        self._sent_children.pop(cid, None)
+
+    def _draw(self, widget: w.Widget, models: dict[str, Any]) -> str:
+        """``widget``'s HTML (children included); hosted anywidgets' state goes in ``models``."""
+        self._adopt(widget)
+        cid = widget.model_id
+        if isinstance(widget, w.Box):
+            self._sent_children[cid] = [c.model_id for c in widget.children]
+        if cid in self._hosted:
+            models[cid] = _json_state(widget)
+        return render(widget, lambda child: self._draw(child, models))
+
+    # -- kernel -> page ----------------------------------------------------------------------
+    def _from_widget(self, cid: str, data: dict[str, Any]) -> None:
+        widget = self._widgets.get(cid)
+        if widget is None:
+            return
+        method = data.get("method")
+        if cid in self._hosted:
+            if method in ("update", "custom"):
+                self._child_msgs.append([cid, _plain(data)])
+        elif method == "update":
+            state = data.get("state") or {}
+            if cid in self._owners:  # a layout or a style: its widgets' look
+                for owner in self._owners[cid]:
+                    target = self._widgets.get(owner)
+                    if isinstance(target, w.Box) and isinstance(widget, w.Layout):
+                        self._shell.add(owner)  # restyled in place: its rows stay
+                    else:
+                        self._replace.add(owner)
+            elif isinstance(widget, w.Box):
+                if "children" in state:
+                    self._children.add(cid)
+                if set(state) - {"children"}:
+                    self._shell.add(cid)
+            else:
+                self._replace.add(cid)
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if not self._scheduled:
+            self._scheduled = True
+            self._bridge.loop.call_soon_threadsafe(self.flush)
+
+    def flush(self) -> None:
+        """Send the patches gathered since the last flush (runs once per loop turn)."""
+        self._scheduled = False
+        if not (self._replace or self._shell or self._children or self._child_msgs):
+            return
+        models: dict[str, Any] = {}
+        children = []
+        fresh_ids: set[str] = set()
+        for cid in list(self._children):
+            box = self._widgets.get(cid)
+            if not isinstance(box, w.Box):
+                continue
+            before = set(self._sent_children.get(cid, []))
+            fresh = {}
+            for child in box.children:
+                self._adopt(child)
+                if child.model_id not in before:
+                    fresh[child.model_id] = self._draw(child, models)
+                    fresh_ids.update(self._ids_under(child))
+            order = [c.model_id for c in box.children]
+            self._sent_children[cid] = order
+            children.append([cid, order, fresh])
+        replace = []
+        for cid in self._replace - fresh_ids:
+            widget = self._widgets.get(cid)
+            if widget is not None:
+                replace.append([cid, self._draw(widget, models)])
+        shell = []
+        for cid in self._shell - fresh_ids - self._replace:
+            widget = self._widgets.get(cid)
+            if isinstance(widget, w.Box):
+                shell.append([cid, _box_classes(widget), layout_style(widget)])
+            elif widget is not None:
+                replace.append([cid, self._draw(widget, models)])
+        self._replace, self._shell, self._children = set(), set(), set()
+        child_msgs, self._child_msgs = self._child_msgs, []
+        self.seq += 1
+        self.send(
+            {"seq": self.seq, "models": models, "children": children, "shell": shell,
+             "replace": replace, "child": child_msgs}
+        )  # fmt: skip
+
+    def _ids_under(self, widget: w.Widget) -> set[str]:
+        ids = {widget.model_id}
+        if isinstance(widget, w.Box):
+            for child in widget.children:
+                ids |= self._ids_under(child)
+        return ids
+
+    def full(self) -> dict[str, Any]:
+        """The whole tree as the front end draws it first: ``{"seq", "full", "models"}``."""
+        models: dict[str, Any] = {}
+        html = self._draw(self.root, models)
+        return {"seq": self.seq, "full": html, "models": models}
+
+    # -- page -> kernel ----------------------------------------------------------------------
+    def _on_front_end(self, _host: Any, content: Any, _buffers: Any) -> None:
+        if not isinstance(content, dict):
+            return
+        if content.get("hello"):
+            self.flush()  # what is pending first, so that the seq of the whole is current
+            self.send(self.full())
+            return
+        cid, data = content.get("w"), content.get("data")
+        widget = self._widgets.get(cid) if isinstance(cid, str) else None
+        if widget is None or not isinstance(data, dict):
+            return
+        comm = widget.comm
+        if isinstance(comm, _HostedComm) and data.get("method") in ("update", "custom"):
+            try:
+                comm.handle_msg(data)
+            except Exception:  # a bad value from the page must not break the host
+                logger.exception("nb_hitl: a message from the marimo page failed")
+
+
+def _json_state(widget: w.Widget) -> dict[str, Any]:
+    state = widget.get_state()
+    return {k: v for k, v in state.items() if not isinstance(v, (bytes, memoryview))}
+
+
+def _plain(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if k in ("method", "state", "content")}
+
+
+def _box_classes(widget: w.Box) -> str:
+    box = "widget-vbox" if isinstance(widget, w.VBox) else "widget-hbox"
+    parts = ["lm-Widget", "jupyter-widgets", "widget-container", "widget-box", box]
+    return " ".join([*parts, *widget._dom_classes])
+
+
+def marimo_panel(agent: AgentBase, **kwargs: Any) -> MarimoHost:
+    """The panel for ``agent`` (or a ``MsgHub``) as one anywidget marimo shows.
+
+    ``kwargs`` are ``nb_hitl.show``'s (``AgentPanel`` or ``HubPanel`` options). The result is
+    what a cell displays (``mo.ui.anywidget(host)`` works too); ``host.root`` is the panel.
+    """
+    quiet_marimo_comm_warnings()
+    from nb_hitl.pipeline import MsgHub
+
+    from ._panel import AgentPanel
+    from .hub import HubPanel
+
+    panel: w.Widget = (
+        HubPanel(agent, **kwargs) if isinstance(agent, MsgHub) else AgentPanel(agent, **kwargs)
+    )
+    return MarimoHost(panel)
+
+
+__all__ = ["MarimoHost", "in_marimo", "marimo_panel", "quiet_marimo_comm_warnings"]

@@ -1,0 +1,174 @@
+"""The marimo host headless: the panel's widgets drawn as HTML, the page's clicks and edits
+going to the real widgets, patches for what changed, and ``nb_hitl.show`` choosing the host
+inside marimo. The browser half is ``tests/browser/test_panel_in_marimo.py``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import types
+from typing import Any
+
+import ipywidgets as w
+import pytest
+from widget_helpers import until
+
+import nb_hitl
+from nb_hitl.agent import ReActAgent
+from nb_hitl.model import ScriptedModel
+from nb_hitl.widgets import AgentPanel, MarimoHost, in_marimo, marimo_panel
+from nb_hitl.widgets._marimo import MARIMO_NOTE
+
+XSS = '<img src=x onerror="alert(1)">'
+
+
+def friday(script: list[object], tps: float = 2000.0) -> ReActAgent:
+    model = ScriptedModel(script, tokens_per_second=tps)
+    return ReActAgent("Friday", "You are a test agent.", model)
+
+
+class Page:
+    """What the host sent to its front end."""
+
+    def __init__(self, host: MarimoHost) -> None:
+        self.host = host
+        self.sent: list[dict[str, Any]] = []
+        host.send = lambda content, buffers=None: self.sent.append(content)  # type: ignore[method-assign]
+
+    def say(self, widget: w.Widget, data: dict[str, Any]) -> None:
+        """The page sends ``data`` for ``widget`` (as the ES module does)."""
+        self.host._on_front_end(self.host, {"w": widget.model_id, "data": data}, [])
+
+    def click(self, button: w.Button) -> None:
+        self.say(button, {"method": "custom", "content": {"event": "click"}})
+
+    def type(self, box: w.Widget, text: str) -> None:
+        self.say(box, {"method": "update", "state": {"value": text}})
+
+    def patches(self) -> list[dict[str, Any]]:
+        return [m for m in self.sent if "full" not in m]
+
+
+async def test_the_first_view_gets_the_whole_panel_with_ids_and_escaped_labels() -> None:
+    agent = friday(["Hello."])
+    agent.memory.add_sync([nb_hitl.Msg("User", f"hi {XSS}", "user")])
+    host = MarimoHost(AgentPanel(agent, session=None))
+    page = Page(host)
+    host._on_front_end(host, {"hello": True}, [])
+    full = page.sent[-1]
+    html = full["full"]
+    chat = host.chat
+    assert f'data-nbw="{chat.send_button.model_id}"' in html
+    assert 'data-kind="button"' in html and "nb-hitl-send" in html
+    assert XSS not in html and "&lt;img src=x" in html
+    # The keyboard bindings are mounted from their own module, with their state.
+    keys = full["models"][chat.shortcuts.model_id]
+    assert keys["_esm"] and keys["scope"] == "nb-hitl-chat"
+
+
+async def test_send_stream_stop_and_continue_from_the_page() -> None:
+    agent = friday(["one two three four five six seven eight nine ten " * 8, "Done."], tps=80)
+    host = MarimoHost(AgentPanel(agent, session=None))
+    page = Page(host)
+    chat = host.chat
+    page.type(chat.input, "Tell me a story.")
+    assert chat.input.value == "Tell me a story."
+    assert not any(m.get("replace") for m in page.patches())  # no echo of what was typed
+    page.click(chat.send_button)
+    await until(lambda: sum(len(p["replace"]) for p in page.patches()) > 3, what="streaming")
+    assert agent.is_replying
+    page.click(chat.stop_button)
+    await until(lambda: chat.state == "idle", what="stopped")
+    last = agent.memory.messages[-1]
+    assert last.metadata.get("_is_interrupted")
+    patches = page.patches()
+    assert [p["seq"] for p in patches] == list(range(1, len(patches) + 1))
+    replaced = "".join(html for p in patches for _, html in p["replace"])
+    assert "nb-hitl-interrupted" in replaced or any(
+        "nb-hitl-interrupted" in h
+        for p in patches
+        for _, _, fresh in p["children"]
+        for h in fresh.values()
+    )
+    # Continue with an instruction typed in the page: the same answer goes on.
+    page.type(chat.input, "Go on, briefly.")
+    page.click(chat.continue_button)
+    await until(lambda: chat.state == "idle" and agent.memory.messages[-1].get_text_content()
+                == "Done.", what="resumed")  # fmt: skip
+    texts = [m.get_text_content() for m in agent.memory.messages]
+    assert "Go on, briefly." in texts
+    # A view made now (a reload) draws the final state.
+    host._on_front_end(host, {"hello": True}, [])
+    assert "Done." in page.sent[-1]["full"]
+
+
+async def test_box_children_patches_keep_rows_and_send_only_new_ones() -> None:
+    agent = friday(["First answer.", "Second answer."])
+    host = MarimoHost(AgentPanel(agent, session=None, inspector=False, permissions=False))
+    page = Page(host)
+    chat = host.chat
+    chat.send("one")
+    await until(lambda: chat.state == "idle", what="reply")
+    page.sent.clear()
+    chat.send("two")
+    await until(lambda: chat.state == "idle", what="reply")
+    host.flush()
+    box = chat.transcript.inner.model_id
+    orders = [c for p in page.patches() for c in p["children"] if c[0] == box]
+    assert orders, "the transcript's rows were patched"
+    fresh = "".join(h for _, _, f in orders for h in f.values())
+    assert "First answer." not in fresh  # kept rows are not sent again
+
+
+async def test_bad_messages_from_the_page_are_ignored_and_the_host_stays_usable() -> None:
+    agent = friday(["Hi."])
+    host = MarimoHost(AgentPanel(agent, session=None))
+    page = Page(host)
+    for bad in (None, 3, {"w": "nope", "data": {}}, {"w": host.chat.input.model_id, "data": 5},
+                {"w": host.chat.input.model_id, "data": {"method": "update", "state": {
+                    "value": 12}}}):  # fmt: skip
+        host._on_front_end(host, bad, [])
+    page.type(host.chat.input, "still works")
+    page.click(host.chat.send_button)
+    await until(lambda: agent.memory.messages and agent.memory.messages[-1].get_text_content()
+                == "Hi.", what="reply")  # fmt: skip
+
+
+def test_a_non_widget_is_refused_with_what_to_do() -> None:
+    with pytest.raises(TypeError, match="marimo_panel"):
+        MarimoHost(friday([]))  # type: ignore[arg-type]
+
+
+def test_in_marimo_is_false_outside_and_does_not_import_marimo() -> None:
+    code = "import sys, nb_hitl.widgets as w; print(w.in_marimo(), 'marimo' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+    import marimo
+
+    assert marimo.running_in_notebook() is False and in_marimo() is False
+
+
+async def test_show_gives_the_marimo_host_inside_a_marimo_kernel(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    agent = friday(["Hi."])
+    assert isinstance(nb_hitl.show(agent), AgentPanel)
+    fake = types.ModuleType("marimo")
+    fake.running_in_notebook = lambda: True  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "marimo", fake)
+    assert in_marimo()
+    host = nb_hitl.show(agent, session=None)
+    assert isinstance(host, MarimoHost) and isinstance(host.root, AgentPanel)
+    assert isinstance(marimo_panel(agent), MarimoHost)
+
+
+def test_marimo_comm_warning_filter_drops_only_that_warning() -> None:
+    import logging
+
+    from nb_hitl.widgets._marimo import quiet_marimo_comm_warnings
+
+    quiet_marimo_comm_warnings()
+    log = logging.getLogger("marimo")
+    keep = logging.LogRecord("marimo", logging.WARNING, "", 0, "other", None, None)
+    drop = logging.LogRecord("marimo", logging.WARNING, "", 0, MARIMO_NOTE + " x", None, None)
+    assert log.filter(keep) and not log.filter(drop)
