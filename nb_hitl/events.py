@@ -273,6 +273,17 @@ class CompressionConfigChanged(Event):
     """Whether automatic compression is on."""
 
 
+@dataclass(frozen=True)
+class Notice(Event):
+    """Something to tell the person that is not part of the conversation, e.g. a remote
+    server's events that were skipped as malformed; a UI shows ``text`` as plain text."""
+
+    kind: ClassVar[str] = "notice"
+    text: str = ""
+    level: str = "warning"
+    """``"info"`` or ``"warning"``."""
+
+
 Handler = Callable[[Event], Any]
 
 
@@ -394,6 +405,7 @@ __all__ = [
     "Interrupted",
     "MessageAdded",
     "MessageUpdated",
+    "Notice",
     "QuestionAnswered",
     "QuestionAsked",
     "ReplyFinished",

@@ -19,6 +19,8 @@
     ├── SessionError          a session file cannot be saved or loaded
     ├── TokenCountError       the tokenizer failed on a text (it never hangs the agent)
     ├── TranscriptError       a recorded conversation cannot be replayed (compression replay)
+    ├── RemoteAgentError      an AG-UI server failed a run (HTTP error, unreachable, stalled,
+    │                         dropped or malformed stream, RUN_ERROR)
     └── HookError             a hook registered on an agent raised
 
 Interruption is not an error: it is signalled by ``asyncio.CancelledError`` inside the reply
@@ -147,6 +149,25 @@ class TokenCountError(NbHitlError):
 class TranscriptError(NbHitlError, ValueError):
     """A recorded conversation cannot be replayed (empty, no model call, an orphan tool result,
     a repeated message id); the message names the message to fix."""
+
+
+class RemoteAgentError(NbHitlError):
+    """A run of a ``RemoteAgent`` (an AG-UI server) failed; memory stays a valid history.
+
+    ``kind`` says what happened: ``"http"`` (an error status, ``status_code`` set),
+    ``"connection"`` (the server could not be reached), ``"timeout"`` (no byte within the read
+    timeout: a stalled server), ``"dropped"`` (the stream ended before ``RUN_FINISHED``),
+    ``"protocol"`` (an event too large, or a stream that is not AG-UI) or ``"run_error"`` (the
+    server sent ``RUN_ERROR``; ``code`` is its code).
+    """
+
+    def __init__(
+        self, message: str, *, kind: str, status_code: int | None = None, code: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.status_code = status_code
+        self.code = code
 
 
 class HookError(NbHitlError):

@@ -30,7 +30,9 @@ one row are peers that may import each other, as long as no cycle forms):
    re-exports its names, so it sits below ``agent``.
 10. ``agent``: the reply lifecycle, ReAct loop, approvals, users; it compresses its memory and
     saves sessions.
-11. ``pipeline``: ``MsgHub`` and pipelines made of agents.
+11. ``pipeline``, ``remote``: ``MsgHub`` and pipelines made of agents; ``RemoteAgent``, an
+    agent whose replies run on an AG-UI server (an agent like the others, so the panel above
+    drives it).
 12. ``widgets``, ``extension``: the notebook front ends; the extension's magics use the chat.
 13. the ``nb_hitl`` package itself (``show()``, the lazy top-level names), ``demo`` and
     ``testing``: entry points and helpers that may use anything.
@@ -57,9 +59,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("session",),
     ("compression.replay",),
     ("agent",),
-    ("pipeline",),
+    ("pipeline", "remote"),
     ("widgets", "extension"),
-    ("", "demo", "testing"),
+    ("", "demo", "testing", "testing_langgraph"),
 ]
 """Lowest first; each entry names a module or package relative to ``nb_hitl`` ("" is the
 package's own ``__init__``). A module belongs to the longest entry that prefixes it."""

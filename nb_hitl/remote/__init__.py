@@ -1,0 +1,17 @@
+"""Agents that run elsewhere: ``RemoteAgent`` drives an AG-UI server from the panel.
+
+``show(RemoteAgent("http://127.0.0.1:8000/", thread_id=...))`` gives the same panel as a local
+agent: streaming, Stop (the run's stream closed, the text so far kept and marked), approvals
+and questions from the run's interrupts (resumed with ``RunAgentInput.resume``), Continue and
+steering where the server has them (nb_hitl's own server does), errors in an error row.
+``_client.py`` speaks HTTP/SSE, ``_sse.py`` parses events with the ``ag-ui-protocol`` SDK's
+types, ``_run.py`` maps a run's events, ``_decisions.py`` its interrupts, ``_convert.py``
+messages both ways. May import agent and everything below it; never widgets.
+"""
+
+from __future__ import annotations
+
+from ._agent import RemoteAgent
+from ._limits import UNSUPPORTED
+
+__all__ = ["UNSUPPORTED", "RemoteAgent"]

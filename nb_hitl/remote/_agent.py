@@ -1,0 +1,416 @@
+"""RemoteAgent: an agent that runs on an AG-UI server, driven by the same panel as a local one.
+
+``await agent(msg)`` records ``msg`` and runs a reply task of its own (``AgentBase``'s
+lifecycle, unchanged) whose body is one or more AG-UI runs: ``POST`` the conversation, stream
+the events back as nb_hitl events (``RunMapper``), park on the run's interrupts as approval
+cards and questions (``RemoteDecisionsMixin``), and resume with ``RunAgentInput.resume``.
+
+- **Stop** is ``agent.interrupt()``: the reply task is cancelled, which closes the HTTP stream
+  (AG-UI's cancel: the server sees the client go away), and on nb_hitl's server the thread's
+  stop endpoint is called as well. The text so far is kept (``metadata["_partial"]``) and the
+  reply returns the interrupted message (``metadata["_is_interrupted"]``), as in the kernel.
+- **Memory** mirrors the server: ``MESSAGES_SNAPSHOT`` reconciles it (the server's messages,
+  in its order; messages only the client has stay after their predecessor), and on nb_hitl's
+  server the thread's history is loaded on attach and after a reply that ended uncleanly.
+- **Errors** (HTTP, unreachable, stalled, dropped, malformed, ``RUN_ERROR``) end the reply
+  with a ``RemoteAgentError`` the panel shows in an error row; the partial text is kept as a
+  partial message and tool calls left open get an error result, so memory stays valid.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from typing import Any
+
+from nb_hitl.agent import AgentBase
+from nb_hitl.events import MessageAdded
+from nb_hitl.exceptions import RemoteAgentError
+from nb_hitl.memory import InMemoryMemory
+from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
+
+from ._client import RemoteClient
+from ._convert import from_agui, same_content, to_agui
+from ._decisions import RemoteDecisionsMixin, read_interrupt
+from ._limits import UNSUPPORTED
+from ._run import RunMapper
+from ._sse import DEFAULT_MAX_EVENT_BYTES
+
+logger = logging.getLogger("nb_hitl.remote")
+
+LOCAL = "_remote_local"
+"""Metadata flag of a message only this client made (the interrupted message, a closed call)."""
+
+
+class RemoteAgent(RemoteDecisionsMixin, AgentBase):
+    """An agent served over AG-UI (nb_hitl's own server, LangGraph through ag-ui-langgraph...).
+
+    Args:
+        url: the server's run endpoint (``http://127.0.0.1:8000/``).
+        thread_id: the conversation on the server (default: a new one). Attaching with an
+            existing id loads its history from nb_hitl's server.
+        name: the agent's name in the panel.
+        token: a bearer token, sent as ``Authorization: Bearer ...`` (kept out of reprs,
+            widget traits and saved state).
+        headers: more request headers.
+        user_name: the name on messages taken from the server's history.
+        read_timeout: seconds without a byte before a run counts as stalled.
+        connect_timeout: seconds to connect.
+        max_event_bytes: the largest SSE event accepted.
+        max_message_chars: the longest streamed message accepted.
+    """
+
+    supports_stop_after_step = False
+
+    def __init__(
+        self,
+        url: str,
+        thread_id: str | None = None,
+        *,
+        name: str = "Remote",
+        token: str | None = None,
+        headers: dict[str, str] | None = None,
+        user_name: str = "User",
+        read_timeout: float = 60.0,
+        connect_timeout: float = 10.0,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        max_message_chars: int = 2_000_000,
+    ) -> None:
+        super().__init__(name)
+        sent = dict(headers or {})
+        if token:
+            sent["Authorization"] = f"Bearer {token}"
+        self.client = RemoteClient(
+            url,
+            sent,
+            connect_timeout=connect_timeout,
+            read_timeout=read_timeout,
+            max_event_bytes=max_event_bytes,
+        )
+        self.url = url
+        self.thread_id = thread_id or f"thread-{uuid.uuid4().hex[:12]}"
+        self.user_name = user_name
+        self.max_message_chars = max_message_chars
+        self.memory = InMemoryMemory()
+        """The conversation as the server has it (plus what only this client made)."""
+        self.remote_state: Any = None
+        """The server's state for this thread (``STATE_SNAPSHOT`` / ``STATE_DELTA``)."""
+        self.capabilities: dict[str, bool] = {}
+        """What the server can do besides runs: ``stop``, ``steer``, ``history``,
+        ``continue`` (nb_hitl's server says so at ``GET <url>/info``; others: none)."""
+        self.server_info: dict[str, Any] | None = None
+        self.unsupported: dict[str, str] = dict(UNSUPPORTED)
+        """Panel features a remote agent does not have, each with the reason (greyed out)."""
+        self.pending_steering: list[Msg] = []
+        self.last_run_id: str | None = None
+        self._init_decisions()
+        self._connected = False
+        self._needs_sync = False
+        self._abandoned: list[str] = []
+        self._mapper: RunMapper | None = None
+        self._background: set[asyncio.Task[Any]] = set()
+        self._connecting: asyncio.Task[Any] | None = None
+        self._start_connect()
+
+    def __repr__(self) -> str:
+        status = "replying" if self.is_replying else "idle"
+        where = f"url={self.url!r}, thread_id={self.thread_id!r}"
+        return f"RemoteAgent(name={self.name!r}, {where}, {status})"
+
+    # -- connecting ---------------------------------------------------------------------------
+    def _start_connect(self) -> None:
+        """In a notebook (a running loop), learn the server's capabilities and load the
+        thread's history at once, so the panel shows them; elsewhere on the first reply."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._connecting = loop.create_task(self._connect_quietly())
+
+    async def _connect_quietly(self) -> None:
+        try:
+            await self.connect()
+        except RemoteAgentError as exc:  # told again, in the panel, by the first run
+            logger.info("%s: not connected yet: %s", self.name, exc)
+
+    async def connect(self) -> dict[str, bool]:
+        """Ask the server what it can do and load this thread's history (nb_hitl's server)."""
+        info = await self.client.info()
+        self.server_info = info
+        caps = info.get("capabilities") if isinstance(info, dict) else None
+        self.capabilities = {k: bool(v) for k, v in caps.items()} if isinstance(caps, dict) else {}
+        self._connected = True
+        if self.capabilities.get("steer"):
+            self.unsupported.pop("steer", None)
+        if self.capabilities.get("continue"):
+            self.unsupported.pop("continue", None)
+        if self.capabilities.get("history") and not self.is_replying:
+            await self.sync()
+        return self.capabilities
+
+    async def sync(self) -> bool:
+        """Load the thread's messages and state from the server (nb_hitl's server); False
+        when the server keeps no history this client can read."""
+        history = await self.client.history(self.thread_id)
+        if history is None:
+            return False
+        from pydantic import TypeAdapter
+
+        try:
+            from ag_ui.core import Message
+
+            messages = TypeAdapter(list[Message]).validate_python(history.get("messages") or [])
+        except ValueError as exc:
+            raise RemoteAgentError(
+                f"The server's history of {self.thread_id!r} is malformed "
+                f"({str(exc).splitlines()[0]}).",
+                kind="protocol",
+            ) from None
+        self._reconcile(list(messages), drop_local=True)
+        if "state" in history:
+            self.remote_state = history.get("state")
+        self._needs_sync = False
+        return True
+
+    # -- memory ------------------------------------------------------------------------------
+    def _commit_sync(self, msg: Msg) -> None:
+        if self.memory.get(msg.id) is not None:
+            self.memory.replace(msg)
+        else:
+            self.memory.add_sync(msg)
+        self._emit(MessageAdded(self.name, self._reply_id, msg))
+
+    def _call_in_memory(self, call_id: str) -> ToolUseBlock | None:
+        for msg in reversed(self.memory.messages):
+            for block in msg.get_content_blocks("tool_use"):
+                if block.id == call_id:
+                    return block
+        return None
+
+    def _reconcile(self, messages: list[Any], drop_local: bool = False) -> None:
+        """Make memory the server's ``messages`` (AG-UI models), keeping what only this client
+        made after its predecessor (``drop_local``: drop the client's own stand-ins)."""
+        server = [m for m in (from_agui(x, self.name, self.user_name) for x in messages) if m]
+        ids = {m.id for m in server}
+        anchored: dict[str | None, list[Msg]] = {}
+        anchor: str | None = None
+        live = self._mapper.live.id if self._mapper and self._mapper.live else None
+        for msg in self.memory.messages:
+            if msg.id in ids:
+                anchor = msg.id
+            elif not (drop_local and msg.metadata.get(LOCAL)) and msg.id != live:
+                anchored.setdefault(anchor, []).append(msg)
+        merged: list[Msg] = list(anchored.get(None, []))
+        new: list[Msg] = []
+        for msg in server:
+            old = self.memory.get(msg.id)
+            if old is not None and same_content(old, msg):
+                old.metadata.update(
+                    {k: v for k, v in msg.metadata.items() if k not in old.metadata}
+                )
+                msg = old
+            else:
+                new.append(msg)
+            merged.append(msg)
+            merged.extend(anchored.get(msg.id, []))
+        if [m.id for m in merged] != [m.id for m in self.memory.messages] or new:
+            _messages, marks, summary = self.memory.snapshot()
+            self.memory.restore(merged, marks, summary)
+        for msg in new:
+            self._emit(MessageAdded(self.name, self._reply_id, msg))
+
+    def _record_incoming(self, msg: Any) -> None:
+        incoming = [msg] if isinstance(msg, Msg) else list(msg or [])
+        if not incoming and self.pending_steering:  # steering a run that ended first
+            incoming, self.pending_steering = list(self.pending_steering), []
+        for m in incoming:
+            if self.memory.get(m.id) is None:
+                self._commit_sync(m)
+
+    # -- the reply ---------------------------------------------------------------------------
+    async def reply(self, msg: Msg | None = None, **kwargs: Any) -> Msg:
+        """One or more AG-UI runs until the server finishes (or Stop)."""
+        self._where = "connecting"
+        if self._connecting is not None and not self._connecting.done():
+            await self._connecting
+        if not self._connected:
+            await self.connect()
+        elif self._needs_sync and self.capabilities.get("history"):
+            await self.sync()
+        resume = self._take_abandoned()
+        while True:
+            mapper = await self._one_run(resume)
+            outcome = mapper.outcome
+            kind = getattr(outcome, "type", "success")
+            if kind == "interrupt":
+                self._where = "waiting for you"
+                waits = [read_interrupt(i, mapper.calls) for i in outcome.interrupts]
+                resume = await self._park(waits)
+                self._where = "resuming"
+                continue
+            if kind == "cancelled":  # the server stopped it (another client, a steer...)
+                self.interrupt_nowait(cause="server")
+                await asyncio.sleep(0)
+            return mapper.result or Msg(self.name, "", "assistant")
+
+    async def _one_run(self, resume: list[dict[str, Any]] | None) -> RunMapper:
+        run_id = uuid.uuid4().hex
+        body: dict[str, Any] = {
+            "threadId": self.thread_id,
+            "runId": run_id,
+            "state": self.remote_state if isinstance(self.remote_state, dict) else {},
+            "messages": [
+                m.model_dump(by_alias=True, mode="json") for m in to_agui(self.memory.messages)
+            ],
+            "tools": [],
+            "context": [],
+            "forwardedProps": {},
+        }
+        if resume:
+            body["resume"] = resume
+        mapper = RunMapper(self, self.max_message_chars)
+        self._mapper = mapper
+        self.last_run_id = run_id
+        self._where = "waiting for the server"
+        events = self.client.run(body)
+        try:
+            async for event in events:
+                mapper.feed(event)
+                if mapper.run_id:
+                    self.last_run_id = mapper.run_id
+                if mapper.finished:
+                    break
+        finally:
+            await events.aclose()  # type: ignore[attr-defined]
+        if not mapper.finished:
+            raise RemoteAgentError(
+                f"The server at {self.url} ended the stream before the run finished "
+                "(no RUN_FINISHED); the text so far is kept. Retry when it is back.",
+                kind="dropped",
+            )
+        mapper.summary()
+        self._mapper = None if mapper.live is None else mapper
+        return mapper
+
+    def _take_abandoned(self) -> list[dict[str, Any]] | None:
+        """Interrupts a Stop left open: other servers are told they are cancelled (nb_hitl's
+        server closes them itself when a new message comes)."""
+        left, self._abandoned = self._abandoned, []
+        if not left or self.capabilities.get("history"):
+            return None
+        return [{"interruptId": i, "status": "cancelled"} for i in left]
+
+    # -- stopping ------------------------------------------------------------------------------
+    async def handle_interrupt(self, msg: Msg | None = None, **kwargs: Any) -> Msg:
+        """Keep the text so far, close open calls, tell the server; the interrupted message."""
+        self._close_waiting()  # (a Stop while parked closed them already)
+        if self.capabilities.get("stop") and self.last_run_id:
+            self._spawn(self.client.stop(self.thread_id, self.last_run_id))
+        extra: dict[str, Any] = {LOCAL: True}
+        partial = self._keep_partial(error=None)
+        if partial is not None:
+            extra["partial_msg_id"] = partial.id
+        self._close_open_calls("interrupted: the reply was stopped", interrupted=True)
+        self._needs_sync = bool(self.capabilities.get("history"))
+        result = self._interrupted_msg(**extra)
+        self._commit_sync(result)
+        return result
+
+    async def _on_error(self, exc: BaseException) -> None:
+        """Keep memory valid after a failed run: partial text kept, open calls closed."""
+        self._keep_partial(error=f"{type(exc).__name__}: {exc}")
+        self._close_open_calls(f"not completed: {exc}", interrupted=False)
+        self._needs_sync = bool(self.capabilities.get("history"))
+
+    def _keep_partial(self, error: str | None) -> Msg | None:
+        mapper, self._mapper = self._mapper, None
+        live = mapper.live if mapper is not None else None
+        if mapper is not None:
+            mapper.live = None
+        if live is None:
+            return None
+        kept = [
+            b
+            for b in live.get_content_blocks()
+            if not (b.type == "text" and not b.text)
+            and not (isinstance(b, ToolUseBlock) and b.raw_input is not None)
+        ]
+        if not kept:
+            return None
+        live.content = kept
+        live.metadata["_partial"] = True
+        if error:
+            live.metadata["_error"] = error
+        self._commit_sync(live)
+        return live
+
+    def _close_open_calls(self, text: str, interrupted: bool) -> None:
+        answered = {b.id for m in self.memory.messages for b in m.get_content_blocks("tool_result")}
+        for msg in list(self.memory.messages):
+            for call in msg.get_content_blocks("tool_use"):
+                if call.id not in answered:
+                    block = ToolResultBlock(
+                        id=call.id,
+                        name=call.name,
+                        output=text,
+                        is_error=not interrupted,
+                        is_interrupted=interrupted,
+                    )
+                    self._commit_sync(Msg("system", [block], "system", metadata={LOCAL: True}))
+                    answered.add(call.id)
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._background.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._background.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            logger.info("%s: background request failed: %r", self.name, task.exception())
+
+    # -- Continue, steering ------------------------------------------------------------------
+    @property
+    def can_resume(self) -> bool:
+        """Whether Continue can continue the interrupted answer on the server."""
+        last = self.memory.messages[-1] if self.memory.messages else None
+        return bool(self.capabilities.get("continue") and last is not None and last.is_interrupted)
+
+    async def resume(self, instruction: Msg | str | None = None) -> Msg:
+        """Continue the interrupted reply on the server (nb_hitl's server: a run without new
+        input continues it mid-sentence); ``instruction`` is sent as a message first."""
+        if isinstance(instruction, str):
+            instruction = Msg(self.user_name, instruction, "user")
+        return await self(instruction)
+
+    @property
+    def steer_nowait(self) -> Any:
+        """``steer_nowait(msg)``: give the running reply new input at its next step (servers
+        with a steer endpoint only; others have no such attribute, so the chat redirects)."""
+        if not self.capabilities.get("steer"):
+            raise AttributeError("this server takes no steering")
+        return self._steer
+
+    def _steer(self, msg: Msg) -> bool:
+        async def send() -> None:
+            if not await self.client.steer(
+                self.thread_id, msg.get_text_content() or "", msg.id, msg.name
+            ):
+                self.pending_steering.append(msg)  # the run ended first: the next one takes it
+
+        self._spawn(send())
+        return True
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections."""
+        await self.client.aclose()
+
+    def state_dict(self) -> dict[str, Any]:
+        """The URL, thread and mirrored memory (never the token or headers)."""
+        state = super().state_dict()
+        state.update(url=self.url, thread_id=self.thread_id)
+        return state
+
+
+__all__ = ["LOCAL", "RemoteAgent"]
