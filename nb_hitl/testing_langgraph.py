@@ -15,8 +15,6 @@ The approval node reads the resume payload nb_hitl's ``RemoteAgent`` sends:
 ``{"decision": "approve" | "edit" | "deny", "arguments": ..., "reason": ...}``.
 """
 
-
-
 import argparse
 import asyncio
 import json
@@ -54,14 +52,24 @@ def build_graph(delay: float = 0.02) -> Any:
                 return AIMessage(content=f"Done: {last.content}.")
             text = str(last.content)
             if "deploy" in text.lower():
-                call = {"name": "deploy", "args": {"env": "prod", "version": "1.2"},
-                        "id": "call-" + uuid.uuid4().hex[:8], "type": "tool_call"}  # fmt: skip
+                call = {
+                    "name": "deploy",
+                    "args": {"env": "prod", "version": "1.2"},
+                    "id": "call-" + uuid.uuid4().hex[:8],
+                    "type": "tool_call",
+                }
                 return AIMessage(content="I will deploy it.", tool_calls=[call])
-            return AIMessage(content=f"You said: {text}. I was shown {len(messages)} messages. "
-                             + LONG)  # fmt: skip
+            return AIMessage(
+                content=f"You said: {text}. I was shown {len(messages)} messages. " + LONG
+            )
 
-        def _generate(self, messages: list[BaseMessage], stop: Any = None,
-                      run_manager: Any = None, **kwargs: Any) -> ChatResult:  # fmt: skip
+        def _generate(
+            self,
+            messages: list[BaseMessage],
+            stop: Any = None,
+            run_manager: Any = None,
+            **kwargs: Any,
+        ) -> ChatResult:
             return ChatResult(generations=[ChatGeneration(message=self._answer(messages))])
 
         def _words(self, text: str) -> Iterator[str]:
@@ -69,9 +77,13 @@ def build_graph(delay: float = 0.02) -> Any:
             for i, word in enumerate(words):
                 yield word + (" " if i < len(words) - 1 else "")
 
-        async def _astream(self, messages: list[BaseMessage], stop: Any = None,
-                           run_manager: Any = None, **kwargs: Any
-                           ) -> AsyncIterator[ChatGenerationChunk]:  # fmt: skip
+        async def _astream(
+            self,
+            messages: list[BaseMessage],
+            stop: Any = None,
+            run_manager: Any = None,
+            **kwargs: Any,
+        ) -> AsyncIterator[ChatGenerationChunk]:
             answer = self._answer(messages)
             for word in self._words(str(answer.content)):
                 await asyncio.sleep(self.delay)
@@ -80,10 +92,15 @@ def build_graph(delay: float = 0.02) -> Any:
                     await run_manager.on_llm_new_token(word, chunk=chunk)
                 yield chunk
             for i, call in enumerate(answer.tool_calls):
-                piece = {"name": call["name"], "args": json.dumps(call["args"]),
-                         "id": call["id"], "index": i}  # fmt: skip
-                yield ChatGenerationChunk(message=AIMessageChunk(content="",
-                                                                 tool_call_chunks=[piece]))  # fmt: skip
+                piece = {
+                    "name": call["name"],
+                    "args": json.dumps(call["args"]),
+                    "id": call["id"],
+                    "index": i,
+                }
+                yield ChatGenerationChunk(
+                    message=AIMessageChunk(content="", tool_call_chunks=[piece])
+                )
 
     model = ScriptedChatModel(delay=delay)
 
@@ -91,14 +108,21 @@ def build_graph(delay: float = 0.02) -> Any:
         return {"messages": [await model.ainvoke(state["messages"])]}
 
     def approve(state: MessagesState) -> dict[str, Any]:
-        call = state["messages"][-1].tool_calls[0]  # type: ignore[attr-defined]
-        answer = interrupt({"kind": "approval", "toolName": call["name"],
-                            "arguments": call["args"], "toolCallId": call["id"],
-                            "message": f"Run {call['name']}({json.dumps(call['args'])})?"})  # fmt: skip
-        answer = answer if isinstance(answer, dict) else {}
+        last: Any = state["messages"][-1]
+        call = last.tool_calls[0]
+        answer = interrupt(
+            {
+                "kind": "approval",
+                "toolName": call["name"],
+                "arguments": call["args"],
+                "toolCallId": call["id"],
+                "message": f"Run {call['name']}({json.dumps(call['args'])})?",
+            }
+        )
+        answer = dict(answer) if isinstance(answer, dict) else {}
         decision = answer.get("decision")
         if decision in ("approve", "edit"):
-            args = answer.get("arguments") if decision == "edit" else call["args"]
+            args = (answer.get("arguments") if decision == "edit" else None) or call["args"]
             result = f"deployed {args.get('version')} to {args.get('env')}"
         elif decision == "deny":
             result = f"denied by the user: {answer.get('reason') or 'no reason given'}"

@@ -24,6 +24,7 @@ _TESTS = str(Path(__file__).resolve().parent)
 if _TESTS not in sys.path:
     sys.path.insert(0, _TESTS)
 
+from agui_servers import AguiServer, faulty_server, langgraph_server  # noqa: E402
 from db_servers import PostgresServer, RedisServer  # noqa: E402
 from stored_backends import BACKENDS, Backend  # noqa: E402
 
@@ -63,6 +64,27 @@ def fake_server() -> Iterator[FakeOpenAIServer]:
     One per session: each test selects its answers by the fresh model name ``add()`` returns.
     """
     server = FakeOpenAIServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def langgraph_agui() -> Iterator[AguiServer]:
+    """A LangGraph graph on a scripted chat model, served over AG-UI by ag-ui-langgraph under
+    uvicorn: a real process on a free loopback port, one per test session."""
+    server = langgraph_server().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def faulty_agui() -> Iterator[AguiServer]:
+    """A misbehaving AG-UI server (drops, stalls, malformed events), one per session."""
+    server = faulty_server().start()
     try:
         yield server
     finally:

@@ -107,6 +107,7 @@ def test_every_subpackage_all_is_importable() -> None:
         "model",
         "module",
         "pipeline",
+        "remote",
         "session",
         "token",
         "tool",
@@ -299,3 +300,15 @@ def test_lazy_names_are_listed_and_cached_and_unknown_names_still_fail() -> None
         nb_hitl.no_such_name  # noqa: B018
     with pytest.raises(ImportError, match="cannot import name 'NoSuchAgent'"):
         from nb_hitl.agent import NoSuchAgent  # noqa: F401
+
+
+def test_remote_agent_names() -> None:
+    import nb_hitl.events as events
+    import nb_hitl.exceptions as exceptions
+    import nb_hitl.remote as remote
+
+    assert sorted(remote.__all__) == ["UNSUPPORTED", "RemoteAgent"]
+    assert issubclass(exceptions.RemoteAgentError, exceptions.NbHitlError)
+    assert "Notice" in events.__all__ and events.Notice.kind == "notice"
+    for name in ("connect", "sync", "resume", "approve", "deny", "answer", "decide", "aclose"):
+        assert hasattr(remote.RemoteAgent, name), name

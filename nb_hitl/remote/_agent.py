@@ -62,6 +62,8 @@ class RemoteAgent(RemoteDecisionsMixin, AgentBase):
     """
 
     supports_stop_after_step = False
+    remote_decisions = True
+    """The panel draws the server's interrupts as its approval cards and questions."""
 
     def __init__(
         self,

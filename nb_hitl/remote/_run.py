@@ -14,7 +14,7 @@ every skip is told to the person once per kind (``Notice``) instead of crashing 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from nb_hitl.events import MessageUpdated, Notice, ToolCallStarted, ToolResultReady
 from nb_hitl.exceptions import RemoteAgentError
@@ -23,9 +23,6 @@ from nb_hitl.message import Msg, TextBlock, ToolResultBlock, ToolUseBlock
 from ._convert import parse_arguments
 from ._sse import Skipped
 from ._state import apply_patch
-
-if TYPE_CHECKING:
-    from ._agent import RemoteAgent
 
 ROLES = {"assistant": "assistant", "user": "user", "system": "system", "developer": "system"}
 
@@ -42,7 +39,8 @@ SKIP_NOTE = {
 class RunMapper:
     """Feeds one run's AG-UI events into ``agent`` (its memory and its event bus)."""
 
-    def __init__(self, agent: RemoteAgent, max_message_chars: int) -> None:
+    def __init__(self, agent: Any, max_message_chars: int) -> None:
+        """``agent``: the ``RemoteAgent`` (its memory, event bus and state are fed)."""
         self.agent = agent
         self.max_message_chars = max_message_chars
         self.live: Msg | None = None

@@ -66,6 +66,12 @@ def pretty_arguments(arguments: Any) -> str:
     return show_invisible(text)
 
 
+def takes_decisions(agent: Any) -> bool:
+    """Whether ``agent`` parks on decisions it did not make itself: a remote agent whose
+    server asks (``agent.remote_decisions``), drawn with the same cards as a local one."""
+    return bool(getattr(agent, "remote_decisions", False))
+
+
 class ApprovalCard(w.VBox):
     """One tool call waiting for a decision.
 
@@ -120,6 +126,11 @@ class ApprovalCard(w.VBox):
         )
         self.rule_button.add_class("nb-hitl-allow-similar")
         self.rule_row = w.HBox([self.rule_text, self.rule_scope, self.rule_button])
+        no_rules = (getattr(agent, "unsupported", None) or {}).get("rules")
+        if no_rules:  # a remote agent: the server keeps its rules; said, not hidden
+            for control in (self.always_button, self.rule_scope, self.rule_button):
+                control.disabled = True
+                control.tooltip = no_rules
         self.edit_area = w.Textarea(
             value=pretty_arguments(call.input), rows=6, layout={"width": "100%"}
         )
@@ -362,4 +373,11 @@ class ApprovalBox(w.VBox):
         super().close()
 
 
-__all__ = ["CARD_CSS", "ApprovalBox", "ApprovalCard", "ApprovalCards", "pretty_arguments"]
+__all__ = [
+    "CARD_CSS",
+    "ApprovalBox",
+    "ApprovalCard",
+    "ApprovalCards",
+    "pretty_arguments",
+    "takes_decisions",
+]

@@ -12,7 +12,7 @@ import asyncio
 import uuid
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import ipywidgets as w
 
@@ -27,7 +27,7 @@ from nb_hitl.agent._approval import ToolApprovalMixin
 from nb_hitl.agent._decisions import DecisionsMixin
 from nb_hitl.message import Msg
 
-from ._approval import ApprovalCards
+from ._approval import ApprovalCards, takes_decisions
 from ._branch_view import ACTION_BUTTONS
 from ._chat_branches import BranchControls
 from ._chat_follow import INPUT_GONE_NOTE, FollowAgentMixin
@@ -196,9 +196,9 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
             self._follow_running_reply()
         self.approvals: ApprovalCards | None = None
         """Approval cards of tool calls waiting for a decision (agents with approvals)."""
-        if isinstance(agent, ToolApprovalMixin):
+        if isinstance(agent, ToolApprovalMixin) or takes_decisions(agent):
             self.approvals = ApprovalCards(
-                agent,
+                cast("ToolApprovalMixin", agent),  # a remote agent has the same decision API
                 self.append_widget,
                 self.set_status,
                 self._bridge,
@@ -207,10 +207,13 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
         self.questions: QuestionCards | None = None
         """Forms of ``ask_user`` questions waiting for answers (agents that can ask)."""
         self._unwatch_policy: Callable[[], None] | None = None
-        if isinstance(agent, DecisionsMixin):
-            self.questions = QuestionCards(agent, self.append_widget, self.set_status, self._bridge)
-            policy = agent.permissions
-            toolkit = agent.toolkit
+        if isinstance(agent, DecisionsMixin) or takes_decisions(agent):
+            asking = cast("DecisionsMixin", agent)
+            self.questions = QuestionCards(
+                asking, self.append_widget, self.set_status, self._bridge
+            )
+            policy = asking.permissions
+            toolkit = asking.toolkit
 
             def show_mode() -> None:  # only where there are tools to permit
                 self.status.set_permission_mode(policy.mode if toolkit.tools else "")

@@ -30,6 +30,7 @@ from nb_hitl.events import (
     Event,
     MessageAdded,
     MessageUpdated,
+    Notice,
     ReplyFinished,
     ReplyStarted,
     ToolCallStarted,
@@ -225,6 +226,8 @@ class FollowAgentMixin:
             self._finish_idle(interrupted=False, error=text)
         elif isinstance(ev, (CompressionStarted, CompressionFinished, CompressionUndone)):
             self.compressions.on_event(ev)
+        elif isinstance(ev, Notice):
+            self._note_row(ev.text)  # e.g. a remote server's malformed events, skipped
         if isinstance(ev, MessageAdded):
             self._schedule_gauge()  # messages come in bursts: counted once for the burst
         elif isinstance(ev, GAUGE_EVENTS):

@@ -14,6 +14,7 @@ from ._chat import ChatWidget
 from ._inspector import MemoryInspector
 from ._live import html
 from ._permissions_view import PermissionsView
+from ._remote_view import RemoteStateView, apply_limits, is_remote
 from ._session import DEFAULT_SESSION_PATH, SessionBar
 
 if TYPE_CHECKING:
@@ -67,7 +68,13 @@ class AgentPanel(w.VBox):
         """The permission mode, rules (Revoke) and background tasks (Stop)."""
         if isinstance(agent, ToolApprovalMixin) and permissions:
             self.permissions = PermissionsView(agent, self.chat._bridge)
-        extra = [w for w in (self.permissions, self.session) if w is not None]
+        self.remote: RemoteStateView | None = None
+        """The server, thread and state of a remote agent (in the inspector)."""
+        if is_remote(agent) and self.inspector is not None:
+            self.remote = RemoteStateView(agent, self.chat._bridge)
+            self.inspector.children = (*self.inspector.children, self.remote)
+        limits = apply_limits(self)  # what a remote agent cannot do, greyed out with why
+        extra = [w for w in (self.permissions, self.session, limits) if w is not None]
         super().__init__(children=[html(CSS), row, *extra])
         self.add_class("nb-hitl-panel")
 
@@ -78,6 +85,8 @@ class AgentPanel(w.VBox):
             self.session.close()
         if self.permissions is not None:
             self.permissions.close()
+        if self.remote is not None:
+            self.remote.close()
         if self.inspector is not None:
             self.inspector.close()
         super().close()

@@ -1,0 +1,63 @@
+"""AG-UI servers for the remote-agent tests, each a real process on a free loopback port.
+
+``AguiServer`` starts a command (the LangGraph graph through ag-ui-langgraph under uvicorn,
+the misbehaving server, nb_hitl's own ``python -m nb_hitl.serve``), waits until it listens,
+and stops it by its PID; ``restart()`` stops it and starts it again on the same port (a server
+restart, for reconnect tests).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from db_servers import free_port, stop, wait_for_port
+
+REPO = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parent
+
+
+class AguiServer:
+    """One server process; ``url`` is its run endpoint."""
+
+    def __init__(self, args: list[str], what: str, path: str = "/") -> None:
+        self.args = args
+        self.what = what
+        self.port = free_port()
+        self.path = path
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}{self.path}"
+
+    def start(self) -> AguiServer:
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(TESTS)]))
+        argv = [sys.executable, *[a.replace("{port}", str(self.port)) for a in self.args]]
+        self.proc = subprocess.Popen(
+            argv, cwd=str(TESTS), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        wait_for_port(self.port, self.proc, self.what, timeout=60)
+        return self
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            stop(self.proc)
+            self.proc = None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
+def langgraph_server(delay: float = 0.02) -> AguiServer:
+    """The scripted LangGraph graph (``nb_hitl.testing_langgraph``) behind ag-ui-langgraph."""
+    args = ["-m", "nb_hitl.testing_langgraph", "--port", "{port}", "--delay", str(delay)]
+    return AguiServer(args, "the LangGraph AG-UI server")
+
+
+def faulty_server() -> AguiServer:
+    """The misbehaving server (``faulty_agui_server.py``); pick a fault by URL path."""
+    return AguiServer([str(TESTS / "faulty_agui_server.py"), "{port}"], "the faulty server")
