@@ -307,7 +307,7 @@ def test_remote_agent_names() -> None:
     import nb_hitl.exceptions as exceptions
     import nb_hitl.remote as remote
 
-    assert sorted(remote.__all__) == ["UNSUPPORTED", "RemoteAgent"]
+    assert sorted(remote.__all__) == ["RemoteAgent", "UNSUPPORTED"]
     assert issubclass(exceptions.RemoteAgentError, exceptions.NbHitlError)
     assert "Notice" in events.__all__ and events.Notice.kind == "notice"
     for name in ("connect", "sync", "resume", "approve", "deny", "answer", "decide", "aclose"):
