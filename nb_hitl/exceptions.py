@@ -86,7 +86,7 @@ class ScriptExhaustedError(NbHitlError, RuntimeError):
         self.turns = turns
 
 
-class ModelError(NbHitlError):
+class ModelError(NbHitlError, RuntimeError):
     """A model call failed in a way the agent reports to the user."""
 
     def __init__(self, message: str, *, status_code: int | None = None) -> None:

@@ -2,7 +2,9 @@
 
 ``_base.py`` (``ChatModelBase``, ``ChatResponse``, ``ChatUsage``); ``_scripted.py`` the offline
 model that drives tests and notebooks; ``_openai*.py`` the OpenAI-compatible adapter (request,
-exchange with retries, stream parsing, errors, DashScope) and ``_openai_usage.py`` the
+exchange with retries, stream parsing, errors, DashScope's compatible mode),
+``_dashscope_model.py``/``_dashscope_native.py`` DashScope (its own API through the
+``dashscope`` SDK, or the compatible mode) and ``_openai_usage.py`` the
 provider's usage next to nb_hitl's own count; ``_structured.py`` structured output as one
 forced tool call. May import message, formatter, token, tool and memory; never compression,
 session, agent or anything above.
@@ -17,8 +19,8 @@ from ._openai_usage import PromptTokenCheck, check_prompt_tokens, reported_usage
 from ._scripted import ScriptedCall, ScriptedModel, ScriptedToolCall, ScriptedTurn
 
 if TYPE_CHECKING:
+    from ._dashscope_model import DashScopeChatModel
     from ._openai import OpenAIChatModel
-    from ._openai_dashscope import DashScopeChatModel
 
 __all__ = [
     "ChatModelBase",
@@ -36,7 +38,7 @@ __all__ = [
     "reported_usage",
 ]
 
-_LAZY = {"OpenAIChatModel": "._openai", "DashScopeChatModel": "._openai_dashscope"}
+_LAZY = {"OpenAIChatModel": "._openai", "DashScopeChatModel": "._dashscope_model"}
 
 
 def __getattr__(name: str) -> Any:

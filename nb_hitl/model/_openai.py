@@ -54,7 +54,7 @@ __all__ = ["OpenAIChatModel"]
 INSTALL_HINT = 'The OpenAI-compatible models need the openai package: pip install "nb-hitl[openai]"'
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 DASHSCOPE_BASE_URL = "https://dashscope.aliyuncs.com/compatible-mode/v1"
-"""DashScope's compatible mode (mainland); ``DashScopeChatModel`` lives in ``_openai_dashscope``."""
+"""DashScope's compatible mode (mainland); ``DashScopeChatModel`` lives in ``_dashscope_model``."""
 NO_KEY_PLACEHOLDER = "no-key-needed"
 """Sent to key-less local servers, because the SDK refuses to run without some key."""
 

@@ -29,7 +29,25 @@ from ._openai_stream import MalformedChunk
 from ._secrets import redact as redact_all
 from ._secrets import redact_urls
 
-__all__ = ["ErrorContext", "is_retryable", "redact", "retry_after_seconds", "translate_error"]
+__all__ = [
+    "ErrorContext",
+    "TransportError",
+    "TransportTimeout",
+    "is_retryable",
+    "redact",
+    "retry_after_seconds",
+    "translate_error",
+]
+
+
+class TransportError(Exception):
+    """A connection failure of a transport other than the ``openai`` SDK's (the ``dashscope``
+    SDK's aiohttp): treated as ``openai.APIConnectionError`` is."""
+
+
+class TransportTimeout(TransportError):
+    """No answer (or no next chunk) within the model's ``timeout``: as ``APITimeoutError``."""
+
 
 _RETRY_STATUSES = frozenset({408, 409, 429})
 _DETAIL_LIMIT = 300
@@ -115,7 +133,7 @@ def is_retryable(exc: BaseException) -> bool:
     """Whether a failure before the first token is worth another attempt."""
     import openai
 
-    if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError)):
+    if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError, TransportError)):
         return True
     status = _status(exc)
     if status is None:
@@ -225,7 +243,7 @@ def _translate(exc: BaseException, ctx: ErrorContext, openai: Any) -> ModelError
             f"{where} refused the request for model {ctx.model_name!r} (HTTP {status}: {detail}).",
             status_code=status,
         )
-    if isinstance(exc, openai.APITimeoutError):
+    if isinstance(exc, (openai.APITimeoutError, TransportTimeout)):
         if ctx.chunks:
             return ModelTimeoutError(
                 f"The stream from {where} stalled for more than {ctx.timeout} s after "
@@ -236,7 +254,7 @@ def _translate(exc: BaseException, ctx: ErrorContext, openai: Any) -> ModelError
             f"{where} did not answer within {ctx.timeout} s ({_tries(ctx)}). Raise timeout= "
             f"for a slow or loading model, or check that the server is healthy."
         )
-    if isinstance(exc, openai.APIConnectionError):
+    if isinstance(exc, (openai.APIConnectionError, TransportError)):
         cause = exc.__cause__ or exc.__context__
         reason = f"{type(cause).__name__}: {cause}" if cause else str(exc)
         if ctx.chunks:

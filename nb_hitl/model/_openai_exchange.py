@@ -248,7 +248,10 @@ def refuses_forced_choice(exc: BaseException, request: dict[str, Any]) -> bool:
     choice = request.get("tool_choice")
     if not (isinstance(choice, dict) or choice == "required"):
         return False
-    if not isinstance(exc, openai.APIError) or "tool_choice" not in str(exc):
+    from ._dashscope_native import DashScopeAPIError
+
+    refused = isinstance(exc, (openai.APIError, DashScopeAPIError))
+    if not refused or "tool_choice" not in str(exc):
         return False
     status = getattr(exc, "status_code", None)
     return status in (None, 400, 422)

@@ -25,6 +25,7 @@ __all__ = [
     "UrlCredentials",
     "find_secret",
     "install_log_redaction",
+    "install_secret_redaction",
     "is_credential_param",
     "is_secret_name",
     "redact",
@@ -212,3 +213,48 @@ def install_log_redaction() -> None:
         logger = logging.getLogger(name)
         if _FILTER not in logger.filters:
             logger.addFilter(_FILTER)
+
+
+class SecretLogFilter(logging.Filter):
+    """Redacts given secrets (and their fragments) from a logger's records: a third-party SDK
+    that logs a server's error message would otherwise log a key the server echoed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not self.secrets:
+            return True
+        try:
+            text = record.getMessage()
+        except Exception:  # a malformed record is the logging module's business
+            return True
+        safe = redact(text, self.secrets)
+        if record.exc_info and record.exc_info[1] is not None:
+            exc_text = logging.Formatter().formatException(record.exc_info)
+            record.exc_text, record.exc_info = redact(exc_text, self.secrets), None
+        if safe != text:
+            record.msg, record.args = safe, ()
+        return True
+
+    def __repr__(self) -> str:
+        return f"SecretLogFilter({len(self.secrets)} secret(s); values hidden)"
+
+
+_SECRET_FILTERS: dict[str, SecretLogFilter] = {}
+
+
+def install_secret_redaction(logger_name: str, secrets: Iterable[str]) -> None:
+    """Redact ``secrets`` from everything the ``logger_name`` logger (and its children) logs."""
+    values = {s for s in secrets if s and len(s) >= MIN_SECRET}
+    if not values:
+        return
+    log_filter = _SECRET_FILTERS.get(logger_name)
+    if log_filter is None:
+        log_filter = _SECRET_FILTERS[logger_name] = SecretLogFilter()
+        logger = logging.getLogger(logger_name)
+        logger.addFilter(log_filter)
+        for handler in logger.handlers:
+            handler.addFilter(log_filter)
+    log_filter.secrets |= values

@@ -19,7 +19,7 @@ STRUCTURED_TOOL = "generate_structured_output"
 def structured_tool(
     model: type[BaseModel],
     name: str = STRUCTURED_TOOL,
-    description: str = "Give the required structured output by calling this function.",
+    description: str = "Generate the required structured output with this function",
 ) -> dict[str, Any]:
     """The tool schema called ``name`` whose arguments are ``model``'s fields (the model's
     forced call here, and ``ReActAgent``'s finish function)."""

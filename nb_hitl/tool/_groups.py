@@ -90,13 +90,21 @@ class ToolGroupsMixin:
         )
 
     def reset_equipped_tools(self, **kwargs: Any) -> ToolResponse:
-        """Activate or deactivate tool groups dynamically based on your current task.
+        """This function allows you to activate or deactivate tool groups
+        dynamically based on your current task requirements.
+        **Important: Each call sets the absolute final state of ALL tool
+        groups, not incremental changes**. Any group not explicitly set to True
+        will be deactivated, regardless of its previous state.
 
-        Each call sets the final state of ALL tool groups: a group not set to true is
-        deactivated. Activate only what the current task needs and deactivate groups you no
-        longer need. The response carries the notes of the activated groups, which you must
-        follow.
-        """
+        **Best practice**: Actively manage your tool groups——activate only
+        what you need for the current task, and promptly deactivate groups as
+        soon as they are no longer needed to conserve context space.
+
+        The function will return the usage instructions for the activated tool
+        groups, which you **MUST pay attention to and follow**. You can also
+        reuse this function to check the notes of the tool groups."""
+        # The docstring is the model's description of the tool, and it and the replies below
+        # are AgentScope 1.x's word for word (prompts tuned against it keep working).
         bad = {k: v for k, v in kwargs.items() if not isinstance(v, bool)}
         if bad:
             key, value = next(iter(bad.items()))
@@ -104,8 +112,8 @@ class ToolGroupsMixin:
                 content=[
                     TextBlock(
                         type="text",
-                        text=f"Invalid arguments: {key} must be true or false, "
-                        f"got {type(value).__name__}.",
+                        text=f"Invalid arguments: the argument {key} should be a bool "
+                        f"value, but got {type(value)}.",
                     )
                 ],
                 is_error=True,
@@ -119,9 +127,8 @@ class ToolGroupsMixin:
         notes = self.get_activated_notes()
         if notes:
             text += f" You MUST follow these notes to use these tools:\n<notes>{notes}</notes>"
-        return ToolResponse(
-            content=[TextBlock(type="text", text=text or "All tool groups are now deactivated.")]
-        )
+        text = text or "All tool groups are now deactivated currently."
+        return ToolResponse(content=[TextBlock(type="text", text=text)])
 
     def _refresh_meta_tool(self) -> None:
         """Give the meta tool one boolean argument per group; rebuilt only when the groups

@@ -317,8 +317,9 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
         tool = self.tools.get(call.name)
         if tool is not None and not self.is_offered(tool):
             yield error_response(
-                f"FunctionInactiveError: the tool {call.name!r} is in the inactive group "
-                f"{tool.group!r}. Activate the group with 'reset_equipped_tools' first."
+                f"FunctionInactiveError: The function '{call.name}' is in the inactive group "
+                f"'{tool.group}'. Activate the tool group by calling 'reset_equipped_tools' "
+                "first to use this tool."
             )
             return
         try:

@@ -318,8 +318,9 @@ async def test_dashscope_thinking_forces_streaming(
         assert model.stream is True and model.enable_thinking is True
         assert model.multimodality is False
         assert model.generate_kwargs == {"top_p": 0.5}  # kept as passed, as AgentScope's
-        # differs on purpose: the key is a secret, not an attribute
-        assert not hasattr(model, "api_key") and KEY not in repr(model)
+        assert model.api == "openai"  # DASHSCOPE_BASE_URL names an OpenAI-style endpoint
+        # AgentScope's attribute, kept out of vars(), the repr and saved state
+        assert model.api_key == KEY and KEY not in repr(model) and KEY not in repr(vars(model))
         chunks = [c async for c in await model(USER)]
         assert chunks[-1].content == [
             ThinkingBlock(type="thinking", thinking="Let me think."),
@@ -359,8 +360,8 @@ async def test_dashscope_native_media_parts_reach_the_compatible_endpoint(
         await model.aclose()
     sent = fake_server.requests_for(name)[0].body["messages"]
     assert sent[0] == {"role": "system", "content": "Be brief."}
-    # differs on purpose: AgentScope sends these parts to DashScope's native API through the
-    # dashscope SDK; nb_hitl speaks the OpenAI-compatible protocol, whose parts they become.
+    # With api="openai" (DASHSCOPE_BASE_URL set) DashScope's own parts become the
+    # OpenAI-compatible protocol's; api="dashscope" sends them as they are (test_dashscope_native).
     assert sent[1]["content"] == [
         {"type": "text", "text": "What is this?"},
         {"type": "image_url", "image_url": {"url": "https://x/cat.png"}},

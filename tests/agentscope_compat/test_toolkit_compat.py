@@ -428,11 +428,31 @@ async def test_meta_tool_lets_the_model_switch_groups() -> None:
         "browser": {"type": "boolean", "default": False, "description": "Browse the web."},
         "maps": {"type": "boolean", "default": False, "description": "Find places."},
     }
-    # differs on purpose: the meta tool's description is nb_hitl's own wording (same meaning)
-    assert "ALL tool groups" in meta["function"]["description"]
+    # AgentScope's description word for word (prompts tuned against it keep working)
+    description = meta["function"]["description"]
+    assert description.startswith(
+        "This function allows you to activate or deactivate tool groups\n"
+        "dynamically based on your current task requirements.\n"
+        "**Important: Each call sets the absolute final state of ALL tool\n"
+    )
+    assert description.endswith("reuse this function to check the notes of the tool groups.")
 
     (answer,) = await run(toolkit, "reset_equipped_tools", browser=True)
-    assert "'browser'" in answer.get_text() and "Cite your sources." in answer.get_text()
+    assert answer.get_text() == (
+        "Now tool groups 'browser' are activated. You MUST follow these notes to use these "
+        "tools:\n<notes>## About Tool Group 'browser'\nCite your sources.</notes>"
+    )
+    (inactive,) = await run(toolkit, "tool_function_2")
+    assert inactive.get_text() == (
+        "FunctionInactiveError: The function 'tool_function_2' is in the inactive group "
+        "'maps'. Activate the tool group by calling 'reset_equipped_tools' first to use "
+        "this tool."
+    )
+    (bad,) = await run(toolkit, "reset_equipped_tools", browser="yes")
+    assert bad.get_text().startswith("Invalid arguments: the argument browser should be a bool")
+    (answer,) = await run(toolkit, "reset_equipped_tools")
+    assert answer.get_text() == "All tool groups are now deactivated currently."
+    (answer,) = await run(toolkit, "reset_equipped_tools", browser=True)
     names = [s["function"]["name"] for s in toolkit.get_json_schemas()]
     assert names == ["tool_function_1", "reset_equipped_tools"]
     (answer,) = await run(toolkit, "reset_equipped_tools", maps=True)

@@ -6,6 +6,10 @@ the real ``openai`` SDK talks to it over a real socket. The model name in a requ
 how a stream ends (``[DONE]``, a broken connection, a stall). Every request is recorded, with
 whether the client disconnected before the answer was complete, so tests can check that an
 interrupt really closed the stream.
+
+It also speaks DashScope's own HTTP API (``POST .../services/aigc/*/generation``, what the
+``dashscope`` SDK sends): the same scenarios, with DashScope's SSE framing and error bodies
+(``fake_dashscope.py`` builds its answers).
 """
 
 from __future__ import annotations
@@ -164,6 +168,14 @@ def usage_chunk(prompt_tokens: int, completion_tokens: int) -> dict[str, Any]:
     }
 
 
+def _error_body(error: dict[str, Any], native: bool) -> dict[str, Any]:
+    """OpenAI's ``{"error": {...}}``, or DashScope's ``{"code", "message", "request_id"}``."""
+    if not native:
+        return {"error": error}
+    code = error.get("code") or "InvalidParameter"
+    return {"code": code, "message": error["message"], "request_id": "req-fake"}
+
+
 class FakeOpenAIServer:
     """Serve scenarios on 127.0.0.1 and a free port until ``stop()``."""
 
@@ -276,14 +288,16 @@ class FakeOpenAIServer:
         self.requests.append(request)
         with self._arrived:
             self._arrived.notify_all()
-        if method != "POST" or not path.split("?", 1)[0].endswith("/chat/completions"):
+        route = path.split("?", 1)[0]
+        native = route.endswith("/generation")  # DashScope's own API
+        if method != "POST" or not (route.endswith("/chat/completions") or native):
             await self._send_json(writer, 404, {"error": {"message": f"no route {path}"}})
             return True
         scenario = self.scenarios.get(str(body.get("model")))
         if scenario is None:
             message = f"The model `{body.get('model')}` does not exist or you do not have access."
             error = {"message": message, "type": "invalid_request_error", "code": "model_not_found"}
-            await self._send_json(writer, 404, {"error": error})
+            await self._send_json(writer, 404, _error_body(error, native))
             request.completed = True
             return True
         sent_key = headers.get("authorization", "").removeprefix("Bearer ")
@@ -293,7 +307,7 @@ class FakeOpenAIServer:
                 "type": "invalid_request_error",
                 "code": "invalid_api_key",
             }
-            await self._send_json(writer, 401, {"error": error})
+            await self._send_json(writer, 401, _error_body(error, native))
             request.completed = True
             return True
         attempt = len(self.requests_for(str(body.get("model")))) - 1
@@ -304,7 +318,7 @@ class FakeOpenAIServer:
                 "type": answer.error_type,
                 "code": answer.error_code,
             }
-            await self._send_json(writer, answer.code, {"error": error}, answer.headers)
+            await self._send_json(writer, answer.code, _error_body(error, native), answer.headers)
             request.completed = True
             return True
         if isinstance(answer, Completion):
@@ -317,7 +331,7 @@ class FakeOpenAIServer:
                 await asyncio.wait({gone}, timeout=60)
                 self._mark_gone(request, gone)
                 return False
-            return await self._stream(writer, request, answer, gone)
+            return await self._stream(writer, request, answer, gone, native)
         finally:
             gone.cancel()
             with contextlib.suppress(asyncio.CancelledError, ConnectionError):
@@ -336,6 +350,7 @@ class FakeOpenAIServer:
         request: RecordedRequest,
         answer: Sse,
         gone: asyncio.Future[bytes],
+        native: bool = False,
     ) -> bool:
         writer.write(
             b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
@@ -348,7 +363,12 @@ class FakeOpenAIServer:
             if self._mark_gone(request, gone):
                 return False
             data = event if isinstance(event, str) else json.dumps(event)
-            await self._write_chunk(writer, f"data: {data}\n\n".encode())
+            if native:  # DashScope's framing: id, event, status comment, data
+                n = request.events_sent + 1
+                frame = f"id:{n}\nevent:result\n:HTTP_STATUS/200\ndata:{data}\n\n"
+                await self._write_chunk(writer, frame.encode())
+            else:
+                await self._write_chunk(writer, f"data: {data}\n\n".encode())
             request.events_sent += 1
         if answer.ending == "break":
             writer.write(b'40\r\ndata: {"choices": [{"delta": {"content": "cut')
@@ -360,7 +380,7 @@ class FakeOpenAIServer:
             await asyncio.wait({gone}, timeout=60)
             self._mark_gone(request, gone)
             return False
-        if answer.ending == "done":
+        if answer.ending == "done" and not native:
             await self._write_chunk(writer, b"data: [DONE]\n\n")
         writer.write(b"0\r\n\r\n")
         await writer.drain()
