@@ -82,6 +82,19 @@ def _cut(tail: str, fence_open: bool) -> int:
     return len(tail)
 
 
+def live_extras(msg: Msg) -> str:
+    """Thinking and tool-call blocks of a streaming message, as one compact line each."""
+    parts = []
+    for b in msg.get_content_blocks():
+        if b.type == "thinking":
+            parts.append(f'<div class="nb-hitl-tool">thinking… ({len(b.thinking):,} chars)</div>')
+        elif b.type == "tool_use":
+            state = "arguments streaming…" if b.raw_input is not None else "ready"
+            tool = f"{TOOL_GLYPH} <code>{esc(b.name)}</code> ({state})"
+            parts.append(f'<div class="nb-hitl-tool">{tool}</div>')
+    return "".join(parts)
+
+
 class LiveMessageView(w.VBox):
     """The row of a message that is still streaming (becomes frozen with ``finish``).
 
@@ -157,25 +170,10 @@ class LiveMessageView(w.VBox):
             tail = rest
             cut = _cut(tail, self._fence_open)
         self._set_tail(self._md(tail, self.frozen_len))
-        extras = self._extras_live(msg)
+        extras = live_extras(msg)
         if extras != self._extras_html:
             self._extras_html = extras
             self._extras.value = extras
-
-    @staticmethod
-    def _extras_live(msg: Msg) -> str:
-        parts = []
-        for b in msg.get_content_blocks():
-            if b.type == "thinking":
-                parts.append(
-                    f'<div class="nb-hitl-tool">thinking… ({len(b.thinking):,} chars)</div>'
-                )
-            elif b.type == "tool_use":
-                state = "arguments streaming…" if b.raw_input is not None else "ready"
-                name = esc(b.name)
-                tool = f"{TOOL_GLYPH} <code>{name}</code> ({state})"
-                parts.append(f'<div class="nb-hitl-tool">{tool}</div>')
-        return "".join(parts)
 
     def mark_interrupted(self) -> None:
         """Draw the row in the interrupted style now, before the kernel has the final message.
@@ -214,4 +212,4 @@ class LiveMessageView(w.VBox):
         self.finished = True
 
 
-__all__ = ["LiveMessageView", "box", "html"]
+__all__ = ["LiveMessageView", "box", "html", "live_extras"]

@@ -87,13 +87,13 @@ def render_with_seams(
     return markdown(text, images).replace(MARK, mark)
 
 
-def continued_html(
+def continued_body(
     msg: Msg,
     images: RemoteImages = "link",
     lookup: Callable[[str], Msg | None] = lambda _id: None,
     instruction: str = "",
 ) -> str:
-    """A frozen continued answer: the whole text with its seam(s), in the row's classes."""
+    """The body of a continued answer: its whole text with the seam mark(s), its blocks."""
     at = seams(msg, lookup)
     mark = seam_html(msg, instruction)
     parts: list[str] = []
@@ -107,9 +107,20 @@ def continued_html(
     err = error_text(msg)
     if err:
         parts.append(f'<div class="nb-hitl-error-text">{plain(err)}</div>')
+    return "".join(parts)
+
+
+def continued_html(
+    msg: Msg,
+    images: RemoteImages = "link",
+    lookup: Callable[[str], Msg | None] = lambda _id: None,
+    instruction: str = "",
+) -> str:
+    """A frozen continued answer: the whole text with its seam(s), in the row's classes."""
+    body = continued_body(msg, images, lookup, instruction)
     return (
         f'<div class="{" ".join(msg_classes(msg))}" data-role="{esc(msg.role)}">'
-        f"{resumed_header(msg)}{''.join(parts)}</div>"
+        f"{resumed_header(msg)}{body}</div>"
     )
 
 
@@ -149,6 +160,7 @@ def folded_ids(msg: Msg, messages: Sequence[Msg]) -> tuple[list[str], str]:
 
 __all__ = [
     "MARK",
+    "continued_body",
     "continued_html",
     "folded_ids",
     "is_continuation",

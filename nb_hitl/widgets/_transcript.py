@@ -18,6 +18,7 @@ from nb_hitl._render import RemoteImages, msg_html, with_copy_button
 
 from ._collapsed import CollapsedMessage, is_long
 from ._live import LiveMessageView, html
+from ._live_delta import LiveMessage
 from ._redraw import redraw_budget
 from ._seam import continued_html, folded_ids, is_continuation
 
@@ -243,8 +244,12 @@ class Transcript:
             self.inner.children = children
 
 
+LIVE_FRONT_END = "delta"
+"""How streaming rows are drawn: ``"delta"`` (``LiveMessage``: the front end appends what is
+new) or ``"html"`` (``LiveMessageView``: ipywidgets HTML segments, the tail resent whole on
+each redraw, slowed down for fast streams; kept for comparison in ``bench/``)."""
 FAST_CHARS_PER_SECOND = 4_000
-"""Above this text rate, redraws slow down (to at most one per ``MAX_INTERVAL``)."""
+"""Above this text rate, ``"html"`` rows redraw less often (at most one per ``MAX_INTERVAL``)."""
 MAX_INTERVAL = 0.25
 """The longest wait between redraws of a very fast stream."""
 
@@ -256,10 +261,10 @@ class LiveRows:
     latest state is drawn); ``commit`` freezes a row when memory holds its message; ``stop``
     drops what is not drawn yet; ``end`` removes rows a finished reply never committed.
 
-    A very fast stream (over ``FAST_CHARS_PER_SECOND``, e.g. a local model at 1,000 tokens/s)
-    is redrawn less often, down to one redraw per ``MAX_INTERVAL``: each redraw resends the
-    growing tail, so fewer, larger steps cost far fewer bytes, and at that speed nobody can
-    read along anyway. Typical model speeds keep the full rate.
+    Rows are ``LiveMessage`` anywidgets: a redraw sends only the text that is new, so every
+    stream keeps its full rate. With ``front_end="html"`` (the former rows, for benchmarks) a
+    very fast stream (over ``FAST_CHARS_PER_SECOND``) is redrawn less often, down to one
+    redraw per ``MAX_INTERVAL``, because each of those redraws resends the growing tail.
 
     Redraws come from the loop's shared ``RedrawBudget``: with many streams at once (many
     chats, a hub's participants) each is redrawn less often, in fair turns, so that the kernel
@@ -272,12 +277,16 @@ class LiveRows:
         bridge: LoopBridge,
         interval: float,
         on_flush: Callable[[], None] = lambda: None,
+        front_end: str | None = None,
     ) -> None:
+        self.front_end = front_end or LIVE_FRONT_END
+        if self.front_end not in ("delta", "html"):
+            raise ValueError(f'front_end must be "delta" or "html" (got {self.front_end!r}).')
         self.transcript = transcript
         self.bridge = bridge
         self.interval = interval
         self.on_flush = on_flush
-        self.views: dict[str, LiveMessageView] = {}
+        self.views: dict[str, LiveMessage | LiveMessageView] = {}
         self.pending: dict[str, Msg] = {}
         self.flushes = 0
         """How many coalesced redraws happened (for benchmarks and tests)."""
@@ -333,7 +342,7 @@ class LiveRows:
                     continue  # already committed and frozen
                 self.transcript.fold_continued(msg)
                 instruction = self.transcript.instruction_for(msg)
-                view = LiveMessageView(msg, self.transcript.images, instruction)
+                view = self._new_view(msg, instruction)
                 view.actions = self.transcript.row_actions
                 self.views[msg_id] = view
                 self.transcript.add(Entry(msg_id, msg, view))
@@ -341,8 +350,16 @@ class LiveRows:
             size = len(msg.get_text_content() or "")
             grown += max(0, size - self._drawn_len.get(msg_id, 0))
             self._drawn_len[msg_id] = size
-        self._next_interval = min(MAX_INTERVAL, max(self.interval, grown / FAST_CHARS_PER_SECOND))
+        if self.front_end == "html":
+            fast = grown / FAST_CHARS_PER_SECOND
+            self._next_interval = min(MAX_INTERVAL, max(self.interval, fast))
         self.on_flush()
+
+    def _new_view(self, msg: Msg, instruction: str) -> LiveMessage | LiveMessageView:
+        images = self.transcript.images
+        if self.front_end == "html":
+            return LiveMessageView(msg, images, instruction)
+        return LiveMessage(msg, images, instruction, self.transcript.callback)
 
     def end(self) -> None:
         """Remove streaming rows the reply never committed (an interrupt kept nothing)."""

@@ -16,7 +16,7 @@ from nb_hitl.model import ScriptedModel, ScriptedTurn
 from nb_hitl.widgets import ChatWidget
 from nb_hitl.widgets._chat import EMPTY_INPUT_NOTE
 from nb_hitl.widgets._collapsed import CollapsedMessage
-from nb_hitl.widgets._live import LiveMessageView
+from nb_hitl.widgets._live_delta import LiveMessage
 
 LONG = " ".join(f"word{i}" for i in range(400))
 
@@ -27,8 +27,8 @@ def slow_agent(script: list, tps: float = 60.0, **kw: object) -> ReActAgent:
     )
 
 
-def live_views(chat: ChatWidget) -> list[LiveMessageView]:
-    return [r for r in chat.rows if isinstance(r, LiveMessageView)]
+def live_views(chat: ChatWidget) -> list[LiveMessage]:
+    return [r for r in chat.rows if isinstance(r, LiveMessage)]
 
 
 async def test_send_button_streams_reply_and_freezes_it() -> None:
@@ -68,7 +68,7 @@ async def test_stop_mid_stream_interrupts_and_styles_what_was_kept() -> None:
     assert not chat.continue_button.disabled
     assert "Interrupted" in chat.input.placeholder
     assert "nb-hitl-interrupted" in view._dom_classes
-    assert "partial · interrupted" in view._header.value
+    assert "partial · interrupted" in all_html(view)
     last = chat.rows[-1]
     assert isinstance(last, w.HTML) and "nb-hitl-interrupted" in last.value
     assert "[Interrupted]" in last.value
@@ -314,7 +314,7 @@ async def test_streaming_is_coalesced_and_segmented() -> None:
     tokens = chat.status.streamed_tokens
     assert tokens > 1500
     assert chat.flushes < tokens / 10  # deltas coalesced, not one redraw per token
-    assert len(view._groups.children) >= 1  # frozen segments, not one growing value
+    assert view.sent < chat.flushes + 3  # one delta message per redraw, the final row once
     html = all_html(view)
     assert "p0w0" in html and "p29w59" in html
     assert html.count("<p>") == 30
@@ -343,7 +343,7 @@ async def test_thinking_streams_as_a_count_and_ends_collapsed() -> None:
     while chat.state != "idle":
         views = live_views(chat)
         if views:
-            seen.append(views[0]._extras.value)
+            seen.append(views[0].deltas.extras)
         await asyncio.sleep(0.01)
     assert any("thinking… (" in v for v in seen)  # live: a compact count, not the text
     assert not any("idea30" in v for v in seen)
@@ -380,6 +380,7 @@ async def test_very_fast_streams_are_redrawn_less_often_and_normal_ones_at_full_
 
     chat = ChatWidget(slow_agent([LONG], tps=40))
     live = chat.live
+    live.front_end = "html"  # the former rows; delta rows keep the full rate (below)
     msg = Msg("Friday", "", "assistant")
     text = ""
     for step in range(3):  # a very fast stream: far more new text per redraw than 4,000/s
@@ -401,6 +402,18 @@ async def test_very_fast_streams_are_redrawn_less_often_and_normal_ones_at_full_
     assert live._next_interval == between / FAST_CHARS_PER_SECOND
     live.end()
     assert not live.views
+
+
+async def test_delta_rows_keep_the_full_rate_however_fast_the_stream() -> None:
+    chat = ChatWidget(slow_agent([LONG], tps=40))
+    live = chat.live
+    msg = Msg("Friday", "", "assistant")
+    for _step in range(3):
+        msg.content = (msg.get_text_content() or "") + "x" * 4_000
+        live.push(msg)
+        live.flush()
+        assert live._next_interval == live.interval  # each redraw sends only the new text
+    live.end()
 
 
 async def test_status_line_follows_the_phase_with_live_figures() -> None:

@@ -15,6 +15,7 @@ from nb_hitl import Msg, ReActAgent, ScriptedModel
 from nb_hitl.pipeline import FanoutPipeline, MsgHub
 from nb_hitl.widgets import ChatWidget, HubPanel
 from nb_hitl.widgets._live import LiveMessageView
+from nb_hitl.widgets._live_delta import LiveMessage
 from nb_hitl.widgets._redraw import REDRAWS_PER_SECOND, RedrawBudget, redraw_budget
 from nb_hitl.widgets._transcript import Entry
 
@@ -124,6 +125,9 @@ def row_matches(entry: Entry | None, text: str) -> bool:
     memory = " ".join(text.split())
     if isinstance(entry.view, LiveMessageView):  # streamed: its segments, in order
         return entry.view.finished and row_text(entry.view) == memory
+    if isinstance(entry.view, LiveMessage):  # streamed, then sent once whole when final
+        shown = html_lib.unescape(re.sub(r"<[^>]+>", " ", entry.view.snapshot["html"]))
+        return entry.view.finished and memory in " ".join(shown.split())
     # done before its first turn came: drawn once, whole, from memory
     assert entry.view is not None
     body = html_lib.unescape(re.sub(r"<[^>]+>", " ", "\n".join(in_order(entry.view))))

@@ -39,7 +39,11 @@ def walk(widget: w.Widget) -> Iterator[w.Widget]:
 
 def all_html(widget: w.Widget) -> str:
     """Every HTML value under ``widget`` joined (what a browser would insert)."""
-    return "\n".join(x.value for x in walk(widget) if isinstance(x, w.HTML))
+    return "\n".join(
+        x.value if isinstance(x, w.HTML) else x.drawn_html()
+        for x in walk(widget)
+        if isinstance(x, w.HTML) or hasattr(x, "drawn_html")  # a LiveMessage row
+    )
 
 
 def all_state(widget: w.Widget) -> str:

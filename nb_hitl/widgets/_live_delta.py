@@ -1,0 +1,147 @@
+"""LiveMessage: a streaming message drawn by the front end from deltas (an anywidget).
+
+The kernel sends what is new since the last redraw (appended plain text, each finished
+paragraph once as escaped HTML: ``RowDeltas``) as custom messages; the front end appends the
+text to a text node (never parsed as HTML) and puts the blocks in place. No redraw resends
+what was sent before, so a redraw costs bytes in proportion to the new text, and a fast stream
+keeps its full redraw rate. The ``snapshot`` trait is the state a view starts from (a second
+view, a reloaded page, a saved notebook): the final row once the message is done; while it
+streams a new view asks the kernel for the current state (``{t: "sync"}``).
+
+The row's classes (interrupted, error, live, a hub speaker's colour) are its ``_dom_classes``
+as for any widget, so Stop's interrupted style is one small update, sent first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import anywidget
+import traitlets
+
+from nb_hitl._render import (
+    RemoteImages,
+    body_html,
+    copy_button,
+    esc,
+    header_html,
+    markdown,
+    msg_classes,
+)
+
+from ._live import live_extras
+from ._row_deltas import RowDeltas
+from ._seam import continued_body, is_continuation, resumed_header, seam_html
+from ._transcript_esm import ROW_CSS, ROW_ESM
+
+if TYPE_CHECKING:
+    from nb_hitl.message import Msg
+
+
+class LiveMessage(anywidget.AnyWidget):
+    """The row of a message that is still streaming (final with ``finish``).
+
+    Args:
+        msg: the message as it first streams.
+        images: the chat's ``RemoteImages`` policy for images in the text.
+        instruction: the instruction a continued answer was resumed with (quoted at its seam).
+        callback: wraps the front end's requests (the chat's loop bridge: they may arrive on
+            another thread).
+    """
+
+    _esm = ROW_ESM
+    _css = ROW_CSS
+    snapshot = traitlets.Dict().tag(sync=True)
+    """The state a new view starts from (see ``nb_hitl.widgets._transcript_esm``)."""
+
+    def __init__(
+        self,
+        msg: Msg,
+        images: RemoteImages = "link",
+        instruction: str = "",
+        callback: Callable[[Callable[[Any], None]], Callable[[Any], None]] = lambda f: f,
+    ) -> None:
+        self.images: RemoteImages = images
+        self.instruction = instruction
+        self.seams: list[int] = []
+        mark = ""
+        if is_continuation(msg):
+            self.seams = [int(msg.metadata["partial_chars"])]
+            mark = seam_html(msg, instruction)
+        self.deltas = RowDeltas(self._head(msg, live=True), self._render, self.seams, mark)
+        super().__init__(snapshot=self.deltas.snapshot())
+        for c in msg_classes(msg, live=True):
+            self.add_class(c)
+        self.msg_id = msg.id
+        self.finished = False
+        self.sent = 0
+        """Delta and snapshot messages sent (for benchmarks and tests)."""
+        self.actions: Callable[[Msg, str], str] | None = None
+        """Adds the finished row's buttons (Edit, Regenerate); set by the transcript."""
+        on_sync = callback(self._on_front_end_msg)
+        self.on_msg(lambda _w, content, _b: on_sync(content))
+
+    def _head(self, msg: Msg, live: bool = False) -> str:
+        return resumed_header(msg, live) if self.seams else header_html(msg, live=live)
+
+    def _render(self, text: str) -> str:
+        return markdown(text, self.images)
+
+    @property
+    def frozen_len(self) -> int:
+        """Characters of text already sent as finished blocks."""
+        return self.deltas.frozen_len
+
+    def update(self, msg: Msg) -> None:
+        """Send what is new in the streaming message (nothing when nothing changed)."""
+        out = self.deltas.update(msg.get_text_content() or "", live_extras(msg))
+        if out is not None:
+            self._send_delta(out)
+
+    def _send_delta(self, content: dict[str, Any]) -> None:
+        self.sent += 1
+        if self.comm is not None:
+            self.send(content)
+
+    def mark_interrupted(self) -> None:
+        """Draw the row in the interrupted style now, before the kernel has the final message.
+
+        Stop calls this first, so the style is the first thing sent after the click; ``finish``
+        then sets the classes the final message really has.
+        """
+        if "nb-hitl-interrupted" not in self._dom_classes:
+            self.add_class("nb-hitl-interrupted")
+
+    def final_html(self, msg: Msg) -> str:
+        """The finished row's inside: Copy, header, the whole body, the row's buttons."""
+        if self.seams:
+            body = continued_body(msg, self.images, instruction=self.instruction)
+        else:
+            body = body_html(msg, self.images)
+        if self.actions is not None:  # the row's buttons go last, under the text
+            body = self.actions(msg, f"<div>{body}</div>")
+        return copy_button(msg) + self._head(msg) + body
+
+    def finish(self, msg: Msg) -> None:
+        """Final: the whole row once (markdown, blocks in full, interrupted or error style)."""
+        snapshot = self.deltas.finish(self.final_html(msg))
+        with self.hold_sync():  # the style and the text in one message
+            self._dom_classes = tuple(msg_classes(msg))
+            self.snapshot = snapshot
+        self.sent += 1
+        self.finished = True
+
+    def drawn_html(self) -> str:
+        """What the front end shows, as HTML (tests, exports): the tail escaped as text."""
+        s = self.deltas
+        if s.done:
+            return s.html
+        return s.head + "".join(s.blocks) + f"<div>{esc(s.tail)}</div>" + s.extras
+
+    def _on_front_end_msg(self, content: Any) -> None:
+        if isinstance(content, dict) and content.get("t") == "sync":
+            self._send_delta({"t": "snapshot", "row": self.deltas.snapshot()})
+
+
+__all__ = ["LiveMessage"]

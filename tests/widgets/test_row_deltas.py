@@ -1,0 +1,175 @@
+"""The streaming row's delta protocol: what a stream sends, and the front end's reducer.
+
+The reducer is the real front-end code (``ROW_CORE_JS``), run under Node.js when it is
+installed (Debian's ``nodejs``; ``scripts/test`` installs it).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from typing import Any
+
+import pytest
+
+from nb_hitl import Msg
+from nb_hitl._render import markdown
+from nb_hitl.widgets._live_delta import LiveMessage
+from nb_hitl.widgets._row_deltas import SEGMENT_MAX, RowDeltas
+from nb_hitl.widgets._transcript_esm import ROW_CORE_JS
+
+HOSTILE = (
+    'Look: <script>alert("x")</script> <img src=x onerror=alert(1)> & "quotes"\n\n'
+    "```html\n<b>in a fence</b>\n\n<i>still in it</i>\n```\n\n"
+    "tail <iframe src=javascript:alert(2)>"
+)
+
+
+def stream(text: str, step: int) -> tuple[RowDeltas, list[dict[str, Any]]]:
+    row = RowDeltas("<div>head</div>", markdown)
+    sent = []
+    for end in range(step, len(text) + step, step):
+        out = row.update(text[:end])
+        if out is not None:
+            sent.append(out)
+    return row, sent
+
+
+def reduce_in_node(start: dict[str, Any] | None, messages: list[dict[str, Any]]) -> Any:
+    """The front end's state after ``messages`` (from ``start``, else an empty row)."""
+    node = shutil.which("node") or shutil.which("nodejs")
+    if node is None:
+        pytest.skip("Node.js is not installed (apt-get install nodejs): the reducer is not run")
+    script = (
+        ROW_CORE_JS
+        + """
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const row = NbHitlRows.newRow();
+if (input.start) NbHitlRows.apply(row, { t: "snapshot", row: input.start });
+const verdicts = input.messages.map((m) => NbHitlRows.apply(row, m));
+process.stdout.write(JSON.stringify({ row, verdicts }));
+"""
+    )
+    done = subprocess.run(
+        [node, "-e", script],
+        input=json.dumps({"start": start, "messages": messages}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+def test_a_stream_sends_appended_text_and_each_finished_paragraph_once() -> None:
+    text = "First **para**.\n\nSecond one.\n\nthird"
+    row, sent = stream(text, 4)
+    assert [m["seq"] for m in sent] == list(range(1, len(sent) + 1))
+    ops = [op for m in sent for op in m["ops"]]
+    assert {op["op"] for op in ops} == {"append", "freeze"}
+    appended = "".join(op.get("text", "") + op.get("tail", "") for op in ops)
+    # each character travels at most once as plain text (a blank line may arrive with its
+    # paragraph's freeze instead)
+    assert len(appended) <= len(text) and "".join(appended.split()) == "".join(text.split())
+    freezes = [op["html"] for op in ops if op["op"] == "freeze"]
+    assert freezes == [markdown("First **para**.\n\n"), markdown("Second one.\n\n")]
+    assert row.snapshot()["tail"] == "third" and row.frozen_len == len(text) - len("third")
+
+
+def test_nothing_new_sends_nothing_and_a_code_fence_is_never_cut() -> None:
+    row = RowDeltas("", markdown)
+    assert row.update("") is None
+    fenced = "```\nline\n\nmore\n"
+    assert row.update(fenced) is not None and row.update(fenced) is None
+    assert row.blocks == []  # the blank line is inside the fence
+    row.update(fenced + "```\n\nafter")
+    assert row.blocks == [markdown(fenced + "```\n\n")]
+
+
+def test_a_long_text_without_blank_lines_is_cut_at_a_space() -> None:
+    row = RowDeltas("", markdown)
+    row.update("word " * (SEGMENT_MAX // 5 + 100))
+    assert len(row.blocks) == 1 and len(row.tail) < SEGMENT_MAX
+
+
+def test_a_text_that_does_not_continue_the_stream_restarts_the_row() -> None:
+    row = RowDeltas("", markdown)
+    row.update("Para one.\n\nPara two")
+    out = row.update("Something else entirely")
+    assert out is not None and out["t"] == "snapshot"
+    assert out["row"]["blocks"] == [] and out["row"]["tail"] == "Something else entirely"
+
+
+@pytest.mark.parametrize("step", [1, 7, 500])
+def test_the_front_end_rebuilt_from_a_snapshot_equals_the_incremental_result(step: int) -> None:
+    text = HOSTILE + "\n\n" + "\n\n".join(f"Paragraph {i} with *emphasis*." for i in range(20))
+    row, sent = stream(text, step)
+    start = RowDeltas("<div>head</div>", markdown).snapshot()  # the trait a view starts from
+    incremental = reduce_in_node(start, sent)
+    assert set(incremental["verdicts"]) == {"ok"}
+    assert incremental["row"] == row.snapshot()
+    # A view made mid-stream starts from the snapshot of then and drops what it holds.
+    half = len(sent) // 2
+    replay = RowDeltas("<div>head</div>", markdown)
+    for end in range(step, len(text) + step, step):
+        replay.update(text[:end])
+        if replay.seq == half:
+            break
+    later = reduce_in_node(replay.snapshot(), sent)
+    assert later["row"] == row.snapshot()
+    assert later["verdicts"] == ["stale"] * half + ["ok"] * (len(sent) - half)
+
+
+def test_a_missing_delta_is_a_gap_and_nothing_is_applied_past_it() -> None:
+    _row, sent = stream("one two three four five six", 3)
+    result = reduce_in_node(None, [sent[0], sent[2]])
+    assert result["verdicts"] == ["ok", "gap"]
+    assert result["row"]["seq"] == 1
+
+
+def test_hostile_text_stays_text() -> None:
+    row, sent = stream(HOSTILE, 5)
+    for block in row.blocks:
+        assert "<script" not in block and "<img" not in block and "<iframe" not in block
+        assert "<b>" not in block  # raw HTML, even in a fence, is escaped
+    assert "&lt;script&gt;" in row.blocks[0]
+    # The tail is plain text for a DOM text node: the protocol never marks it as HTML.
+    assert row.tail == "tail <iframe src=javascript:alert(2)>"
+    ops = [op for m in sent for op in m["ops"]]
+    assert all(set(op) <= {"op", "text", "tail", "html"} for op in ops)
+    msg = Msg("Friday", HOSTILE, "assistant")
+    view = LiveMessage(msg)
+    view.update(msg)
+    view.finish(msg)
+    final = view.snapshot["html"]
+    assert view.snapshot["done"] and "<script" not in final and "<iframe" not in final
+    assert "&lt;iframe" in final
+    view.close()
+
+
+def test_stop_marks_the_row_before_the_final_message_and_finish_sends_one_update() -> None:
+    msg = Msg("Friday", "partial answer", "assistant")
+    view = LiveMessage(msg)
+    view.update(msg)
+    view.mark_interrupted()
+    assert "nb-hitl-interrupted" in view._dom_classes and not view.finished
+    final = Msg("Friday", "partial answer", "assistant", metadata={"_partial": True})
+    view.finish(final)
+    assert view.finished and "nb-hitl-live" not in view._dom_classes
+    assert "nb-hitl-interrupted" in view._dom_classes
+    assert "partial · interrupted" in view.snapshot["html"]
+    assert view.update(final) is None and view.snapshot["seq"] == view.deltas.seq
+    view.close()
+
+
+def test_a_new_view_asks_for_the_state_and_gets_a_snapshot() -> None:
+    msg = Msg("Friday", "Hello\n\nthere", "assistant")
+    view = LiveMessage(msg)
+    view.update(msg)
+    sent: list[dict[str, Any]] = []
+    view._send_delta = sent.append  # type: ignore[method-assign]
+    view._on_front_end_msg({"t": "sync", "seq": 0})
+    assert sent == [{"t": "snapshot", "row": view.deltas.snapshot()}]
+    assert sent[0]["row"]["blocks"] == [markdown("Hello\n\n")] and sent[0]["row"]["tail"] == "there"
+    view.close()
