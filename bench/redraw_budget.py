@@ -61,10 +61,12 @@ class CountingComm(BaseComm):
 
 comm.create_comm = CountingComm  # what ipywidgets calls to open each widget's comm
 
+import nb_hitl.widgets._transcript as _transcript  # noqa: E402
 from nb_hitl import Msg, ReActAgent, ScriptedModel  # noqa: E402
 from nb_hitl.pipeline import FanoutPipeline, MsgHub  # noqa: E402
 from nb_hitl.widgets import ChatWidget, HubPanel  # noqa: E402
 from nb_hitl.widgets._live import LiveMessageView  # noqa: E402
+from nb_hitl.widgets._live_delta import LiveMessage  # noqa: E402
 from nb_hitl.widgets._redraw import REDRAWS_PER_SECOND, redraw_budget  # noqa: E402
 
 
@@ -88,6 +90,8 @@ def row_matches(view: w.Widget | None, text: str) -> bool:
     want = " ".join(text.split())
     if isinstance(view, LiveMessageView):
         return view.finished and plain("\n".join(in_order(view._groups))) == want
+    if isinstance(view, LiveMessage):  # the final row, as its snapshot trait holds it
+        return view.finished and want in plain(view.snapshot["html"])
     return view is not None and want in plain("\n".join(in_order(view)))
 
 
@@ -101,7 +105,10 @@ def peak_3s(times: list[float]) -> float:
     return best / 3.0
 
 
-async def run(n: int, rate: float, seconds: float, hub: bool, shared: bool) -> dict[str, Any]:
+async def run(
+    n: int, rate: float, seconds: float, hub: bool, shared: bool, front_end: str
+) -> dict[str, Any]:
+    _transcript.LIVE_FRONT_END = front_end
     budget = redraw_budget()
     budget.set_rate(REDRAWS_PER_SECOND if shared else None)
     tokens = int(rate * seconds)
@@ -148,7 +155,8 @@ async def run(n: int, rate: float, seconds: float, hub: bool, shared: bool) -> d
             entry = panels[0].transcript.get(final.id)
             view = entry.view if entry is not None else None
         else:
-            view = next((r for r in panels[i].rows if isinstance(r, LiveMessageView)), None)
+            live = (LiveMessageView, LiveMessage)
+            view = next((r for r in panels[i].rows if isinstance(r, live)), None)
             if view is None:
                 view = panels[i].rows[-1] if panels[i].rows else None
         ok = ok and row_matches(view, final.get_text_content() or "")
@@ -182,16 +190,16 @@ async def main() -> None:
         ">= 15 redraws/s, final text == memory"
     )
     print(
-        f"{'N':>4} | {'mode':<12} | {'peak msg/s (3 s)':>16} | {'while streaming':>15} | "
+        f"{'N':>4} | {'mode':<19} | {'peak msg/s (3 s)':>16} | {'while streaming':>15} | "
         f"{'mean msg/s':>10} | "
         f"{'redraws/s per row':>17} | {'kB sent':>8} | final == memory"
     )
     for n in [int(x) for x in args.agents.split(",")]:
-        for shared in (False, True):
-            r = await run(n, args.rate, args.seconds, args.hub, shared)
-            mode = "shared" if shared else "per-message"
+        for front_end, shared in (("html", False), ("html", True), ("delta", True)):
+            r = await run(n, args.rate, args.seconds, args.hub, shared, front_end)
+            mode = f"{front_end}, " + ("shared" if shared else "per-message")
             print(
-                f"{n:>4} | {mode:<12} | {r['peak']:>16.0f} | {r['streaming']:>15.0f} | "
+                f"{n:>4} | {mode:<19} | {r['peak']:>16.0f} | {r['streaming']:>15.0f} | "
                 f"{r['mean']:>10.0f} | "
                 f"{r['row_hz']:>17.1f} | {r['bytes'] / 1000:>8.0f} | {r['ok']}"
                 + (f"  (took {r['wall']:.1f} s)" if r["wall"] > args.seconds * 1.5 else "")

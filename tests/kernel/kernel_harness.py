@@ -164,13 +164,34 @@ def state_text(msg: dict[str, Any]) -> str:
     return json.dumps(msg["content"].get("data", {}).get("state", {}))
 
 
+_STREAMED: dict[str, dict[str, str]] = {}
+"""Comm id -> (message id -> what each delta of that streaming row added), in order."""
+
+
 def chat_text(msg: dict[str, Any]) -> str:
     """The HTML a comm message draws in the chat transcript ("" for other widgets).
 
     The inspector's table also quotes message text and marks interrupted rows, so tests that
     wait for the chat must not match it.
     """
-    value = msg["content"].get("data", {}).get("state", {}).get("value")
+    data = msg["content"].get("data", {})
+    state = data.get("state", {})
+    value = state.get("value")
+    snapshot = state.get("snapshot")
+    if isinstance(snapshot, dict):  # a streaming row (LiveMessage): its state
+        value = snapshot.get("html") or "".join(
+            [snapshot.get("head", ""), *snapshot.get("blocks", []), snapshot.get("tail", "")]
+        )
+    custom = data.get("content") if data.get("method") == "custom" else None
+    if isinstance(custom, dict):  # a streaming row's delta: the row's text so far
+        row = custom.get("row") if isinstance(custom.get("row"), dict) else {}
+        added = "".join(
+            [str(op.get(k, "")) for op in custom.get("ops", []) for k in ("html", "text", "tail")]
+            + [*row.get("blocks", []), row.get("tail", "")]
+        )
+        seen = _STREAMED.setdefault(msg["content"].get("comm_id", ""), {})
+        seen.setdefault(msg["header"].get("msg_id", ""), added)
+        value = "".join(seen.values())
     if not isinstance(value, str) or "nb-hitl-table" in value or "nb-hitl-plan" in value:
         return ""
     return value
