@@ -7,6 +7,8 @@ the bridge ends the run with as an AG-UI interrupt) -> ``tools`` -> ``agent``.
 
 ``ScriptedChatModel`` (a ``BaseChatModel`` of its own, no network) answers:
 - a message mentioning "deploy": "I will deploy it." and a ``deploy`` tool call;
+- "ask me ...": a question (``interrupt()`` with ``{"kind": "question", ...}``), then
+  "You picked <answer>.";
 - after a tool result: "Done: <the result>.";
 - anything else: a long answer streamed word by word (``--delay`` seconds per word), which
   says how many messages it was shown (so a test sees the history reach the server).
@@ -21,6 +23,10 @@ import json
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
+
+ASKING = "Let me ask you first."
+QUESTION = {"question": "Which colour?", "header": "Colour",
+            "options": [{"label": "red"}, {"label": "<b>blue</b>"}], "multiSelect": False}
 
 LONG = (
     "Interrupting a remote agent works like a local one: the stream closes, the text so far "
@@ -51,6 +57,8 @@ def build_graph(delay: float = 0.02) -> Any:
             if isinstance(last, ToolMessage):
                 return AIMessage(content=f"Done: {last.content}.")
             text = str(last.content)
+            if "ask me" in text.lower():
+                return AIMessage(content=ASKING)
             if "deploy" in text.lower():
                 call = {
                     "name": "deploy",
@@ -130,15 +138,25 @@ def build_graph(delay: float = 0.02) -> Any:
             result = "not run: cancelled"
         return {"messages": [ToolMessage(content=result, tool_call_id=call["id"])]}
 
+    def ask(state: MessagesState) -> dict[str, Any]:
+        answer = interrupt({"kind": "question", "questions": [QUESTION]})
+        answers = answer.get("answers", {}) if isinstance(answer, dict) else {}
+        picked = answers.get(QUESTION["question"], "nothing")
+        return {"messages": [AIMessage(content=f"You picked {picked}.")]}
+
     def route(state: MessagesState) -> str:
         last = state["messages"][-1]
-        return "approve" if getattr(last, "tool_calls", None) else END
+        if getattr(last, "tool_calls", None):
+            return "approve"
+        return "ask" if last.content == ASKING else END
 
     graph = StateGraph(MessagesState)
     graph.add_node("agent", agent)
     graph.add_node("approve", approve)
+    graph.add_node("ask", ask)
     graph.add_edge(START, "agent")
-    graph.add_conditional_edges("agent", route, ["approve", END])
+    graph.add_conditional_edges("agent", route, ["approve", "ask", END])
+    graph.add_edge("ask", END)
     graph.add_edge("approve", "agent")
     return graph.compile(checkpointer=InMemorySaver())
 

@@ -188,3 +188,22 @@ async def test_decisions_from_code_work_like_a_local_agent(
     expected = "deployed 1.2 to prod" if word == "approve" else "denied by the user: no"
     assert reply.get_text_content() == f"Done: {expected}."
     await agent.aclose()
+
+
+async def test_the_graphs_question_is_the_question_form_and_answering_resumes(
+    langgraph_agui: AguiServer,
+) -> None:
+    agent, panel = panel_for(langgraph_agui.url)
+    assert panel.chat.questions is not None
+    panel.chat.send("ask me something")
+    await until(lambda: panel.chat.questions.waiting, what="the question form")
+    card = panel.chat.questions.waiting[0]
+    # Choices are button labels (plain text, never HTML); the question text is escaped.
+    assert [b.description for b in card.fields[0].choices] == ["red", "<b>blue</b>"]
+    assert "<b>Which colour?</b>" in all_html(card)
+    card.fields[0].choose("<b>blue</b>")
+    assert card.send()
+    await idle(panel)
+    assert card.answered == "answered"
+    assert agent.memory.messages[-1].get_text_content() == "You picked <b>blue</b>."
+    await agent.aclose()

@@ -1,0 +1,94 @@
+"""The panel attached to a remote agent in a real ipykernel: clicks arrive as comm messages.
+
+The agent is a LangGraph graph served over AG-UI by ag-ui-langgraph under uvicorn (a real
+process on loopback, one per test session). Stop is clicked mid-stream (the run's stream is
+closed, the text so far kept and drawn interrupted), the graph's ``interrupt()`` is the
+approval card, approved with a click (on a subshell, as JupyterLab's commsOverSubshells
+sends it), and the reply resumes.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from agui_servers import AguiServer
+from kernel_harness import KernelHarness, chat_interrupted, state_text
+
+pytestmark = [pytest.mark.kernel, pytest.mark.timeout(240)]
+
+SETUP = """
+import asyncio, json
+from nb_hitl.remote import RemoteAgent
+from nb_hitl.widgets import AgentPanel
+
+agent = RemoteAgent({url!r}, name="Graph")
+panel = AgentPanel(agent, session=None)
+chat = panel.chat
+print(json.dumps({{"stop": chat.stop_button.model_id, "send": chat.send_button.model_id,
+                  "input": chat.input.model_id}}))
+"""
+
+IDLE = """
+for _ in range(3000):
+    if not agent.is_replying and chat.state in ("idle", "error"):
+        break
+    await asyncio.sleep(0.01)
+print(json.dumps([chat.state, [[m.role, m.get_text_content(), m.metadata.get("_partial", False),
+                  m.metadata.get("_is_interrupted", False)] for m in agent.memory.messages]]))
+"""
+
+
+def setup(k: KernelHarness, url: str) -> dict[str, str]:
+    return json.loads(k.execute(SETUP.format(url=url)).strip().splitlines()[-1])
+
+
+def idle(k: KernelHarness) -> tuple[str, list[list[object]]]:
+    state, rows = json.loads(k.execute(IDLE).strip().splitlines()[-1])
+    return state, rows
+
+
+def send(k: KernelHarness, ids: dict[str, str], text: str) -> None:
+    k.set_value(ids["input"], {"value": text})  # typed, then Send: in order on the shell channel
+    k.click(ids["send"])
+
+
+def test_stream_stop_approve_and_resume_with_clicks(
+    kernel7: KernelHarness, langgraph_agui: AguiServer
+) -> None:
+    ids = setup(kernel7, langgraph_agui.url)
+    send(kernel7, ids, "tell me a long story")
+    kernel7.wait_comm(lambda m: "I was shown" in state_text(m), timeout=60)  # streaming
+    kernel7.click(ids["stop"])
+    kernel7.wait_comm(chat_interrupted, timeout=30)
+    state, rows = idle(kernel7)
+    assert state == "idle"
+    assert rows[-1][0] == "assistant" and rows[-1][3] is True  # the interrupted message
+    assert rows[-2][2] is True and str(rows[-2][1]).startswith("You said: tell me a long story")
+
+    send(kernel7, ids, "please deploy")
+    out = kernel7.execute(
+        "while not (chat.approvals and chat.approvals.waiting):\n    await asyncio.sleep(0.01)\n"
+        "print(chat.approvals.waiting[0].approve_button.model_id)"
+    )
+    approve = out.strip().splitlines()[-1]
+    subshell = kernel7.subshell_for(approve, "tooltip", "Approve it")
+    kernel7.click(approve, subshell_id=subshell)
+    kernel7.wait_comm(lambda m: "Done: deployed 1.2 to prod." in state_text(m), timeout=60)
+    state, rows = idle(kernel7)
+    assert state == "idle" and rows[-1][1] == "Done: deployed 1.2 to prod."
+    kernel7.execute("await agent.aclose()")
+
+
+def test_a_dropped_server_is_an_error_row_in_the_kernel_and_the_panel_stays_usable(
+    kernel7: KernelHarness, faulty_agui: AguiServer
+) -> None:
+    ids = setup(kernel7, faulty_agui.url.rstrip("/") + "/drop")
+    send(kernel7, ids, "hello")
+    kernel7.wait_comm(lambda m: "dropped mid-stream" in state_text(m), timeout=60)
+    state, _rows = idle(kernel7)
+    assert state == "error"
+    send(kernel7, ids, "again")
+    kernel7.wait_comm(lambda m: "All good now" in state_text(m), timeout=60)
+    state, rows = idle(kernel7)
+    assert state == "idle" and str(rows[-1][1]).startswith("All good now")
