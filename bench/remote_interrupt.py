@@ -6,7 +6,7 @@ interrupted message drawn, the chat idle, Continue enabled). Three agents, in th
 
 - ``local``: a ``ReActAgent`` on a ``ScriptedModel`` in this process (the baseline);
 - ``langgraph``: a LangGraph graph on a scripted chat model behind ag-ui-langgraph, a uvicorn
-  process on loopback (``nb_hitl.testing_langgraph``);
+  process on loopback (``nb_hitl.demo_remote``);
 - ``nb_hitl``: nb_hitl's own server (``python -m nb_hitl.serve``), when it is installed.
 
     python bench/remote_interrupt.py [--trials 30]
@@ -110,7 +110,7 @@ async def main(trials: int, seed: int) -> None:
         lg_port = free_port()
         procs.append(
             start(
-                ["-m", "nb_hitl.testing_langgraph", "--port", str(lg_port), "--delay", "0.02"],
+                ["-m", "nb_hitl.demo_remote", "--port", str(lg_port), "--delay", "0.02"],
                 lg_port,
                 REPO,
             )

@@ -53,8 +53,8 @@ class AguiServer:
 
 
 def langgraph_server(delay: float = 0.02) -> AguiServer:
-    """The scripted LangGraph graph (``nb_hitl.testing_langgraph``) behind ag-ui-langgraph."""
-    args = ["-m", "nb_hitl.testing_langgraph", "--port", "{port}", "--delay", str(delay)]
+    """The scripted LangGraph graph (``nb_hitl.demo_remote``) behind ag-ui-langgraph."""
+    args = ["-m", "nb_hitl.demo_remote", "--port", "{port}", "--delay", str(delay)]
     return AguiServer(args, "the LangGraph AG-UI server")
 
 

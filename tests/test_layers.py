@@ -61,7 +61,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("agent",),
     ("pipeline", "remote"),
     ("widgets", "extension"),
-    ("", "demo", "testing", "testing_langgraph"),
+    ("", "demo", "testing", "demo_remote"),
 ]
 """Lowest first; each entry names a module or package relative to ``nb_hitl`` ("" is the
 package's own ``__init__``). A module belongs to the longest entry that prefixes it."""

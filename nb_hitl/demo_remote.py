@@ -1,7 +1,15 @@
-"""A LangGraph graph on a scripted chat model, served over AG-UI by ``ag-ui-langgraph``.
+"""Demo AG-UI servers, offline: a LangGraph graph (through ``ag-ui-langgraph``) and an nb_hitl
+agent (through ``nb_hitl.serve``), each a process of its own on 127.0.0.1.
 
-For the remote-agent tests, benchmarks and walkthrough 07, offline: ``python -m
-nb_hitl.testing_langgraph --port N`` serves it under uvicorn on 127.0.0.1. The graph is the
+For walkthrough 07, the remote-agent tests and ``bench/remote_interrupt.py``::
+
+    lg = start_langgraph_server()      # python -m nb_hitl.demo_remote --port N
+    nb = start_nb_hitl_server()        # python -m nb_hitl.serve nb_hitl.demo_remote:nb_hitl_agent
+    ...
+    lg.stop(); nb.stop()               # by their PIDs
+
+``nb_hitl_agent()`` is a ``ReActAgent`` on a ``ScriptedModel`` responder with a ``deploy`` tool
+that needs approval; it answers like the graph below. The graph is the
 usual tool loop: ``agent`` (the chat model) -> ``approve`` (LangGraph's ``interrupt()``, which
 the bridge ends the run with as an AG-UI interrupt) -> ``tools`` -> ``agent``.
 
@@ -19,14 +27,25 @@ The approval node reads the resume payload nb_hitl's ``RemoteAgent`` sends:
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 ASKING = "Let me ask you first."
-QUESTION = {"question": "Which colour?", "header": "Colour",
-            "options": [{"label": "red"}, {"label": "<b>blue</b>"}], "multiSelect": False}
+QUESTION = {
+    "question": "Which colour?",
+    "header": "Colour",
+    "options": [{"label": "red"}, {"label": "<b>blue</b>"}],
+    "multiSelect": False,
+}
 
 LONG = (
     "Interrupting a remote agent works like a local one: the stream closes, the text so far "
@@ -172,6 +191,129 @@ def build_app(delay: float = 0.02) -> Any:
     return app
 
 
+def _turn(messages: list[dict[str, Any]], tools: Any) -> Any:
+    """The nb_hitl agent's model: the same answers as the graph's scripted chat model."""
+    from nb_hitl.model import ScriptedToolCall, ScriptedTurn
+
+    last = messages[-1] if messages else {}
+    content = last.get("content")
+    text = content if isinstance(content, str) else json.dumps(content)
+    if last.get("role") == "tool":
+        return f"Done: {text}."
+    if "deploy" in text.lower():
+        call = ScriptedToolCall("deploy", {"env": "prod", "version": "1.2"})
+        return ScriptedTurn(text="I will deploy it.", tool_calls=[call])
+    users = sum(1 for m in messages if m.get("role") == "user")
+    return f"You said: {text}. This thread has {users} messages from you. " + LONG
+
+
+def deploy(env: str, version: str) -> str:
+    """Deploy a version somewhere.
+
+    Args:
+        env: where (prod, staging...).
+        version: which version.
+    """
+    return f"deployed {version} to {env}"
+
+
+def nb_hitl_agent(tokens_per_second: float = 50.0) -> Any:
+    """The nb_hitl agent ``start_nb_hitl_server`` serves (one per thread)."""
+    from nb_hitl import ReActAgent, ScriptedModel, Toolkit
+
+    toolkit = Toolkit()
+    toolkit.register_tool_function(deploy, needs_approval=True)
+    model = ScriptedModel(responder=_turn, tokens_per_second=tokens_per_second)
+    return ReActAgent("Friday", "You are a demo agent.", model, toolkit=toolkit)
+
+
+class LocalServer:
+    """A server process on 127.0.0.1 started by ``start_*_server``; ``stop()`` ends it by PID."""
+
+    def __init__(self, argv: list[str], port: int, cwd: str | None = None) -> None:
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}/"
+        self.argv = argv
+        self.cwd = cwd
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 60.0) -> "LocalServer":
+        """Start it and wait until it listens (an error if it exits first)."""
+        # The child imports the same nb_hitl as this process (a checkout, or the installed one).
+        here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        path = os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH", "")) if p)
+        self.proc = subprocess.Popen(
+            self.argv,
+            cwd=self.cwd,
+            env=dict(os.environ, PYTHONPATH=path),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{self.argv} exited with {self.proc.returncode}")
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", self.port), 0.2),
+            ):
+                return self
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"{self.argv} did not listen on port {self.port} in {timeout} s")
+
+    def stop(self) -> None:
+        """Stop the process (SIGTERM, then SIGKILL after 10 s)."""
+        proc, self.proc = self.proc, None
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+
+    def restart(self) -> None:
+        """Stop it and start it again on the same port."""
+        self.stop()
+        self.start()
+
+    def __repr__(self) -> str:
+        return f"LocalServer({self.url!r}, pid={self.proc.pid if self.proc else None})"
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_langgraph_server(delay: float = 0.02) -> "LocalServer":
+    """The LangGraph graph below, behind ag-ui-langgraph under uvicorn, on a free port."""
+    port = free_port()
+    argv = [sys.executable, "-m", "nb_hitl.demo_remote", "--port", str(port), "--delay", str(delay)]
+    return LocalServer(argv, port).start()
+
+
+def start_nb_hitl_server(sessions: str | None = None) -> "LocalServer":
+    """``nb_hitl_agent`` behind ``python -m nb_hitl.serve`` on a free port; threads saved as
+    JSON files in ``sessions`` (default: a new temporary folder), so a restart keeps them."""
+    port = free_port()
+    folder = sessions or tempfile.mkdtemp(prefix="nb-hitl-serve-")
+    argv = [
+        sys.executable,
+        "-m",
+        "nb_hitl.serve",
+        "nb_hitl.demo_remote:nb_hitl_agent",
+        "--port",
+        str(port),
+        "--sessions",
+        folder,
+    ]
+    return LocalServer(argv, port, cwd=os.getcwd()).start()
+
+
 def main(argv: list[str] | None = None) -> None:
     """Serve the graph on 127.0.0.1 (``--port``, ``--delay`` seconds per streamed word)."""
     import uvicorn
@@ -187,4 +329,13 @@ if __name__ == "__main__":
     main()
 
 
-__all__ = ["build_app", "build_graph", "main"]
+__all__ = [
+    "LocalServer",
+    "build_app",
+    "build_graph",
+    "free_port",
+    "main",
+    "nb_hitl_agent",
+    "start_langgraph_server",
+    "start_nb_hitl_server",
+]
