@@ -10,10 +10,12 @@ sends it), and the reply resumes.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from agui_servers import AguiServer
-from kernel_harness import KernelHarness, chat_interrupted, state_text
+from kernel_harness import KernelHarness, chat_interrupted, chat_text, state_text
 
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(240)]
 
@@ -39,6 +41,11 @@ print(json.dumps([chat.state, [[m.role, m.get_text_content(), m.metadata.get("_p
 """
 
 
+def drawn(text: str) -> Callable[[dict[str, Any]], bool]:
+    """A comm message that draws ``text`` in the chat (a row's state or a streaming delta)."""
+    return lambda m: text in chat_text(m) or text in state_text(m)
+
+
 def setup(k: KernelHarness, url: str) -> dict[str, str]:
     return json.loads(k.execute(SETUP.format(url=url)).strip().splitlines()[-1])
 
@@ -58,7 +65,7 @@ def test_stream_stop_approve_and_resume_with_clicks(
 ) -> None:
     ids = setup(kernel7, langgraph_agui.url)
     send(kernel7, ids, "tell me a long story")
-    kernel7.wait_comm(lambda m: "I was shown" in state_text(m), timeout=60)  # streaming
+    kernel7.wait_comm(drawn("I was shown"), timeout=60)  # streaming
     kernel7.click(ids["stop"])
     kernel7.wait_comm(chat_interrupted, timeout=30)
     state, rows = idle(kernel7)
@@ -74,7 +81,7 @@ def test_stream_stop_approve_and_resume_with_clicks(
     approve = out.strip().splitlines()[-1]
     subshell = kernel7.subshell_for(approve, "tooltip", "Approve it")
     kernel7.click(approve, subshell_id=subshell)
-    kernel7.wait_comm(lambda m: "Done: deployed 1.2 to prod." in state_text(m), timeout=60)
+    kernel7.wait_comm(drawn("Done: deployed 1.2 to prod."), timeout=60)
     state, rows = idle(kernel7)
     assert state == "idle" and rows[-1][1] == "Done: deployed 1.2 to prod."
     kernel7.execute("await agent.aclose()")
@@ -85,10 +92,10 @@ def test_a_dropped_server_is_an_error_row_in_the_kernel_and_the_panel_stays_usab
 ) -> None:
     ids = setup(kernel7, faulty_agui.url.rstrip("/") + "/drop")
     send(kernel7, ids, "hello")
-    kernel7.wait_comm(lambda m: "dropped mid-stream" in state_text(m), timeout=60)
+    kernel7.wait_comm(drawn("dropped mid-stream"), timeout=60)
     state, _rows = idle(kernel7)
     assert state == "error"
     send(kernel7, ids, "again")
-    kernel7.wait_comm(lambda m: "All good now" in state_text(m), timeout=60)
+    kernel7.wait_comm(drawn("All good now"), timeout=60)
     state, rows = idle(kernel7)
     assert state == "idle" and str(rows[-1][1]).startswith("All good now")
