@@ -3,7 +3,7 @@
 The packages, lowest layer first (each imports only its own layer and those below; see
 ``tests/test_layers.py``): ``message`` -> ``events`` -> ``formatter``/``token`` ->
 ``tool``/``memory`` -> ``model`` -> ``compression`` -> ``session`` -> ``compression.replay`` ->
-``agent`` -> ``pipeline`` -> ``widgets``/``extension``. ``import nb_hitl`` stays light:
+``agent`` -> ``pipeline`` -> ``serve`` -> ``widgets``/``extension``. ``import nb_hitl`` stays light:
 widgets, the OpenAI SDK and tiktoken load only when used.
 """
 
@@ -50,6 +50,7 @@ __all__ = [
     "UserAgent",
     "__version__",
     "ask_user",
+    "serve",
     "show",
 ]
 
@@ -90,6 +91,7 @@ if not TYPE_CHECKING:
             "model",
             "module",
             "pipeline",
+            "serve",
             "session",
             "testing",
             "token",

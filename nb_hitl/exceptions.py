@@ -21,7 +21,8 @@
     ├── TranscriptError       a recorded conversation cannot be replayed (compression replay)
     ├── RemoteAgentError      an AG-UI server failed a run (HTTP error, unreachable, stalled,
     │                         dropped or malformed stream, RUN_ERROR)
-    └── HookError             a hook registered on an agent raised
+    ├── HookError             a hook registered on an agent raised
+    └── ServeError            the AG-UI server refused a request (HTTP status, code, what to do)
 
 Interruption is not an error: it is signalled by ``asyncio.CancelledError`` inside the reply
 task and surfaces to callers as a ``Msg`` whose ``metadata["_is_interrupted"]`` is True.
@@ -191,3 +192,18 @@ class HookError(NbHitlError):
         self.hook_type = hook_type
         self.hook_name = hook_name
         self.error = error
+
+
+class ServeError(NbHitlError):
+    """The AG-UI server (``nb_hitl.serve``) refuses a request; nothing was changed.
+
+    Answered as HTTP ``status`` with ``{"error": message, "code": code}``: ``code`` is a
+    short word a client can branch on (``busy``, ``bad_input``, ``unauthorized``...), the
+    message says what is wrong and what to do.
+    """
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
