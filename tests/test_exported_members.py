@@ -312,3 +312,26 @@ def test_remote_agent_names() -> None:
     assert "Notice" in events.__all__ and events.Notice.kind == "notice"
     for name in ("connect", "sync", "resume", "approve", "deny", "answer", "decide", "aclose"):
         assert hasattr(remote.RemoteAgent, name), name
+
+
+def test_serve_public_names() -> None:
+    import nb_hitl.serve as serve
+
+    assert sorted(serve.__all__) == [
+        "APPROVAL_REASON",
+        "AgentServer",
+        "DEFAULT_MAX_BODY",
+        "QUESTION_REASON",
+        "RunTranslator",
+        "RunningServer",
+        "agent_state",
+        "create_app",
+        "messages_to_agui",
+        "pending_interrupts",
+        "serve",
+    ]
+    for name in serve.__all__:
+        assert getattr(serve, name) is not None, name
+    assert serve.app is serve.create_app
+    assert callable(nb_hitl.serve)  # nb_hitl.serve(make_agent, ...) is serve.serve
+    assert "serve" in nb_hitl.__all__

@@ -33,8 +33,10 @@ one row are peers that may import each other, as long as no cycle forms):
 11. ``pipeline``, ``remote``: ``MsgHub`` and pipelines made of agents; ``RemoteAgent``, an
     agent whose replies run on an AG-UI server (an agent like the others, so the panel above
     drives it).
-12. ``widgets``, ``extension``: the notebook front ends; the extension's magics use the chat.
-13. the ``nb_hitl`` package itself (``show()``, the lazy top-level names), ``demo`` and
+12. ``serve``: nb_hitl agents behind the AG-UI protocol (a Starlette app under uvicorn); it
+    drives agents and their sessions and knows no widget.
+13. ``widgets``, ``extension``: the notebook front ends; the extension's magics use the chat.
+14. the ``nb_hitl`` package itself (``show()``, the lazy top-level names), ``demo`` and
     ``testing``: entry points and helpers that may use anything.
 """
 
@@ -60,6 +62,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("compression.replay",),
     ("agent",),
     ("pipeline", "remote"),
+    ("serve",),
     ("widgets", "extension"),
     ("", "demo", "testing", "demo_remote"),
 ]

@@ -89,6 +89,12 @@ def test_the_reference_pages_hold_what_the_readme_points_to() -> None:
         assert f"**{concept}" in concepts and f"**{concept}" in README, concept
     for page in ("concepts", "widgets", "agentscope", "tokens", "troubleshooting", "development"):
         assert f"](docs/{page}.md)" in README, page
+    serve = (DOCS / "serve.md").read_text(encoding="utf-8")
+    assert "](docs/serve.md)" in README
+    for route in ("/threads/{thread_id}/interrupt", "/threads/{thread_id}/steer", "/messages"):
+        assert route in serve, route
+    for claim in ("hmac.compare_digest", "MESSAGES_SNAPSHOT", "resume", "bench/agui_load.py"):
+        assert claim in serve, claim
 
 
 def _module_map(text: str) -> str:

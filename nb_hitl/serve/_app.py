@@ -93,7 +93,9 @@ async def _body(request: Request, limit: int) -> Any:
     try:
         return json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise ServeError(400, "bad_json", f"The body is not JSON ({exc}); send a JSON object.") from None
+        raise ServeError(
+            400, "bad_json", f"The body is not JSON ({exc}); send a JSON object."
+        ) from None
 
 
 def _too_large(size: int, limit: int) -> str:

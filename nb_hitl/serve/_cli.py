@@ -32,7 +32,8 @@ def load_target(spec: str) -> Any:
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise ConfigError(f"{spec!r} is not module:factory (e.g. my_agents:make_agent).")
-    sys.path.insert(0, os.getcwd()) if os.getcwd() not in sys.path else None
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # as `python -m` does: the caller's modules import
     try:
         obj: Any = importlib.import_module(module_name)
     except ImportError as exc:
@@ -78,7 +79,7 @@ def _app(settings: dict[str, Any]) -> Any:
 
 
 def app_from_env() -> Any:
-    """The app a uvicorn worker builds (``--workers N``): settings from ``$NB_HITL_SERVE_CONFIG``."""
+    """The app each uvicorn worker builds (``--workers N``), from ``$NB_HITL_SERVE_CONFIG``."""
     return _app(json.loads(os.environ[CONFIG_ENV]))
 
 
@@ -100,9 +101,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--redis", default=None, help="save threads in Redis: redis://host:port/db")
     p.add_argument("--redis-prefix", default="nb_hitl:serve:")
     p.add_argument("--no-save", action="store_true", help="keep threads in memory only")
-    p.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (needs --redis)")
-    p.add_argument("--cors", action="append", default=[], metavar="ORIGIN",
-                   help="allow this browser origin (repeatable); none by default")
+    p.add_argument(
+        "--workers", type=int, default=1, help="uvicorn worker processes (needs --redis)"
+    )
+    p.add_argument(
+        "--cors",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="allow this browser origin (repeatable); none by default",
+    )
     p.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY)
     p.add_argument("--path", default="", help="prefix of every route")
     p.add_argument("--log-level", default="warning")

@@ -167,7 +167,8 @@ def pending_interrupts(agent: Any) -> list[Interrupt]:
                 id=pending.call_id,
                 reason=APPROVAL_REASON,
                 tool_call_id=pending.call_id,
-                message=f"{agent.name} wants to run {_call_label(pending.tool_name, pending.arguments)}",
+                message=f"{agent.name} wants to run "
+                + _call_label(pending.tool_name, pending.arguments),
                 response_schema=DECISION_SCHEMA,
                 metadata={
                     "kind": "approval",

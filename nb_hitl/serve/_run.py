@@ -109,7 +109,7 @@ class ActiveRun:
     ) -> None:
         self.threads = threads
         self.slot = slot
-        self.agent = slot.agent
+        self.agent: Any = slot.agent  # ReActAgent, or any AgentBase (resume may be missing)
         self.run_id = run_id
         self.plan = plan
         self.finished = False
@@ -159,7 +159,9 @@ class ActiveRun:
         slot = self.slot
         try:
             self._put(
-                RunStartedEvent(thread_id=slot.thread_id, run_id=self.run_id, protocol_version="1.0"),
+                RunStartedEvent(
+                    thread_id=slot.thread_id, run_id=self.run_id, protocol_version="1.0"
+                ),
                 MessagesSnapshotEvent(messages=self._snapshot),
                 StateSnapshotEvent(snapshot=agent_state(self.agent)),
             )
@@ -279,8 +281,10 @@ class ActiveRun:
             reply, slot.reply = slot.reply, None
             terminal = self._ended(reply)
         try:
-            await self.threads.save(slot, [i.model_dump(mode="json", by_alias=True) for i in interrupts])
-        except Exception as exc:  # noqa: BLE001 - a store that refuses: say so, keep the agent
+            await self.threads.save(
+                slot, [i.model_dump(mode="json", by_alias=True) for i in interrupts]
+            )
+        except Exception as exc:
             terminal = RunErrorEvent(
                 message=f"The reply ended but thread {slot.thread_id!r} was not saved: "
                 f"{type(exc).__name__}: {exc}",
@@ -310,7 +314,7 @@ class ActiveRun:
 async def _outcome(task: asyncio.Task[Msg]) -> Msg | None:
     try:
         return await task
-    except Exception:  # noqa: BLE001 - the closed reply's failure was already reported
+    except Exception:
         return None
 
 

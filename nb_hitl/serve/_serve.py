@@ -29,7 +29,14 @@ if TYPE_CHECKING:
     from ._server import AgentServer
     from ._threads import AgentFactory
 
-__all__ = ["DEFAULT_SESSIONS_DIR", "TOKEN_ENV", "RunningServer", "check_bind", "is_loopback", "serve"]
+__all__ = [
+    "DEFAULT_SESSIONS_DIR",
+    "TOKEN_ENV",
+    "RunningServer",
+    "check_bind",
+    "is_loopback",
+    "serve",
+]
 
 DEFAULT_SESSIONS_DIR = ".nb_hitl/sessions"
 """Where threads are saved (``JSONSession``) unless another session store is given."""
@@ -57,8 +64,10 @@ def check_bind(host: str, token: str | None) -> None:
             "clients send `Authorization: Bearer <token>`; or bind 127.0.0.1."
         )
     if token is not None and len(token) < 16:
-        raise ConfigError("The token is too short: use 16 or more random characters "
-                          "(python -c 'import secrets; print(secrets.token_urlsafe(24))').")
+        raise ConfigError(
+            "The token is too short: use 16 or more random characters "
+            "(python -c 'import secrets; print(secrets.token_urlsafe(24))')."
+        )
 
 
 def default_session(sessions_dir: str | os.PathLike[str] = DEFAULT_SESSIONS_DIR) -> SessionBase:
@@ -169,5 +178,5 @@ def serve(
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level)
     server = uvicorn.Server(config)
     # The kernel's SIGINT handling stays the kernel's: uvicorn would take it while serving.
-    server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign]
+    server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]
     return RunningServer(server, host, port, "/" + path.strip("/") if path.strip("/") else "")

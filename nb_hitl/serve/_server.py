@@ -124,7 +124,9 @@ class AgentServer:
     def _waiting(self, slot: ThreadSlot) -> list[dict[str, Any]]:
         """The interrupts the thread waits on (JSON): live ones, else those saved with it."""
         if slot.parked:
-            return [i.model_dump(mode="json", by_alias=True) for i in pending_interrupts(slot.agent)]
+            return [
+                i.model_dump(mode="json", by_alias=True) for i in pending_interrupts(slot.agent)
+            ]
         return list(slot.record.interrupts) if slot.reply is None else []
 
     def _check_resume(
@@ -199,7 +201,7 @@ class AgentServer:
                 if reply is not None:
                     try:
                         await reply
-                    except Exception:  # noqa: BLE001 - reported by the reply's own record
+                    except Exception:
                         pass
                 slot.reply = None
                 await self.threads.save(slot, [])
@@ -243,9 +245,13 @@ class AgentServer:
             "threadId": thread_id,
             "exists": bool(memory) or slot.record.version > 0,
             "running": slot.busy,
-            "messages": [m.model_dump(mode="json", by_alias=True) for m in messages_to_agui(memory)],
+            "messages": [
+                m.model_dump(mode="json", by_alias=True) for m in messages_to_agui(memory)
+            ],
             "state": agent_state(slot.agent),
-            "interrupts": [Interrupt.model_validate(i).model_dump(mode="json", by_alias=True) for i in waiting],
+            "interrupts": [
+                Interrupt.model_validate(i).model_dump(mode="json", by_alias=True) for i in waiting
+            ],
         }
 
     def info(self) -> dict[str, Any]:
@@ -272,7 +278,7 @@ class AgentServer:
         for task in list(self.threads.background):
             try:
                 await task
-            except Exception:  # noqa: BLE001 - already logged by the task's callback
+            except Exception:
                 pass
 
 

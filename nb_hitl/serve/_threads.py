@@ -18,7 +18,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from nb_hitl.exceptions import ServeError, SessionError
 from nb_hitl.message import Msg
@@ -27,9 +27,7 @@ if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
     from nb_hitl.session import SessionBase
 
-    from ._run import ActiveRun
-
-__all__ = ["ServeRecord", "ThreadSlot", "Threads", "check_thread_id"]
+__all__ = ["RunLike", "ServeRecord", "ThreadSlot", "Threads", "check_thread_id"]
 
 THREAD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
 
@@ -44,6 +42,15 @@ def check_thread_id(thread_id: str) -> str:
             "'._:@-', starting with a letter or digit (a UUID works).",
         )
     return thread_id
+
+
+class RunLike(Protocol):
+    """What a slot knows of the run streaming on it (``ActiveRun``)."""
+
+    run_id: str
+    finished: bool
+
+    def request_stop(self, why: str = "stop") -> bool: ...
 
 
 @dataclass
@@ -74,7 +81,7 @@ class ThreadSlot:
     record: ServeRecord = field(default_factory=ServeRecord)
     reply: asyncio.Task[Msg] | None = None
     """The ``agent(...)`` call: done, running, or parked across runs."""
-    run: ActiveRun | None = None
+    run: RunLike | None = None
     """The run streaming now (None between runs)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -241,5 +248,5 @@ async def _discard(agent: AgentBase, reply: asyncio.Task[Any]) -> None:
     await agent.interrupt()
     try:
         await reply
-    except Exception:  # noqa: BLE001 - a discarded agent's reply: nothing to report
+    except Exception:
         pass

@@ -152,7 +152,11 @@ class RunTranslator:
                     tool_call_id=block.id,
                     content=result_text(block),
                     role="tool",
-                    metadata={**meta, "is_error": block.is_error, "is_interrupted": block.is_interrupted},
+                    metadata={
+                        **meta,
+                        "is_error": block.is_error,
+                        "is_interrupted": block.is_interrupted,
+                    },
                 )
             )
         return out

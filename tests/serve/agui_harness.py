@@ -19,9 +19,8 @@ from typing import Any
 
 import httpx
 from ag_ui.core import Event
-from pydantic import TypeAdapter
-
 from db_servers import free_port, stop, wait_for_port
+from pydantic import TypeAdapter
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -74,7 +73,12 @@ def user(text: str) -> dict[str, Any]:
 
 
 def body(thread: str, *messages: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {"threadId": thread, "runId": "r-" + uuid.uuid4().hex[:8], "messages": list(messages), **extra}
+    return {
+        "threadId": thread,
+        "runId": "r-" + uuid.uuid4().hex[:8],
+        "messages": list(messages),
+        **extra,
+    }
 
 
 def headers(token: str | None) -> dict[str, str]:

@@ -71,9 +71,7 @@ def _kernel_interrupted_memory() -> list[Msg]:
 
 def _shape(messages: list[dict[str, Any]]) -> list[tuple[str, tuple[str, ...]]]:
     keys = ("_partial", "_is_interrupted", "interrupted_at", "interrupted_by")
-    return [
-        (m["role"], tuple(k for k in keys if k in (m.get("metadata") or {}))) for m in messages
-    ]
+    return [(m["role"], tuple(k for k in keys if k in (m.get("metadata") or {}))) for m in messages]
 
 
 def test_stop_mid_stream_keeps_the_partial_answer_and_the_interrupted_message(
@@ -104,9 +102,7 @@ def test_stop_mid_stream_keeps_the_partial_answer_and_the_interrupted_message(
     assert start["type"] == "TEXT_MESSAGE_START" and start["metadata"]["_is_interrupted"]
     # the same memory as an in-kernel interrupt of the same agent
     kernel = _kernel_interrupted_memory()
-    kernel_json = [
-        {"role": m.role, "metadata": m.metadata} for m in kernel
-    ]
+    kernel_json = [{"role": m.role, "metadata": m.metadata} for m in kernel]
     assert _shape(saved) == _shape(kernel_json)
 
     # the next run carries the context: the whole thread, then a new answer
@@ -179,8 +175,13 @@ def test_approval_ends_the_run_with_an_interrupt_and_resume_runs_the_tool(
     again = run(agui.url, body(thread))
     assert finished(again)["outcome"]["interrupts"][0]["id"] == "call_w1"
 
-    resume = [{"interruptId": "call_w1", "status": "resolved", "payload": {"decision": "edit",
-               "arguments": {"text": "edited"}}}]
+    resume = [
+        {
+            "interruptId": "call_w1",
+            "status": "resolved",
+            "payload": {"decision": "edit", "arguments": {"text": "edited"}},
+        }
+    ]
     events = run(agui.url, body(thread, resume=resume))
     assert finished(events)["outcome"] == {"type": "success"}
     (result,) = [e for e in events if e["type"] == "TOOL_CALL_RESULT"]
@@ -204,8 +205,13 @@ def test_denying_reaches_the_model_and_a_bad_decision_changes_nothing(agui: Serv
     r = httpx.post(agui.url + "/", json=body(thread, resume=unknown), timeout=30)
     assert r.status_code == 422 and r.json()["code"] == "unknown_interrupt"
     assert [i["id"] for i in history(agui.url, thread)["interrupts"]] == ["call_w1"]
-    deny = [{"interruptId": "call_w1", "status": "resolved",
-             "payload": {"decision": "deny", "reason": "not today"}}]
+    deny = [
+        {
+            "interruptId": "call_w1",
+            "status": "resolved",
+            "payload": {"decision": "deny", "reason": "not today"},
+        }
+    ]
     events = run(agui.url, body(thread, resume=deny))
     (result,) = [e for e in events if e["type"] == "TOOL_CALL_RESULT"]
     assert result["content"] == "denied by the user: not today"
@@ -224,14 +230,24 @@ def test_ask_user_ends_the_run_with_the_question_and_resume_answers_it(
     assert [o["label"] for o in question["options"]] == ["red", "blue"]
     assert question["multiSelect"] is False
 
-    wrong = [{"interruptId": "call_q1", "status": "resolved",
-              "payload": {"answers": {"Which colour?": "green"}}}]
+    wrong = [
+        {
+            "interruptId": "call_q1",
+            "status": "resolved",
+            "payload": {"answers": {"Which colour?": "green"}},
+        }
+    ]
     r = httpx.post(agui.url + "/", json=body(thread, resume=wrong), timeout=30)
     assert r.status_code == 422 and r.json()["code"] == "bad_answer"
     assert "red" in r.json()["error"]
 
-    right = [{"interruptId": "call_q1", "status": "resolved",
-              "payload": {"answers": {"Which colour?": "red"}}}]
+    right = [
+        {
+            "interruptId": "call_q1",
+            "status": "resolved",
+            "payload": {"answers": {"Which colour?": "red"}},
+        }
+    ]
     events = run(agui.url, body(thread, resume=right))
     assert finished(events)["outcome"] == {"type": "success"}
     assert history(agui.url, thread)["messages"][-1]["content"] == 'Done: {"Which colour?": "red"}'
