@@ -4,7 +4,7 @@ the prompt, so a thread loaded by another worker (a fresh agent) answers exactly
 - a user message containing ``approve`` -> the model calls ``write_note`` (needs approval);
 - ``ask`` -> the model calls ``ask_user`` with one question (``Which colour?``: red / blue);
 - ``long`` -> a long streamed answer (interrupt it);
-- ``lookup`` -> the model calls ``lookup`` (no approval; it takes 0.5 s: steer meanwhile);
+- ``lookup`` -> the model calls ``lookup`` (no approval; it takes 1.5 s: steer meanwhile);
 - anything else -> a short answer quoting the last user message.
 After a tool result the model answers with the result's text.
 """
@@ -39,7 +39,7 @@ async def lookup(topic: str) -> str:
     Args:
         topic: what to look up.
     """
-    await asyncio.sleep(0.5)
+    await asyncio.sleep(1.5)
     return f"found {topic}"
 
 
