@@ -291,6 +291,7 @@ class BranchMixin(AgentBase):
         result.metadata["regenerates"] = msg_id
         if self.memory.get(result.id) is result:
             self.memory.replace(result)
+            await self._flush_memory()  # a database memory stores the tag before we return
         return result
 
     # -- state -----------------------------------------------------------------------------

@@ -64,6 +64,8 @@ class Changes:
     reorder: bool
     """The order of kept messages changed: rewrite every position."""
     summary_changed: bool
+    fingerprints: dict[str, str]
+    """Each message's content as this write saw it (what the next write compares with)."""
 
     def row(self, msg: Msg) -> dict[str, Any]:
         """The stored form of ``msg``: AgentScope's ``to_dict()``, secrets redacted."""
@@ -76,7 +78,8 @@ class StoredMemory(InMemoryMemory):
 
     def __init__(self) -> None:
         super().__init__()
-        self._synced: dict[str, tuple[Msg, frozenset[str]]] = {}
+        self._synced: dict[str, tuple[str, frozenset[str]]] = {}
+        """What the store holds: each message's fingerprint (its JSON) and marks."""
         self._synced_order: list[str] = []
         self._synced_summary = ""
         self._synced_version = 0
@@ -123,10 +126,13 @@ class StoredMemory(InMemoryMemory):
         messages = list(self._messages)
         marks = {m.id: frozenset(self._marks.get(m.id, ())) for m in messages}
         held = set(marks)
+        # Compared by content, not identity: a message changed in place after it was stored
+        # (metadata set by regenerate(), resume, a post_reply hook) is written again.
+        fingerprints = {m.id: m.model_dump_json() for m in messages}
         upserts = []
         for m in messages:
             synced = self._synced.get(m.id)
-            if synced is None or synced[0] is not m or synced[1] != marks[m.id]:
+            if synced is None or synced != (fingerprints[m.id], marks[m.id]):
                 upserts.append((m, marks[m.id], synced is None))
         deletes = [i for i in self._synced_order if i not in held]
         kept = [m.id for m in messages if m.id in self._synced]
@@ -135,11 +141,20 @@ class StoredMemory(InMemoryMemory):
         if not (upserts or deletes or reorder or summary_changed):
             return None
         return Changes(
-            messages, marks, self._compressed_summary, upserts, deletes, reorder, summary_changed
+            messages,
+            marks,
+            self._compressed_summary,
+            upserts,
+            deletes,
+            reorder,
+            summary_changed,
+            fingerprints,
         )
 
     def _mark_synced(self, changes: Changes, version: int) -> None:
-        self._synced = {m.id: (m, changes.marks[m.id]) for m in changes.messages}
+        self._synced = {
+            m.id: (changes.fingerprints[m.id], changes.marks[m.id]) for m in changes.messages
+        }
         self._synced_order = [m.id for m in changes.messages]
         self._synced_summary = changes.summary
         self._synced_version = version
@@ -155,7 +170,9 @@ class StoredMemory(InMemoryMemory):
             return
         messages, marks, summary = await self._read()
         self._loaded = True
-        self._synced = {m.id: (m, frozenset(marks.get(m.id, ()))) for m in messages}
+        self._synced = {
+            m.id: (m.model_dump_json(), frozenset(marks.get(m.id, ()))) for m in messages
+        }
         self._synced_order = [m.id for m in messages]
         self._synced_summary = summary
         known = set(self._synced_order)
@@ -209,7 +226,9 @@ class StoredMemory(InMemoryMemory):
                     self.restore(messages, marks, summary)
                 finally:
                     self._quiet = False
-                self._synced = {m.id: (m, frozenset(marks.get(m.id, ()))) for m in messages}
+                self._synced = {
+                    m.id: (m.model_dump_json(), frozenset(marks.get(m.id, ()))) for m in messages
+                }
                 self._synced_order = [m.id for m in messages]
                 self._synced_summary = summary
                 self._synced_version = self.version

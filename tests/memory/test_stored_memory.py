@@ -53,6 +53,30 @@ async def test_what_one_object_writes_another_reads(backend: Backend) -> None:
     assert held(second) == held(first)
 
 
+async def test_a_message_changed_in_place_is_written_again(backend: Backend) -> None:
+    memory = await backend.open()
+    (msg,) = msgs("a")
+    await memory.add(msg)
+    await memory.flush()
+    msg.metadata["regenerates"] = "m9"  # the same object, changed after it was stored
+    await memory.flush()
+    fresh = await backend.open()
+    await fresh.reload()
+    assert fresh.messages[0].metadata == {"regenerates": "m9"}
+
+
+async def test_regenerate_returns_with_its_tag_stored(backend: Backend) -> None:
+    memory = await backend.open()
+    agent = ReActAgent("Friday", "Be brief.", ScriptedModel(["One.", "Two."]), memory=memory)
+    first = await agent(Msg("user", "Say a number.", "user"))
+    again = await agent.regenerate(first.id)
+    fresh = await backend.open()
+    await fresh.reload()
+    assert fresh.messages[-1].id == again.id
+    assert fresh.messages[-1].metadata["regenerates"] == first.id
+    assert held(fresh) == held(memory)
+
+
 async def test_users_and_sessions_stay_apart(backend: Backend) -> None:
     mine = await backend.open("s1", "u1")
     other_session = await backend.open("s2", "u1")
