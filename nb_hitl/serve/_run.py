@@ -247,7 +247,13 @@ class ActiveRun:
             return False
         while True:
             if self._events.empty() and self._parked_now():
-                return True
+                if self.plan.answers:
+                    self._give_answers()  # asked again (a reply loaded from the store)
+                for _ in range(3):  # let events already emitted reach the queue
+                    await asyncio.sleep(0)
+                if self._events.empty() and self._parked_now():
+                    return True
+                continue
             item = await self._events.get()
             if item is _DONE:
                 if reply.done():
