@@ -8,7 +8,7 @@ from nb_hitl.message import AudioBlock, ContentBlock, ImageBlock, Msg, TextBlock
 
 from ._formatter_base import FormatterBase
 from ._media import dashscope_media_url
-from ._multiagent import DEFAULT_HISTORY_PROMPT, _MultiAgentFormatter
+from ._multiagent import DEFAULT_HISTORY_PROMPT, _MultiAgentFormatter, history_items
 
 
 class DashScopeChatFormatter(FormatterBase):
@@ -124,15 +124,14 @@ class DashScopeMultiAgentFormatter(_MultiAgentFormatter):
     def _history_message(self, msgs: list[Msg], prompt: str) -> list[dict[str, Any]]:
         parts: list[dict[str, Any]] = []
         lines: list[str] = []
-        for msg in msgs:
-            for block in msg.get_content_blocks():
-                if isinstance(block, TextBlock):
-                    lines.append(f"{msg.name}: {block.text}")
-                elif isinstance(block, (ImageBlock, AudioBlock, VideoBlock)):
-                    if lines:  # the text so far, then the media where it was said
-                        parts.append({"text": "\n".join(lines)})
-                        lines = []
-                    parts.append({block.type: dashscope_media_url(block.source)})
+        for _, item in history_items(msgs):
+            if isinstance(item, str):
+                lines.append(item)
+                continue
+            if lines:  # the text so far, then the media where it was said
+                parts.append({"text": "\n".join(lines)})
+                lines = []
+            parts.append({item.type: dashscope_media_url(item.source)})
         if lines:
             parts.append({"text": "\n".join(lines)})
         if not parts:

@@ -22,15 +22,28 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from nb_hitl.message import Msg
+from nb_hitl.message import AudioBlock, ImageBlock, Msg, TextBlock, VideoBlock
 
 from ._formatter_base import FormatterBase
+
+MediaBlock = ImageBlock | AudioBlock | VideoBlock
 
 DEFAULT_HISTORY_PROMPT = (
     "# Conversation History\n"
     "The content between <history></history> tags contains your conversation history\n"
 )
 """AgentScope's default ``conversation_history_prompt``."""
+
+
+def history_items(msgs: Sequence[Msg]) -> Iterator[tuple[Msg, str | MediaBlock]]:
+    """What an agent-message run says, in order: each text block as a ``name: text`` line,
+    each image, audio and video block as it is (the provider formatter places them)."""
+    for msg in msgs:
+        for block in msg.get_content_blocks():
+            if isinstance(block, TextBlock):
+                yield msg, f"{msg.name}: {block.text}"
+            elif isinstance(block, (ImageBlock, AudioBlock, VideoBlock)):
+                yield msg, block
 
 
 def group_messages(msgs: Sequence[Msg]) -> Iterator[tuple[str, list[Msg]]]:

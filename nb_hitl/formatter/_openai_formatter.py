@@ -8,7 +8,7 @@ from nb_hitl.message import AudioBlock, ContentBlock, ImageBlock, Msg, TextBlock
 
 from ._formatter_base import FormatterBase, safe_name
 from ._media import openai_image_url, openai_input_audio
-from ._multiagent import DEFAULT_HISTORY_PROMPT, _MultiAgentFormatter
+from ._multiagent import DEFAULT_HISTORY_PROMPT, _MultiAgentFormatter, history_items
 
 
 class OpenAIChatFormatter(FormatterBase):
@@ -148,16 +148,15 @@ class OpenAIMultiAgentFormatter(_MultiAgentFormatter):
         lines: list[str] = []
         images: list[dict[str, Any]] = []
         audios: list[dict[str, Any]] = []
-        for msg in msgs:
-            for block in msg.get_content_blocks():
-                if isinstance(block, TextBlock):
-                    lines.append(f"{msg.name}: {block.text}")
-                elif isinstance(block, ImageBlock):
-                    url = openai_image_url(block.source)
-                    images.append({"type": "image_url", "image_url": {"url": url}})
-                elif isinstance(block, AudioBlock) and msg.role != "assistant":
-                    audio = openai_input_audio(block.source)
-                    audios.append({"type": "input_audio", "input_audio": audio})
+        for msg, item in history_items(msgs):
+            if isinstance(item, str):
+                lines.append(item)
+            elif isinstance(item, ImageBlock):
+                url = openai_image_url(item.source)
+                images.append({"type": "image_url", "image_url": {"url": url}})
+            elif isinstance(item, AudioBlock) and msg.role != "assistant":
+                audio = openai_input_audio(item.source)
+                audios.append({"type": "input_audio", "input_audio": audio})
         content: list[dict[str, Any]] = []
         if lines:  # as AgentScope: images alone get no <history> heading
             text = prompt + "<history>\n" + "\n".join(lines) + "\n</history>"
