@@ -217,8 +217,10 @@ def deploy(env: str, version: str) -> str:
     return f"deployed {version} to {env}"
 
 
-def nb_hitl_agent(tokens_per_second: float = 50.0) -> Any:
-    """The nb_hitl agent ``start_nb_hitl_server`` serves (one per thread)."""
+def nb_hitl_agent() -> Any:
+    """The nb_hitl agent ``start_nb_hitl_server`` serves (one per thread; it streams
+    ``$NB_HITL_DEMO_TPS`` tokens per second, default 50)."""
+    tokens_per_second = float(os.environ.get("NB_HITL_DEMO_TPS", "50"))
     from nb_hitl import ReActAgent, ScriptedModel, Toolkit
 
     toolkit = Toolkit()

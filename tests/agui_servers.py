@@ -22,8 +22,11 @@ TESTS = Path(__file__).resolve().parent
 class AguiServer:
     """One server process; ``url`` is its run endpoint."""
 
-    def __init__(self, args: list[str], what: str, path: str = "/") -> None:
+    def __init__(
+        self, args: list[str], what: str, path: str = "/", env: dict[str, str] | None = None
+    ) -> None:
         self.args = args
+        self.env = dict(env or {})
         self.what = what
         self.port = free_port()
         self.path = path
@@ -34,7 +37,7 @@ class AguiServer:
         return f"http://127.0.0.1:{self.port}{self.path}"
 
     def start(self) -> AguiServer:
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(TESTS)]))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(TESTS)]), **self.env)
         argv = [sys.executable, *[a.replace("{port}", str(self.port)) for a in self.args]]
         self.proc = subprocess.Popen(
             argv, cwd=str(TESTS), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -61,3 +64,20 @@ def langgraph_server(delay: float = 0.02) -> AguiServer:
 def faulty_server() -> AguiServer:
     """The misbehaving server (``faulty_agui_server.py``); pick a fault by URL path."""
     return AguiServer([str(TESTS / "faulty_agui_server.py"), "{port}"], "the faulty server")
+
+
+def nb_hitl_server(sessions: Path, tokens_per_second: float = 50.0) -> AguiServer:
+    """nb_hitl's own server (``python -m nb_hitl.serve``) over ``nb_hitl.demo_remote``'s agent,
+    threads saved as JSON files in ``sessions`` (so a restart keeps them)."""
+    args = [
+        "-m",
+        "nb_hitl.serve",
+        "nb_hitl.demo_remote:nb_hitl_agent",
+        "--port",
+        "{port}",
+        "--sessions",
+        str(sessions),
+    ]
+    return AguiServer(
+        args, "nb_hitl's AG-UI server", env={"NB_HITL_DEMO_TPS": str(tokens_per_second)}
+    )

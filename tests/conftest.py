@@ -24,7 +24,7 @@ _TESTS = str(Path(__file__).resolve().parent)
 if _TESTS not in sys.path:
     sys.path.insert(0, _TESTS)
 
-from agui_servers import AguiServer, faulty_server, langgraph_server  # noqa: E402
+from agui_servers import AguiServer, faulty_server, langgraph_server, nb_hitl_server  # noqa: E402
 from db_servers import PostgresServer, RedisServer  # noqa: E402
 from stored_backends import BACKENDS, Backend  # noqa: E402
 
@@ -75,6 +75,17 @@ def langgraph_agui() -> Iterator[AguiServer]:
     """A LangGraph graph on a scripted chat model, served over AG-UI by ag-ui-langgraph under
     uvicorn: a real process on a free loopback port, one per test session."""
     server = langgraph_server().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def nb_hitl_agui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AguiServer]:
+    """nb_hitl's own AG-UI server (``python -m nb_hitl.serve``) over a scripted ReActAgent
+    with a tool that needs approval: a real process on a free loopback port, one per session."""
+    server = nb_hitl_server(tmp_path_factory.mktemp("serve_sessions")).start()
     try:
         yield server
     finally:

@@ -106,11 +106,16 @@ def _text_of(content: Any) -> str:
 
 
 def _meta(message: Any) -> dict[str, Any]:
+    """nb_hitl's metadata of a server's message: ``metadata["nb_hitl"]`` when the client put
+    it there, else the message's metadata as it is (nb_hitl's server sends ``Msg.metadata``
+    itself: ``_is_interrupted``, ``continued_from``...)."""
     raw = getattr(message, "metadata", None) or {}
-    kept = raw.get("nb_hitl") if isinstance(raw, dict) else None
-    if not isinstance(kept, dict):
+    if not isinstance(raw, dict):
         return {}
-    return {k: kept[k] for k in FLAGS if k in kept}
+    kept = raw.get("nb_hitl")
+    if isinstance(kept, dict):
+        return {k: kept[k] for k in FLAGS if k in kept}
+    return {str(k): v for k, v in raw.items()}
 
 
 def from_agui(message: Any, agent_name: str, user_name: str = "User") -> Msg | None:

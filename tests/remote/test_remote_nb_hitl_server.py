@@ -1,0 +1,126 @@
+"""The panel attached to nb_hitl's own AG-UI server (``python -m nb_hitl.serve``, a real process).
+
+The same guarantees as in the kernel: streaming, Stop mid-stream (the server interrupts its
+agent; the client adopts the server's interrupted message), Continue mid-sentence (the
+server's ``agent.resume()``, drawn as one answer with its seam), approvals, steering while a
+reply runs, and a thread's history back after the server restarts or in a new client.
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+from agui_servers import AguiServer, nb_hitl_server
+from widget_helpers import all_html, until
+
+from nb_hitl.remote import RemoteAgent
+from nb_hitl.widgets import AgentPanel
+
+pytest.importorskip("nb_hitl.serve")
+
+
+def panel_for(url: str, thread_id: str | None = None) -> tuple[RemoteAgent, AgentPanel]:
+    agent = RemoteAgent(url, thread_id or f"t-{uuid.uuid4().hex[:8]}", name="Friday")
+    return agent, AgentPanel(agent, session=None)
+
+
+async def idle(panel: AgentPanel) -> None:
+    await until(
+        lambda: not panel.agent.is_replying and panel.chat.state in ("idle", "error"),
+        timeout=30,
+        what="the chat to turn idle",
+    )
+
+
+async def streamed(agent: RemoteAgent, chars: int) -> None:
+    seen: list[str] = []
+    sub = agent.subscribe(lambda ev: seen.append(getattr(ev, "delta", "")))
+    await until(lambda: len("".join(seen)) > chars, what="streamed text")
+    sub.close()
+
+
+async def test_stream_stop_and_continue_mid_sentence(nb_hitl_agui: AguiServer) -> None:
+    agent, panel = panel_for(nb_hitl_agui.url)
+    await until(lambda: agent.capabilities, what="the server's capabilities")
+    assert agent.capabilities["stop"] and agent.capabilities["continue"]
+    assert "continue" not in agent.unsupported and "steer" not in agent.unsupported
+    panel.chat.send("tell me a story")
+    await streamed(agent, 80)
+    panel.chat.stop_button.click()
+    await idle(panel)
+    partial, interrupted = agent.memory.messages[-2:]
+    assert interrupted.is_interrupted and partial.metadata["_partial"]
+    cut = partial.get_text_content() or ""
+    assert cut.startswith("You said: tell me a story.") and len(cut) < 600
+    assert agent.can_resume and not panel.chat.continue_button.disabled
+    panel.chat.continue_button.click()  # the server's agent.resume(): the same answer goes on
+    await idle(panel)
+    ids = [m.id for m in agent.memory.messages]
+    assert len(ids) == len(set(ids))  # nothing doubled by the sync with the server
+    assert sum(1 for m in agent.memory.messages if m.is_interrupted) == 1
+    last = agent.memory.messages[-1]
+    assert last.metadata.get("continued_from") == partial.id
+    assert (last.get_text_content() or "").startswith(cut)  # continued from the cut
+    await agent.aclose()
+
+
+async def test_approval_card_and_resume(nb_hitl_agui: AguiServer) -> None:
+    agent, panel = panel_for(nb_hitl_agui.url)
+    assert panel.chat.approvals is not None
+    panel.chat.send("please deploy")
+    await until(lambda: panel.chat.approvals.waiting, what="the approval card")
+    card = panel.chat.approvals.waiting[0]
+    assert card.tool_name == "deploy" and card.call.input == {"env": "prod", "version": "1.2"}
+    card.edit_button.click()
+    card.edit_area.value = '{"env": "staging", "version": "1.3"}'
+    card.edit_ok.click()
+    await idle(panel)
+    assert card.decision == "edited"
+    assert agent.memory.messages[-1].get_text_content() == "Done: deployed 1.3 to staging."
+    await agent.aclose()
+
+
+async def test_steering_while_the_reply_runs(nb_hitl_agui: AguiServer) -> None:
+    agent, panel = panel_for(nb_hitl_agui.url)
+    await until(lambda: agent.capabilities, what="the server's capabilities")
+    panel.chat.send_mode = "steer"
+    panel.chat.send("please deploy")  # parks on approval: a step boundary comes after it
+    await until(lambda: panel.chat.approvals and panel.chat.approvals.waiting, what="a card")
+    panel.chat.send("and say hello to the team")
+    await until(
+        lambda: (
+            any(m.metadata.get("_steered") for m in agent.memory.messages) or agent.pending_steering
+        ),
+        what="the steering taken in",
+    )
+    panel.chat.approvals.waiting[0].approve_button.click()  # type: ignore[union-attr]
+    await idle(panel)
+    texts = [m.get_text_content() or "" for m in agent.memory.messages]
+    assert "and say hello to the team" in texts
+    assert panel.chat.state == "idle"
+    await agent.aclose()
+
+
+async def test_history_comes_back_after_the_server_restarts(tmp_path: Path) -> None:
+    server = nb_hitl_server(tmp_path / "sessions", tokens_per_second=2000).start()
+    try:
+        agent, panel = panel_for(server.url, "kept-thread")
+        panel.chat.send("remember this")
+        await idle(panel)
+        before = [(m.role, m.get_text_content()) for m in agent.memory.messages]
+        await agent.aclose()
+        server.restart()
+        again, panel2 = panel_for(server.url, "kept-thread")  # a new client, as after a restart
+        await until(lambda: len(again.memory.messages) == len(before), what="the history")
+        assert [(m.role, m.get_text_content()) for m in again.memory.messages] == before
+        assert "remember this" in all_html(panel2)
+        panel2.chat.send("and now?")
+        await idle(panel2)
+        assert "This thread has 2 messages from you" in (
+            again.memory.messages[-1].get_text_content() or ""
+        )
+        await again.aclose()
+    finally:
+        server.stop()
