@@ -4,12 +4,12 @@ Each trial sends a message from a headless ``AgentPanel``, waits a random moment
 answer streams, clicks Stop and times until the chat has finished the interrupted reply (the
 interrupted message drawn, the chat idle, Continue enabled). Three agents, in the same run:
 
-- ``local``: a ``ReActAgent`` on a ``ScriptedModel`` in this process (the baseline);
+- ``local``: ``nb_hitl.demo_remote.nb_hitl_agent()`` in this process (the baseline);
 - ``langgraph``: a LangGraph graph on a scripted chat model behind ag-ui-langgraph, a uvicorn
   process on loopback (``nb_hitl.demo_remote``);
-- ``nb_hitl``: nb_hitl's own server (``python -m nb_hitl.serve``), when it is installed.
+- ``nb_hitl``: the same agent behind nb_hitl's own server (``python -m nb_hitl.serve``).
 
-    python bench/remote_interrupt.py [--trials 30]
+    PYTHONPATH=. python bench/remote_interrupt.py [--trials 30]     # from the checkout root
 
 Prints median and p99 in ms per agent and the ratio to the local panel.
 """
@@ -20,58 +20,18 @@ import argparse
 import asyncio
 import os
 import random
-import socket
 import statistics
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
 
 from _stats import median_p99, pct
 
-from nb_hitl import ReActAgent, ScriptedModel
+from nb_hitl.demo_remote import nb_hitl_agent, start_langgraph_server, start_nb_hitl_server
 from nb_hitl.remote import RemoteAgent
 from nb_hitl.widgets import AgentPanel
 
-REPO = Path(__file__).resolve().parents[1]
-LONG = " ".join(f"word{i}" for i in range(2000))
-NB_AGENT = """
-from nb_hitl import ReActAgent, ScriptedModel
-
-def make_agent():
-    text = " ".join(f"word{i}" for i in range(2000))
-    return ReActAgent("Served", "sys", ScriptedModel([text] * 1000, tokens_per_second=50))
-"""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start(args: list[str], port: int, cwd: Path) -> subprocess.Popen[bytes]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(cwd)]))
-    proc = subprocess.Popen(
-        [sys.executable, *args],
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{args} exited with {proc.returncode}")
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            return proc
-        except OSError:
-            time.sleep(0.05)
-    proc.kill()
-    raise RuntimeError(f"{args} did not listen on {port}")
+os.environ.setdefault("NB_HITL_DEMO_TPS", "50")  # the served agent and the local one alike
 
 
 async def one_stop(panel: AgentPanel, rng: random.Random) -> float:
@@ -105,63 +65,27 @@ async def measure(name: str, make: object, trials: int, seed: int) -> list[float
 
 
 async def main(trials: int, seed: int) -> None:
-    procs: list[subprocess.Popen[bytes]] = []
+    servers = [start_langgraph_server(delay=0.02)]  # 50 words/s, as the local model
     try:
-        lg_port = free_port()
-        procs.append(
-            start(
-                ["-m", "nb_hitl.demo_remote", "--port", str(lg_port), "--delay", "0.02"],
-                lg_port,
-                REPO,
-            )
-        )
-        nb_url = None
         try:
             import nb_hitl.serve  # noqa: F401
 
-            workdir = Path(os.environ.get("TMPDIR", "/tmp")) / f"nb-hitl-bench-{os.getpid()}"
-            workdir.mkdir(exist_ok=True)
-            (workdir / "bench_agents.py").write_text(NB_AGENT)
-            nb_port = free_port()
-            procs.append(
-                start(
-                    [
-                        "-m",
-                        "nb_hitl.serve",
-                        "bench_agents:make_agent",
-                        "--port",
-                        str(nb_port),
-                        "--no-save",
-                    ],
-                    nb_port,
-                    workdir,
-                )
-            )
-            nb_url = f"http://127.0.0.1:{nb_port}/"
+            servers.append(start_nb_hitl_server())
         except ImportError:
             print("nb_hitl.serve is not installed here: the nb_hitl server is left out")
-
-        def local() -> ReActAgent:
-            return ReActAgent("Local", "sys", ScriptedModel([LONG] * 1000, tokens_per_second=50))
-
-        base = await measure("local", local, trials, seed)
-        lg = await measure(
-            "langgraph", lambda: RemoteAgent(f"http://127.0.0.1:{lg_port}/"), trials, seed
-        )
-        results = {"langgraph": lg}
-        if nb_url is not None:
-            results["nb_hitl"] = await measure("nb_hitl", lambda: RemoteAgent(nb_url), trials, seed)
+        base = await measure("local", nb_hitl_agent, trials, seed)
+        results = {}
+        for name, server in zip(("langgraph", "nb_hitl"), servers, strict=False):
+            results[name] = await measure(
+                name, lambda url=server.url, n=name: RemoteAgent(url, name=n), trials, seed
+            )
         for name, times in results.items():
             ratio_med = statistics.median(times) / statistics.median(base)
             ratio_p99 = pct(times, 0.99) / pct(base, 0.99)
             print(f"{name:>10} / local: median x{ratio_med:.2f}, p99 x{ratio_p99:.2f}")
     finally:
-        for proc in procs:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        for server in servers:
+            server.stop()
 
 
 if __name__ == "__main__":

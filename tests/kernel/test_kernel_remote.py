@@ -10,11 +10,13 @@ sends it), and the reply resumes.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
-from agui_servers import AguiServer
+from agui_servers import AguiServer, nb_hitl_server
 from kernel_harness import KernelHarness, chat_interrupted, chat_text, state_text
 
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(240)]
@@ -24,7 +26,7 @@ import asyncio, json
 from nb_hitl.remote import RemoteAgent
 from nb_hitl.widgets import AgentPanel
 
-agent = RemoteAgent({url!r}, name="Graph")
+agent = RemoteAgent({url!r}, {thread!r}, name="Graph")
 panel = AgentPanel(agent, session=None)
 chat = panel.chat
 print(json.dumps({{"stop": chat.stop_button.model_id, "send": chat.send_button.model_id,
@@ -46,8 +48,8 @@ def drawn(text: str) -> Callable[[dict[str, Any]], bool]:
     return lambda m: text in chat_text(m) or text in state_text(m)
 
 
-def setup(k: KernelHarness, url: str) -> dict[str, str]:
-    return json.loads(k.execute(SETUP.format(url=url)).strip().splitlines()[-1])
+def setup(k: KernelHarness, url: str, thread: str | None = None) -> dict[str, str]:
+    return json.loads(k.execute(SETUP.format(url=url, thread=thread)).strip().splitlines()[-1])
 
 
 def idle(k: KernelHarness) -> tuple[str, list[list[object]]]:
@@ -99,3 +101,39 @@ def test_a_dropped_server_is_an_error_row_in_the_kernel_and_the_panel_stays_usab
     kernel7.wait_comm(drawn("All good now"), timeout=60)
     state, rows = idle(kernel7)
     assert state == "idle" and str(rows[-1][1]).startswith("All good now")
+
+
+def test_nb_hitl_server_stop_approve_and_history_in_a_new_kernel_after_a_restart(
+    kernel7: KernelHarness, tmp_path: Path
+) -> None:
+    pytest.importorskip("nb_hitl.serve")
+    server = nb_hitl_server(tmp_path / "sessions").start()
+    try:
+        ids = setup(kernel7, server.url, "kept")
+        send(kernel7, ids, "tell me a story")
+        kernel7.wait_comm(drawn("This thread has 1 messages"), timeout=60)
+        kernel7.click(ids["stop"])
+        kernel7.wait_comm(chat_interrupted, timeout=30)
+        state, rows = idle(kernel7)
+        assert state == "idle" and rows[-1][3] is True
+        send(kernel7, ids, "please deploy")
+        out = kernel7.execute(
+            "while not (chat.approvals and chat.approvals.waiting):\n"
+            "    await asyncio.sleep(0.01)\n"
+            "print(chat.approvals.waiting[0].approve_button.model_id)"
+        )
+        kernel7.click(out.strip().splitlines()[-1])
+        kernel7.wait_comm(drawn("Done: deployed 1.2 to prod."), timeout=60)
+        state, before = idle(kernel7)
+        assert state == "idle"
+        server.restart()
+        fresh = KernelHarness(sys.executable)  # another notebook, after the server came back
+        try:
+            setup(fresh, server.url, "kept")
+            fresh.wait_comm(drawn("Done: deployed 1.2 to prod."), timeout=60)
+            state, after = idle(fresh)
+            assert [r[:2] for r in after] == [r[:2] for r in before]
+        finally:
+            fresh.close()
+    finally:
+        server.stop()
