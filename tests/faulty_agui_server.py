@@ -11,6 +11,9 @@ test sees the panel stay usable):
 - ``/http500``: an HTTP 500 with a JSON error body. ``/notsse``: 200 with JSON, not SSE.
 - ``/huge``: one event of 2 MB (over a small ``max_event_bytes``).
 - ``/runerror``: ``RUN_ERROR`` after a few words.
+- ``/echo``: every string the server sends is the user's last message (hostile-input tests):
+  the agent's name, its text, a tool call's name and arguments, its result, the state, an
+  approval interrupt; the resumed run ends with ``RUN_ERROR`` saying it again.
 - ``/ok``: always a proper run.
 """
 
@@ -61,6 +64,8 @@ async def run(request: Request) -> Response:
     thread, run_id = str(body.get("threadId")), str(body.get("runId"))
     n = SEEN.get(thread, 0) + 1
     SEEN[thread] = n
+    if fault == "echo":
+        return stream(echo(body, thread, run_id))
     if n > 1 or fault == "ok":
         return stream(good_run(thread, run_id, n))
     if fault == "http500":
@@ -97,6 +102,60 @@ async def run(request: Request) -> Response:
         *words("after-end", "ignored after the end"),
     ]
     return stream(events)
+
+
+def echo(body: dict[str, Any], thread: str, run_id: str) -> list[dict[str, Any] | str]:
+    said = next(
+        (
+            str(m.get("content"))
+            for m in reversed(body.get("messages") or [])
+            if m.get("role") == "user"
+        ),
+        "",
+    )
+    start = {"type": "RUN_STARTED", "threadId": thread, "runId": run_id}
+    if body.get("resume"):
+        return [start, {"type": "RUN_ERROR", "message": said, "code": said[:40]}]
+    call = "c-" + run_id[:8]
+    interrupt = {
+        "id": "i-" + run_id[:8],
+        "reason": said,
+        "message": said,
+        "toolCallId": call,
+        "metadata": {"kind": "approval", "toolName": said, "arguments": {said: said}, "why": said},
+    }
+    return [
+        start,
+        {"type": "STATE_SNAPSHOT", "snapshot": {said: [said]}},
+        {
+            "type": "TEXT_MESSAGE_START",
+            "messageId": "m-" + run_id[:8],
+            "role": "assistant",
+            "name": said,
+        },
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m-" + run_id[:8], "delta": said},
+        {
+            "type": "TOOL_CALL_START",
+            "toolCallId": call,
+            "toolCallName": said,
+            "parentMessageId": "m-" + run_id[:8],
+        },
+        {"type": "TOOL_CALL_ARGS", "toolCallId": call, "delta": json.dumps({said: said})},
+        {"type": "TOOL_CALL_END", "toolCallId": call},
+        {
+            "type": "TOOL_CALL_RESULT",
+            "messageId": "r-" + run_id[:8],
+            "toolCallId": call,
+            "content": said,
+        },
+        {"type": "NO_SUCH_EVENT_" + "".join(c for c in said if c.isalnum())[:20]},
+        {
+            "type": "RUN_FINISHED",
+            "threadId": thread,
+            "runId": run_id,
+            "outcome": {"type": "interrupt", "interrupts": [interrupt]},
+        },
+    ]
 
 
 def stream(events: list[dict[str, Any] | str], end: str = "") -> StreamingResponse:

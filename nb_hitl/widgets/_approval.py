@@ -104,10 +104,12 @@ class ApprovalCard(w.VBox):
             icon="unlock",
             tooltip=f"Never ask again for {show_invisible(call.name)}",
         )
-        suggestion = agent.permissions.suggest(call.name, call.input)
-        self.rule_text = w.HTML(
-            f"Or {esc(show_invisible(suggestion.describe(agent.toolkit).rsplit(' for ', 1)[0]))}"
-        )
+        try:
+            suggestion = agent.permissions.suggest(call.name, call.input)
+            rule = f"Or {suggestion.describe(agent.toolkit).rsplit(' for ', 1)[0]}"
+        except ConfigError:  # a name no rule can hold (a remote server's tool name)
+            rule = "No rule can name this tool"
+        self.rule_text = w.HTML(esc(show_invisible(rule)))
         self.rule_text.add_class("nb-hitl-approval-rule")
         self.rule_scope = w.Dropdown(
             options=[
