@@ -27,6 +27,7 @@ The approval node reads the resume payload nb_hitl's ``RemoteAgent`` sends:
 
 import argparse
 import asyncio
+import atexit
 import contextlib
 import json
 import os
@@ -251,6 +252,7 @@ class LocalServer:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+        atexit.register(self.stop)  # never outlives the kernel or script that started it
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

@@ -25,25 +25,25 @@ import uuid
 from typing import Any
 
 from nb_hitl.agent import AgentBase
-from nb_hitl.events import MessageAdded
 from nb_hitl.exceptions import RemoteAgentError
 from nb_hitl.memory import InMemoryMemory
-from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
+from nb_hitl.message import Msg
 
 from ._client import RemoteClient
-from ._convert import from_agui, same_content, to_agui
+from ._convert import to_agui
 from ._decisions import RemoteDecisionsMixin, read_interrupt
 from ._limits import UNSUPPORTED
+from ._memory import LOCAL, RemoteMemoryMixin
 from ._run import RunMapper
 from ._sse import DEFAULT_MAX_EVENT_BYTES
 
 logger = logging.getLogger("nb_hitl.remote")
 
-LOCAL = "_remote_local"
-"""Metadata flag of a message only this client made (the interrupted message, a closed call)."""
+BUSY_WAIT_S = 5.0
+"""How long a run waits while the server answers 409 busy (finishing a stopped run)."""
 
 
-class RemoteAgent(RemoteDecisionsMixin, AgentBase):
+class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
     """An agent served over AG-UI (nb_hitl's own server, LangGraph through ag-ui-langgraph...).
 
     Args:
@@ -175,53 +175,6 @@ class RemoteAgent(RemoteDecisionsMixin, AgentBase):
         self._needs_sync = False
         return True
 
-    # -- memory ------------------------------------------------------------------------------
-    def _commit_sync(self, msg: Msg) -> None:
-        if self.memory.get(msg.id) is not None:
-            self.memory.replace(msg)
-        else:
-            self.memory.add_sync(msg)
-        self._emit(MessageAdded(self.name, self._reply_id, msg))
-
-    def _call_in_memory(self, call_id: str) -> ToolUseBlock | None:
-        for msg in reversed(self.memory.messages):
-            for block in msg.get_content_blocks("tool_use"):
-                if block.id == call_id:
-                    return block
-        return None
-
-    def _reconcile(self, messages: list[Any], drop_local: bool = False) -> None:
-        """Make memory the server's ``messages`` (AG-UI models), keeping what only this client
-        made after its predecessor (``drop_local``: drop the client's own stand-ins)."""
-        server = [m for m in (from_agui(x, self.name, self.user_name) for x in messages) if m]
-        ids = {m.id for m in server}
-        anchored: dict[str | None, list[Msg]] = {}
-        anchor: str | None = None
-        live = self._mapper.live.id if self._mapper and self._mapper.live else None
-        for msg in self.memory.messages:
-            if msg.id in ids:
-                anchor = msg.id
-            elif not (drop_local and msg.metadata.get(LOCAL)) and msg.id != live:
-                anchored.setdefault(anchor, []).append(msg)
-        merged: list[Msg] = list(anchored.get(None, []))
-        new: list[Msg] = []
-        for msg in server:
-            old = self.memory.get(msg.id)
-            if old is not None and same_content(old, msg):
-                old.metadata.update(
-                    {k: v for k, v in msg.metadata.items() if k not in old.metadata}
-                )
-                msg = old
-            else:
-                new.append(msg)
-            merged.append(msg)
-            merged.extend(anchored.get(msg.id, []))
-        if [m.id for m in merged] != [m.id for m in self.memory.messages] or new:
-            _messages, marks, summary = self.memory.snapshot()
-            self.memory.restore(merged, marks, summary)
-        for msg in new:
-            self._emit(MessageAdded(self.name, self._reply_id, msg))
-
     def _record_incoming(self, msg: Any) -> None:
         incoming = [msg] if isinstance(msg, Msg) else list(msg or [])
         if not incoming and self.pending_steering:  # steering a run that ended first
@@ -275,6 +228,29 @@ class RemoteAgent(RemoteDecisionsMixin, AgentBase):
         self._mapper = mapper
         self.last_run_id = run_id
         self._where = "waiting for the server"
+        waited = 0.0
+        while True:
+            try:
+                await self._stream(body, mapper)
+                break
+            except RemoteAgentError as exc:
+                # 409: the thread is still finishing the run we just stopped (Stop returns
+                # at once here, the server follows): wait for it a little, then go on.
+                if exc.status_code != 409 or waited >= BUSY_WAIT_S:
+                    raise
+                await asyncio.sleep(0.05)
+                waited += 0.05
+        if not mapper.finished:
+            raise RemoteAgentError(
+                f"The server at {self.url} ended the stream before the run finished "
+                "(no RUN_FINISHED); the text so far is kept. Retry when it is back.",
+                kind="dropped",
+            )
+        mapper.summary()
+        self._mapper = None if mapper.live is None else mapper
+        return mapper
+
+    async def _stream(self, body: dict[str, Any], mapper: RunMapper) -> None:
         events = self.client.run(body)
         try:
             async for event in events:
@@ -285,15 +261,6 @@ class RemoteAgent(RemoteDecisionsMixin, AgentBase):
                     break
         finally:
             await events.aclose()  # type: ignore[attr-defined]
-        if not mapper.finished:
-            raise RemoteAgentError(
-                f"The server at {self.url} ended the stream before the run finished "
-                "(no RUN_FINISHED); the text so far is kept. Retry when it is back.",
-                kind="dropped",
-            )
-        mapper.summary()
-        self._mapper = None if mapper.live is None else mapper
-        return mapper
 
     def _take_abandoned(self) -> list[dict[str, Any]] | None:
         """Interrupts a Stop left open: other servers are told they are cancelled (nb_hitl's
@@ -324,43 +291,6 @@ class RemoteAgent(RemoteDecisionsMixin, AgentBase):
         self._keep_partial(error=f"{type(exc).__name__}: {exc}")
         self._close_open_calls(f"not completed: {exc}", interrupted=False)
         self._needs_sync = bool(self.capabilities.get("history"))
-
-    def _keep_partial(self, error: str | None) -> Msg | None:
-        mapper, self._mapper = self._mapper, None
-        live = mapper.live if mapper is not None else None
-        if mapper is not None:
-            mapper.live = None
-        if live is None:
-            return None
-        kept = [
-            b
-            for b in live.get_content_blocks()
-            if not (b.type == "text" and not b.text)
-            and not (isinstance(b, ToolUseBlock) and b.raw_input is not None)
-        ]
-        if not kept:
-            return None
-        live.content = kept
-        live.metadata["_partial"] = True
-        if error:
-            live.metadata["_error"] = error
-        self._commit_sync(live)
-        return live
-
-    def _close_open_calls(self, text: str, interrupted: bool) -> None:
-        answered = {b.id for m in self.memory.messages for b in m.get_content_blocks("tool_result")}
-        for msg in list(self.memory.messages):
-            for call in msg.get_content_blocks("tool_use"):
-                if call.id not in answered:
-                    block = ToolResultBlock(
-                        id=call.id,
-                        name=call.name,
-                        output=text,
-                        is_error=not interrupted,
-                        is_interrupted=interrupted,
-                    )
-                    self._commit_sync(Msg("system", [block], "system", metadata={LOCAL: True}))
-                    answered.add(call.id)
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
