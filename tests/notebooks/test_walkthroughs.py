@@ -19,6 +19,7 @@ WALKTHROUGHS = [
     "02_tools_and_human_input.ipynb",
     "03_compression_explorer.ipynb",
     "06_multi_agent.ipynb",
+    "07_remote_agents.ipynb",
 ]
 
 
