@@ -288,7 +288,13 @@ async def call_dashscope(
     import dashscope
     from dashscope.aigc.generation import AioGeneration
 
-    call = dashscope.AioMultiModalConversation.call if multimodal else AioGeneration.call
+    multimodal_api: Any = getattr(dashscope, "AioMultiModalConversation", None)
+    if multimodal and multimodal_api is None:
+        raise ImportError(
+            "This dashscope SDK has no AioMultiModalConversation (vision models): "
+            "pip install -U dashscope, or pass multimodality=False for a text model."
+        )
+    call = multimodal_api.call if multimodal else AioGeneration.call
     try:
         answer = await asyncio.wait_for(call(**request), timeout)
     except DashScopeAPIError:
