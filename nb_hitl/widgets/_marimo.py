@@ -62,11 +62,36 @@ class _QuietMarimo(logging.Filter):
         return not str(record.msg).startswith(MARIMO_NOTE)
 
 
-def quiet_marimo_comm_warnings() -> None:
-    """Drop marimo's warning for each ipywidget created (the host shows them; once)."""
+def prepare_marimo() -> None:
+    """Get marimo's kernel ready for hosted widgets (idempotent).
+
+    - marimo gives every ipywidget a comm of its own when it is constructed
+      (``Widget.on_widget_constructed``); for an anywidget made outside a cell's run (a
+      streaming row made by a background task) that fails in marimo 0.25 (its ES module's
+      virtual file is not created until the cell ends: ``AssertionError``). nb_hitl's own
+      anywidgets are shown only through a ``MarimoHost``, so they get a placeholder comm that
+      the host replaces; every other widget goes to marimo as before.
+    - marimo's warning for each ipywidget that is not an anywidget is dropped.
+    """
     log = logging.getLogger("marimo")
     if not any(isinstance(f, _QuietMarimo) for f in log.filters):
         log.addFilter(_QuietMarimo())
+    inner = w.Widget._widget_construction_callback
+    if inner is None or getattr(inner, "_nb_hitl", False):
+        return
+
+    def construct(widget: w.Widget) -> None:
+        mine = type(widget).__module__.startswith("nb_hitl.")
+        if mine and isinstance(widget, anywidget.AnyWidget) and not isinstance(widget, MarimoHost):
+            from comm import DummyComm
+
+            cid = getattr(widget, "_model_id", None) or uuid.uuid4().hex
+            widget.comm = DummyComm(comm_id=cid, target_name="jupyter.widget")
+            return
+        inner(widget)
+
+    construct._nb_hitl = True  # type: ignore[attr-defined]
+    w.Widget.on_widget_constructed(construct)
 
 
 class _HostedComm:
@@ -116,6 +141,7 @@ class MarimoHost(anywidget.AnyWidget):
                 f"MarimoHost shows an ipywidgets widget (an nb_hitl panel); got "
                 f"{type(root).__name__}. For an agent use nb_hitl.marimo_panel(agent)."
             )
+        prepare_marimo()
         super().__init__()
         self.root = root
         self.seq = 0
@@ -307,7 +333,7 @@ def marimo_panel(agent: AgentBase, **kwargs: Any) -> MarimoHost:
     ``kwargs`` are ``nb_hitl.show``'s (``AgentPanel`` or ``HubPanel`` options). The result is
     what a cell displays (``mo.ui.anywidget(host)`` works too); ``host.root`` is the panel.
     """
-    quiet_marimo_comm_warnings()
+    prepare_marimo()
     from nb_hitl.pipeline import MsgHub
 
     from ._panel import AgentPanel
@@ -319,4 +345,4 @@ def marimo_panel(agent: AgentBase, **kwargs: Any) -> MarimoHost:
     return MarimoHost(panel)
 
 
-__all__ = ["MarimoHost", "in_marimo", "marimo_panel", "quiet_marimo_comm_warnings"]
+__all__ = ["MarimoHost", "in_marimo", "marimo_panel", "prepare_marimo"]

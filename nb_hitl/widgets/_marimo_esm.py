@@ -12,7 +12,7 @@ panel's variables.
 
 from __future__ import annotations
 
-from nb_hitl._render._theme import DARK, DARK_SPEAKERS, INK, LIGHT, NEUTRAL, SPEAKERS
+from nb_hitl._render._theme import BUTTONS, DARK, DARK_SPEAKERS, INK, LIGHT, NEUTRAL, SPEAKERS
 
 ESM = r"""
 const modules = new Map();  // ES module source -> its imported module (one import per source)
@@ -234,10 +234,11 @@ function render({ model, el }) {
     const owner = ev.target.closest("[data-nbw]");
     if (!owner || !["text", "number"].includes(owner.dataset.kind)) return;
     const id = owner.dataset.nbw;
+    const box = ev.target;  // read now: after the dispatch a shadow tree's target is null
     clearTimeout(pending.get(id));
     pending.set(id, setTimeout(() => {
       pending.delete(id);
-      up(id, { method: "update", state: valueOf(owner, ev.target) });
+      up(id, { method: "update", state: valueOf(owner, box) });
     }, 250));
   });
   root.addEventListener("change", (ev) => {
@@ -266,6 +267,8 @@ def _vars(accents: dict[str, str], speakers: tuple[str, ...], ink: str) -> str:
 
 
 _NEUTRAL = "".join(f"--nb-hitl-{k}: {v}; " for k, v in NEUTRAL.items())
+_NEUTRAL += "".join(f"--nb-hitl-button-{k}: {v}; " for k, v in BUTTONS.items())
+_NEUTRAL += f"--nb-hitl-button-ink: {INK['light']}; "
 _LIGHT_JP = (
     "--jp-ui-font-color1: #1f2933; --jp-layout-color0: #ffffff; --jp-layout-color1: #ffffff; "
     "--jp-layout-color2: #eef0f3; --jp-border-color1: #8a96a3; "
@@ -321,7 +324,6 @@ BASE_CSS = (
 .nb-hitl-marimo .widget-range { width: 100%; accent-color: var(--nb-hitl-blue); }
 .nb-hitl-marimo .widget-readout { margin-left: 6px; min-width: 3em; text-align: right; }
 .nb-hitl-marimo .widget-checkbox label { display: inline-flex; gap: 4px; align-items: center; }
-.nb-hitl-marimo .nb-hitl-hosted { display: contents; }
 .nb-hitl-marimo a { color: var(--nb-hitl-blue); }
 .nb-hitl-marimo code, .nb-hitl-marimo pre { font-family: var(--jp-code-font-family, monospace); }
 """

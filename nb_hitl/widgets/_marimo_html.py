@@ -181,7 +181,12 @@ def _html(widget: w.HTML | w.Label) -> str:
 def render(widget: w.Widget, child: Callable[[w.Widget], str]) -> str:
     """The element of ``widget``; ``child(c)`` draws each child of a box."""
     if isinstance(widget, anywidget.AnyWidget):
-        return _open(widget, "anywidget", "nb-hitl-hosted") + "</div>"
+        # Its own module draws it (and applies its classes, as for any host without
+        # ipywidgets' view): only the element to mount it in.
+        return (
+            f'<div class="nb-hitl-hosted" data-nbw="{attr(widget.model_id)}" '
+            'data-kind="anywidget"></div>'
+        )
     if isinstance(widget, w.Box):
         box = "widget-vbox" if isinstance(widget, w.VBox) else "widget-hbox"
         if type(widget) is w.Box:

@@ -36,6 +36,18 @@ def lab() -> Iterator[LabServer]:
         server.stop()
 
 
+@pytest.fixture(scope="session")
+def marimo_server() -> Iterator[Any]:
+    """A ``marimo run`` server of ``marimo_app.py`` for the whole session."""
+    from marimo_server import MarimoServer
+
+    server = MarimoServer()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
 @pytest.fixture(autouse=True)
 def default_comms_setting_after_each_test(request: pytest.FixtureRequest) -> Iterator[None]:
     """Put JupyterLab's default ``commsOverSubshells`` back after a test that changed it.

@@ -1,6 +1,7 @@
 """What a newcomer sees, checked from computed styles in the browser: every visible text node
 readable (4.5:1 contrast against its composited background), nothing clipped, no word wrapped
-inside itself, no horizontal scrollbar.
+inside itself, no horizontal scrollbar. Widgets inside open shadow roots (marimo draws each
+anywidget in one) are found and composited across the shadow boundary.
 
 ``PROBLEMS`` is one JavaScript function run by ``page.evaluate(PROBLEMS, selector)``; it returns
 a list of readable problem strings (empty when the widgets under ``selector`` look right).
@@ -46,9 +47,12 @@ PROBLEMS = r"""(selector) => {
     const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
     return (x + 0.05) / (y + 0.05);
   };
+  // The parent element, across a shadow root's boundary (marimo draws widgets in one).
+  const parentOf = (e) => e.parentElement
+    || (e.parentNode instanceof ShadowRoot ? e.parentNode.host : null);
   const chainOf = (el) => {
     const chain = [];
-    for (let e = el; e && e.nodeType === 1; e = e.parentElement) chain.unshift(e);
+    for (let e = el; e && e.nodeType === 1; e = parentOf(e)) chain.unshift(e);
     return chain;
   };
   const bgOf = (el) => {
@@ -72,7 +76,8 @@ PROBLEMS = r"""(selector) => {
   // Filled SVG shapes painted under a point of an SVG text (a star on a heat-map cell).
   const shapesUnder = (textEl, x, y) => {
     const svg = textEl.ownerSVGElement;
-    const stack = document.elementsFromPoint(x, y);
+    const home = textEl.getRootNode();
+    const stack = (home.elementsFromPoint ? home : document).elementsFromPoint(x, y);
     const at = stack.indexOf(textEl);
     const layers = [];
     for (const e of stack.slice(at + 1)) {
@@ -92,7 +97,13 @@ PROBLEMS = r"""(selector) => {
   };
   const disabled = (el) => !!el.closest(':disabled, .mod-disabled, [aria-disabled="true"]');
 
-  const roots = [...document.querySelectorAll(selector)];
+  // Matches in the page and in every open shadow root under it.
+  const deep = (scope, found) => {
+    found.push(...scope.querySelectorAll(selector));
+    for (const e of scope.querySelectorAll('*')) if (e.shadowRoot) deep(e.shadowRoot, found);
+    return found;
+  };
+  const roots = deep(document, []);
   if (!roots.length) return [`nothing matches ${selector}`];
   const WORD = /[\p{L}\p{N}]{2,}/gu;
   const checked = new Set();
@@ -221,7 +232,7 @@ PROBLEMS = r"""(selector) => {
       }
     }
     // Sticking out of the notebook's output area (cut off by the notebook's own box).
-    const area = root.closest('.jp-OutputArea-output') || root.parentElement;
+    const area = root.closest('.jp-OutputArea-output') || parentOf(root);
     const edge = area.getBoundingClientRect().right;
     for (const el of root.querySelectorAll('*')) {
       const r = el.getBoundingClientRect();
@@ -234,7 +245,7 @@ PROBLEMS = r"""(selector) => {
   // A horizontal scrollbar on the page or the notebook around the widgets.
   const scrollers = new Set([document.scrollingElement]);
   for (const root of roots) {
-    for (let e = root.parentElement; e; e = e.parentElement) scrollers.add(e);
+    for (let e = parentOf(root); e; e = parentOf(e)) scrollers.add(e);
   }
   for (const el of scrollers) {
     const s = getComputedStyle(el);

@@ -165,10 +165,33 @@ async def test_show_gives_the_marimo_host_inside_a_marimo_kernel(
 def test_marimo_comm_warning_filter_drops_only_that_warning() -> None:
     import logging
 
-    from nb_hitl.widgets._marimo import quiet_marimo_comm_warnings
+    from nb_hitl.widgets._marimo import prepare_marimo
 
-    quiet_marimo_comm_warnings()
+    prepare_marimo()
     log = logging.getLogger("marimo")
     keep = logging.LogRecord("marimo", logging.WARNING, "", 0, "other", None, None)
     drop = logging.LogRecord("marimo", logging.WARNING, "", 0, MARIMO_NOTE + " x", None, None)
     assert log.filter(keep) and not log.filter(drop)
+
+
+def test_nb_hitl_anywidgets_made_later_get_a_placeholder_comm_not_marimos() -> None:
+    """marimo's construction hook cannot open an anywidget made by a background task; nb_hitl's
+    own anywidgets skip it (the host takes them over); other widgets still go through it."""
+    from nb_hitl.widgets._keys import KeyBindings
+    from nb_hitl.widgets._loop import LoopBridge
+    from nb_hitl.widgets._marimo import prepare_marimo
+
+    seen: list[w.Widget] = []
+    before = w.Widget._widget_construction_callback
+    w.Widget.on_widget_constructed(seen.append)
+    try:
+        prepare_marimo()
+        prepare_marimo()  # once is enough: not wrapped twice
+        assert getattr(w.Widget._widget_construction_callback, "_nb_hitl", False)
+        keys = KeyBindings("nb-hitl-chat", [], LoopBridge())
+        label = w.HTML("x")
+        host = MarimoHost(w.VBox([keys, label]))
+    finally:
+        w.Widget.on_widget_constructed(before)
+    assert label in seen and host in seen and keys not in seen
+    assert host.root.children[0].comm.__class__.__name__ == "_HostedComm"

@@ -1,0 +1,68 @@
+"""The marimo app of the marimo browser tests (``marimo run`` serves it; each page is a session
+of its own). ``?case=chat``: the demo agent, streaming slowly; ``?case=look``: a tool that
+needs approval, a model error and a long answer, over a long memory (the look matrix)."""
+
+import marimo
+
+app = marimo.App(width="medium")
+
+
+@app.cell
+def _():
+    import marimo as mo
+
+    import nb_hitl
+    from nb_hitl import ReActAgent, ScriptedModel
+    from nb_hitl.agent import CompressionConfig
+    from nb_hitl.demo import demo_toolkit, long_task_transcript
+    from nb_hitl.model import ScriptedToolCall, ScriptedTurn
+
+    def deploy(env: str) -> str:
+        """Deploy the service.
+
+        Args:
+            env: where to deploy.
+        """
+        return f"deployed to {env}"
+
+    case = mo.query_params().get("case") or "chat"
+    if case == "look":
+        toolkit = demo_toolkit()
+        toolkit.register_tool_function(deploy, needs_approval=True)
+        long = " ".join(f"word{i}" for i in range(3000))
+        script = [
+            ScriptedTurn(
+                text="Let me calculate.",
+                tool_calls=[ScriptedToolCall("calculate", {"expression": "3 * (4 + 5)"})],
+            ),
+            "It is **27**.",
+            RuntimeError("the model is overloaded"),
+            long,
+            ScriptedTurn(
+                text="Deploying.",
+                tool_calls=[ScriptedToolCall("deploy", {"env": "production-eu-west-1"}, id="d1")],
+            ),
+            "Deployed.",
+        ]
+        agent = ReActAgent(
+            "Friday",
+            "You are a helpful assistant.",
+            ScriptedModel(script, tokens_per_second=300),
+            toolkit=toolkit,
+            compression_config=CompressionConfig(trigger_threshold=6000, keep_recent=4),
+        )
+        agent.memory.add_sync(long_task_transcript()[:24])
+    else:
+        agent = ReActAgent(
+            "Friday",
+            "You are a helpful assistant.",
+            ScriptedModel.demo(tokens_per_second=15),
+            toolkit=demo_toolkit(),
+        )
+    panel = nb_hitl.show(agent, session=None)
+    panel  # noqa: B018 (the cell's output)
+    return
+
+
+if __name__ == "__main__":
+    app.run()

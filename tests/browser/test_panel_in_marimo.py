@@ -1,0 +1,143 @@
+"""The panel in marimo (``marimo run`` + Debian's Chromium): ``nb_hitl.show(agent)`` in a
+marimo cell draws the panel through ``MarimoHost``; a reply streams, Stop mid-stream paints the
+interrupted style and memory (the inspector's table) ends with the interrupted message,
+Continue with a typed instruction resumes the same answer; Ctrl+Enter sends and Escape stops
+(the keyboard anywidget, hosted); an approval card approves; and the look in light and dark at
+800 and 1,400 px: every visible text at 4.5:1, nothing clipped, no word wrapped inside itself
+(``look_checks``). Screenshots go to ``test-artifacts/marimo-*.png``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from look_checks import look_problems
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(420)]
+
+CHAT = ".nb-hitl-chat"
+BOX = f"{CHAT} textarea"
+STATUS = ".nb-hitl-status"
+INTERRUPTED = f"{CHAT} .nb-hitl-msg.nb-hitl-interrupted"
+HOST = ".nb-hitl-marimo"
+INSTRUCTION = "Continue, but keep it to one short paragraph."
+
+
+def open_app(browser: Any, server: Any, case: str, scheme: str = "light", width: int = 1400) -> Any:
+    context = browser.new_context(color_scheme=scheme, viewport={"width": width, "height": 1000})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server.page_url(case))
+    page.wait_for_selector(BOX, timeout=90_000)
+    page.errors = errors  # type: ignore[attr-defined]
+    return page
+
+
+def wait_status(page: Any, state: str, timeout: float = 60.0) -> None:
+    page.wait_for_selector(f"{STATUS}[data-state='{state}']", timeout=timeout * 1000)
+
+
+def table_rows(page: Any) -> list[str]:
+    """The inspector's memory table, one text per row (it is drawn from the agent's memory)."""
+    return [t.strip() for t in page.locator(".nb-hitl-table tbody tr").all_inner_texts()]
+
+
+def test_reply_streams_stop_interrupts_and_continue_resumes(
+    browser: Any, marimo_server: Any, artifacts: Path
+) -> None:
+    page = open_app(browser, marimo_server, "chat")
+    page.locator(BOX).fill("How does interrupting work?")
+    page.locator(BOX).press("Control+Enter")  # the keyboard anywidget, hosted in marimo
+    wait_status(page, "running")
+    live = page.locator(f"{CHAT} .nb-hitl-live")
+    live.filter(has_text="background task").first.wait_for(timeout=60_000)
+    first = live.first.inner_text()
+    page.wait_for_function(  # still streaming: the live row grows
+        "([sel, n]) => { const h = document.querySelector('marimo-anywidget');"
+        " const e = h && h.shadowRoot.querySelector(sel); return e && e.innerText.length > n; }",
+        arg=[f"{CHAT} .nb-hitl-live", len(first)],
+        timeout=30_000,
+    )
+    page.screenshot(path=str(artifacts / "marimo-streaming.png"))
+    page.locator(f"{CHAT} button.nb-hitl-stop").click()
+    page.locator(INTERRUPTED).first.wait_for(timeout=10_000)
+    wait_status(page, "idle")
+    assert "interrupted" in page.locator(STATUS).first.inner_text()
+    page.wait_for_function(
+        "() => { const h = document.querySelector('marimo-anywidget');"
+        " const rows = h.shadowRoot.querySelectorAll('.nb-hitl-table tbody tr');"
+        " return rows.length && /interrupted/.test(rows[rows.length - 1].innerText); }",
+        timeout=20_000,
+    )
+    rows = table_rows(page)
+    assert "[Interrupted]" in rows[-1] and "interrupted" in rows[-1], rows[-1]
+    page.screenshot(path=str(artifacts / "marimo-stopped.png"))
+
+    page.locator(BOX).fill(INSTRUCTION)
+    page.locator(f"{CHAT} button:has-text('Continue')").click()
+    wait_status(page, "running")
+    assert page.locator(BOX).input_value() == ""  # the instruction went with Continue
+    wait_status(page, "idle", timeout=120)
+    seam = page.locator(f"{CHAT} .nb-hitl-seam")
+    seam.first.wait_for(timeout=10_000)
+    assert INSTRUCTION in seam.first.inner_text() or INSTRUCTION in page.locator(CHAT).inner_text()
+    page.wait_for_function(
+        "(t) => { const h = document.querySelector('marimo-anywidget');"
+        " return h.shadowRoot.querySelector('.nb-hitl-table').innerText.includes(t); }",
+        arg=INSTRUCTION[:30],
+        timeout=20_000,
+    )
+    page.screenshot(path=str(artifacts / "marimo-resumed.png"))
+    assert not page.errors, page.errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
+def drive(page: Any) -> None:
+    """A tool call, a model error, a reply stopped with Escape mid-stream, then an approval."""
+
+    def send(text: str) -> None:
+        page.locator(BOX).fill(text)
+        page.locator(f"{CHAT} button.nb-hitl-send").click()
+
+    send("What is 3 * (4 + 5)?")
+    page.locator(f"{CHAT} .nb-hitl-msg", has_text="It is 27").first.wait_for(timeout=60_000)
+    wait_status(page, "idle")
+    send("And again?")
+    wait_status(page, "error")
+    send("Tell me everything.")
+    page.locator(f"{CHAT} .nb-hitl-live", has_text="word40").first.wait_for(timeout=60_000)
+    page.locator(BOX).press("Escape")  # Stop from the keyboard
+    page.locator(INTERRUPTED).first.wait_for(timeout=10_000)
+    wait_status(page, "idle")
+    send("Deploy it.")
+    wait_status(page, "waiting")
+    page.locator(".nb-hitl-approval button:has-text('Approve')").first.wait_for(timeout=30_000)
+
+
+def test_look_in_light_and_dark_at_800_and_1400_and_approval(
+    browser: Any, marimo_server: Any, artifacts: Path
+) -> None:
+    page = open_app(browser, marimo_server, "look")
+    drive(page)
+    found: dict[str, list[str]] = {}
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        page.wait_for_selector(f"{HOST}[data-theme='{scheme}']", state="attached", timeout=20_000)
+        for width in (800, 1400):
+            page.set_viewport_size({"width": width, "height": 2400})  # the whole panel
+            page.wait_for_timeout(500)  # a relayout
+            state = f"{scheme}-{width}"
+            page.locator(HOST).first.screenshot(path=str(artifacts / f"marimo-look-{state}.png"))
+            found[state] = look_problems(page, HOST)
+    bad = {k: v for k, v in found.items() if v}
+    assert not bad, "\n".join(f"{k}: {p}" for k, v in bad.items() for p in v[:12])
+
+    page.locator(".nb-hitl-approval button:has-text('Approve')").first.click()
+    page.locator(f"{CHAT} .nb-hitl-msg", has_text="Deployed.").first.wait_for(timeout=30_000)
+    wait_status(page, "idle")
+    assert "deployed to production-eu-west-1" in page.locator(CHAT).inner_text()
+    assert not page.errors, page.errors  # type: ignore[attr-defined]
+    page.context.close()
