@@ -6,7 +6,10 @@ turns the difference since the last write (messages added, replaced or deleted, 
 summary) into one transaction. So a compression, which changes memory in one step, is one
 transaction, and an interrupt can never leave half of a change stored: the write runs in a task
 of its own, shielded, and the agent awaits ``flush()`` when each reply ends (finished or
-interrupted), after which the store holds exactly what the agent holds.
+interrupted), after which the store holds exactly what the agent holds. A change is found by
+comparing each message's JSON with what was last stored, so a message changed in place (its
+metadata set after it was stored) is written again; that comparison costs about the JSON of
+every held message per write (``bench/stored_memory_flush.py``: a few ms at 500 messages).
 
 AgentScope's async methods (``add``, ``get_memory``, ``delete``...) read and write through the
 store, as AgentScope's database memories do: ``get_memory()`` and ``size()`` first write what is
