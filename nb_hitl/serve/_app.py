@@ -126,7 +126,8 @@ def create_app(
 
     Args:
         agent_or_factory: a function building a fresh agent per thread (called with the
-            thread id when it takes a parameter), one agent instance (one thread), or an
+            thread id when it has a ``thread_id`` or a required first parameter), one agent
+            instance (one thread), or an
             ``AgentServer``.
         session: where threads are saved (``JSONSession``, ``RedisSession``, any
             ``SessionBase``); None keeps them in this process only.

@@ -1,7 +1,8 @@
 """``python -m nb_hitl.serve module:factory [--host H] [--port P] [--token T] ...``.
 
 The factory (``package.module:name``) is a function that builds an agent (called with the thread
-id when it takes a parameter), or an agent instance. ``--redis URL`` saves threads in Redis, so
+id when it has a ``thread_id`` or a required first parameter), or an agent instance.
+``--redis URL`` saves threads in Redis, so
 several workers (``--workers N``) or server processes share them; otherwise they are saved as
 JSON files in ``--sessions DIR``. With ``--workers`` above 1, uvicorn imports the app in each
 worker: the settings travel in ``$NB_HITL_SERVE_CONFIG``.

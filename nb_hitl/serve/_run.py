@@ -133,10 +133,15 @@ class ActiveRun:
         encoder = EventEncoder()
         try:
             while True:
-                event = await self.out.get()
-                if event is None:
+                events = [await self.out.get()]
+                while not self.out.empty() and len(events) < 256:
+                    events.append(self.out.get_nowait())  # one write for what is ready
+                done = events[-1] is None
+                text = "".join(encoder.encode(e) for e in events if e is not None)
+                if text:
+                    yield text
+                if done:
                     return
-                yield encoder.encode(event)
         finally:
             if not self.finished:
                 self.request_stop("disconnect")

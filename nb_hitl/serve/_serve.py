@@ -134,7 +134,8 @@ def serve(
 
     Args:
         agent_or_factory: a function building a fresh agent per thread id (called with the
-            thread id when it takes a parameter), or one agent instance (one thread).
+            thread id when it has a ``thread_id`` or a required first parameter), or one
+            agent instance (one thread).
         host: where to listen; anything but loopback needs ``token``.
         port: the port (0: a free one).
         token: every request must send ``Authorization: Bearer <token>``; defaults to

@@ -40,8 +40,9 @@ class AgentServer:
     """nb_hitl agents behind AG-UI: one agent per thread, saved after every run.
 
     Args:
-        agent_or_factory: a function building a fresh agent (called with the thread id when
-            it takes a parameter), or one agent instance (then the server has one thread).
+        agent_or_factory: a function building a fresh agent (given the thread id when it
+            has a ``thread_id`` or a required first parameter), or one agent instance (then
+            the server has one thread).
         session: where threads are saved: a ``JSONSession``, ``RedisSession`` or any
             ``SessionBase`` (None: kept in this process only, gone on restart).
         max_idle_threads: idle threads kept in memory; older ones are loaded again on use.

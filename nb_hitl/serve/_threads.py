@@ -103,7 +103,8 @@ class Threads:
     """The server's threads: find, make, load, save and forget slots.
 
     Args:
-        make_agent: the factory (called with the thread id when it takes a parameter).
+        make_agent: the factory (given the thread id when it has a ``thread_id`` or a
+            required first parameter).
         session: where thread states are saved (None: kept in this process only).
         single: an agent instance served as the only thread (``serve(agent)``).
         max_idle: idle threads kept in memory beyond which the least recent saved ones are
@@ -199,8 +200,7 @@ class Threads:
             agent = self.single
         else:
             assert self.make_agent is not None
-            takes_id = bool(inspect.signature(self.make_agent).parameters)
-            agent = self.make_agent(thread_id) if takes_id else self.make_agent()
+            agent = _call_factory(self.make_agent, thread_id)
             if inspect.isawaitable(agent):
                 raise ServeError(
                     500,
@@ -241,6 +241,19 @@ class Threads:
         record = ServeRecord(slot.record.version + 1, interrupts, time.time())
         await self.session.save_session_state(slot.thread_id, agent=slot.agent, serve=record)
         slot.record = record
+
+
+def _call_factory(factory: AgentFactory, thread_id: str) -> Any:
+    """``factory(thread_id=...)`` when it has a ``thread_id`` parameter, ``factory(thread_id)``
+    when its first parameter is required, else ``factory()`` (defaults are left alone)."""
+    params = list(inspect.signature(factory).parameters.values())
+    if any(p.name == "thread_id" for p in params):
+        return factory(thread_id=thread_id)
+    first = params[0] if params else None
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    if first is not None and first.kind in positional and first.default is first.empty:
+        return factory(thread_id)
+    return factory()
 
 
 async def _discard(agent: AgentBase, reply: asyncio.Task[Any]) -> None:

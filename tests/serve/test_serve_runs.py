@@ -315,3 +315,26 @@ def test_threads_run_side_by_side(agui: ServeProcess) -> None:
     for i, events in results.items():
         assert streamed_text(events, _assistant_id(events)) == f"You said: hi {i}"
     assert len(results) == 4
+
+
+async def test_serve_inside_a_running_loop_returns_a_running_server(tmp_path: Any) -> None:
+    """A notebook cell: ``nb_hitl.serve(...)`` starts uvicorn on the cell's loop and returns."""
+    import nb_hitl
+    from nb_hitl.serve import RunningServer
+
+    server = nb_hitl.serve(make_agent, port=0, sessions_dir=tmp_path)
+    assert isinstance(server, RunningServer)
+    await server.started()
+    try:
+        async with httpx.AsyncClient(timeout=30) as client:
+            info = (await client.get(server.url + "info")).json()
+            assert info["server"] == "nb_hitl" and info["capabilities"]["persistent"]
+            lines = []
+            async with client.stream("POST", server.url, json=body("nb", user("hi"))) as r:
+                async for line in r.aiter_lines():
+                    lines.append(line)
+        assert any('"RUN_FINISHED"' in line for line in lines)
+        assert list(tmp_path.iterdir())  # the thread was saved
+    finally:
+        await server.stop()
+    assert server.task.done()

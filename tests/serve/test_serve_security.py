@@ -142,3 +142,13 @@ def test_secret_looking_metadata_never_reaches_the_client() -> None:
         "usage": {"input_tokens": 3},
         "_is_interrupted": True,
     }
+
+
+def test_the_factory_gets_the_thread_id_only_when_it_asks_for_it() -> None:
+    from nb_hitl.serve._threads import _call_factory
+
+    assert _call_factory(lambda: "none", "t1") == "none"
+    assert _call_factory(lambda thread_id: thread_id, "t1") == "t1"
+    assert _call_factory(lambda tid: tid, "t1") == "t1"
+    assert _call_factory(lambda *, thread_id="": thread_id, "t1") == "t1"
+    assert _call_factory(lambda speed=50.0: speed, "t1") == 50.0  # a default is left alone
