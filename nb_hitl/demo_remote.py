@@ -199,13 +199,29 @@ def _turn(messages: list[dict[str, Any]], tools: Any) -> Any:
     last = messages[-1] if messages else {}
     content = last.get("content")
     text = content if isinstance(content, str) else json.dumps(content)
+    if last.get("role") == "tool" and "Which colour?" in text:
+        return f"You picked {_answer_of(text)}."
     if last.get("role") == "tool":
         return f"Done: {text}."
+    if "ask me" in text.lower():
+        question = {k: v for k, v in QUESTION.items() if k != "multiSelect"}
+        return ScriptedTurn(
+            text=ASKING, tool_calls=[ScriptedToolCall("ask_user", {"questions": [question]})]
+        )
     if "deploy" in text.lower():
         call = ScriptedToolCall("deploy", {"env": "prod", "version": "1.2"})
         return ScriptedTurn(text="I will deploy it.", tool_calls=[call])
     users = sum(1 for m in messages if m.get("role") == "user")
     return f"You said: {text}. This thread has {users} messages from you. " + LONG
+
+
+def _answer_of(result: str) -> str:
+    """The answer to "Which colour?" in the ``ask_user`` tool's result."""
+    with contextlib.suppress(ValueError):
+        value = json.loads(result)
+        if isinstance(value, dict) and isinstance(value.get("Which colour?"), str):
+            return str(value["Which colour?"])
+    return result
 
 
 def deploy(env: str, version: str) -> str:
@@ -222,10 +238,11 @@ def nb_hitl_agent() -> Any:
     """The nb_hitl agent ``start_nb_hitl_server`` serves (one per thread; it streams
     ``$NB_HITL_DEMO_TPS`` tokens per second, default 50)."""
     tokens_per_second = float(os.environ.get("NB_HITL_DEMO_TPS", "50"))
-    from nb_hitl import ReActAgent, ScriptedModel, Toolkit
+    from nb_hitl import ReActAgent, ScriptedModel, Toolkit, ask_user
 
     toolkit = Toolkit()
     toolkit.register_tool_function(deploy, needs_approval=True)
+    toolkit.register_tool_function(ask_user)
     model = ScriptedModel(responder=_turn, tokens_per_second=tokens_per_second)
     return ReActAgent("Friday", "You are a demo agent.", model, toolkit=toolkit)
 

@@ -105,6 +105,9 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
         self.unsupported: dict[str, str] = dict(UNSUPPORTED)
         """Panel features a remote agent does not have, each with the reason (greyed out)."""
         self.pending_steering: list[Msg] = []
+        self.server_interrupts: list[Any] = []
+        """Interrupts the thread waits on at the server (its history on attach):
+        ``resume_pending()`` shows them and resumes."""
         self.last_run_id: str | None = None
         self._init_decisions()
         self._connected = False
@@ -135,6 +138,9 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
             await self.connect()
         except RemoteAgentError as exc:  # told again, in the panel, by the first run
             logger.info("%s: not connected yet: %s", self.name, exc)
+            return
+        if self.server_interrupts and not self.is_replying:  # parked there: show its cards
+            self._spawn(self.resume_pending())
 
     async def connect(self) -> dict[str, bool]:
         """Ask the server what it can do and load this thread's history (nb_hitl's server)."""
@@ -160,9 +166,10 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
         from pydantic import TypeAdapter
 
         try:
-            from ag_ui.core import Message
+            from ag_ui.core import Interrupt, Message
 
             messages = TypeAdapter(list[Message]).validate_python(history.get("messages") or [])
+            parked = TypeAdapter(list[Interrupt]).validate_python(history.get("interrupts") or [])
         except ValueError as exc:
             raise RemoteAgentError(
                 f"The server's history of {self.thread_id!r} is malformed "
@@ -172,8 +179,14 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
         self._reconcile(list(messages), drop_local=True)
         if "state" in history:
             self.remote_state = history.get("state")
+        self.server_interrupts = list(parked)
         self._needs_sync = False
         return True
+
+    async def resume_pending(self) -> Msg:
+        """Park on the interrupts the thread already waits on at the server (a parked approval
+        or question found on attach), then resume it as any parked reply."""
+        return await self(None, _pending=True)
 
     def _record_incoming(self, msg: Any) -> None:
         incoming = [msg] if isinstance(msg, Msg) else list(msg or [])
@@ -194,6 +207,10 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
         elif self._needs_sync and self.capabilities.get("history"):
             await self.sync()
         resume = self._take_abandoned()
+        pending, self.server_interrupts = self.server_interrupts, []
+        if kwargs.get("_pending") and pending:
+            self._where = "waiting for you"
+            resume = await self._park([read_interrupt(i, {}) for i in pending])
         while True:
             mapper = await self._one_run(resume)
             outcome = mapper.outcome

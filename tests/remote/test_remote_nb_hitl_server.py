@@ -124,3 +124,38 @@ async def test_history_comes_back_after_the_server_restarts(tmp_path: Path) -> N
         await again.aclose()
     finally:
         server.stop()
+
+
+async def test_ask_user_is_the_question_form_and_the_answer_resumes(
+    nb_hitl_agui: AguiServer,
+) -> None:
+    agent, panel = panel_for(nb_hitl_agui.url)
+    assert panel.chat.questions is not None
+    panel.chat.send("ask me something")
+    await until(lambda: panel.chat.questions.waiting, what="the question form")
+    card = panel.chat.questions.waiting[0]
+    assert [b.description for b in card.fields[0].choices] == ["red", "<b>blue</b>"]
+    card.fields[0].choose("red")
+    assert card.send()
+    await idle(panel)
+    assert card.answered == "answered"
+    assert (agent.memory.messages[-1].get_text_content() or "").startswith("You picked")
+    assert "red" in (agent.memory.messages[-1].get_text_content() or "")
+    await agent.aclose()
+
+
+async def test_a_parked_approval_comes_back_in_a_new_client(nb_hitl_agui: AguiServer) -> None:
+    thread = f"parked-{uuid.uuid4().hex[:8]}"
+    first, panel = panel_for(nb_hitl_agui.url, thread)
+    panel.chat.send("please deploy")
+    await until(lambda: first.pending_approvals, what="the approval")
+    # Another notebook attaches to the thread (this one is left as it is, as a closed tab is):
+    again, panel2 = panel_for(nb_hitl_agui.url, thread)
+    assert panel2.chat.approvals is not None
+    await until(lambda: panel2.chat.approvals.waiting, what="the card, back from the server")
+    panel2.chat.approvals.waiting[0].approve_button.click()
+    await idle(panel2)
+    assert again.memory.messages[-1].get_text_content() == "Done: deployed 1.2 to prod."
+    await again.aclose()
+    await first.interrupt()  # the abandoned tab's reply: closed here, after the fact
+    await first.aclose()
