@@ -25,8 +25,9 @@ class DashScopeChatFormatter(FormatterBase):
       follows in a user message;
     - thinking blocks are not sent.
 
-    nb_hitl's ``DashScopeChatModel`` (DashScope's OpenAI-compatible mode) sends these native
-    parts as the compatible mode's ``image_url`` / ``input_audio`` / ``video_url`` parts.
+    nb_hitl's ``DashScopeChatModel`` sends these parts as they are to DashScope's own API (the
+    ``dashscope`` SDK), and as ``image_url`` / ``input_audio`` / ``video_url`` parts to its
+    OpenAI-compatible mode.
 
     Args:
         promote_tool_result_images: send tool-result images in a user message after them.
