@@ -1,6 +1,7 @@
 """The marimo app of the marimo browser tests (``marimo run`` serves it; each page is a session
 of its own). ``?case=chat``: the demo agent, streaming slowly; ``?case=look``: a tool that
-needs approval, a model error and a long answer, over a long memory (the look matrix)."""
+needs approval, a model error and a long answer, over a long memory (the look matrix);
+``?case=hub``: two speakers in a ``MsgHub`` (``nb_hitl.show(hub)``)."""
 
 import marimo
 
@@ -26,7 +27,21 @@ def _():
         return f"deployed to {env}"
 
     case = mo.query_params().get("case") or "chat"
-    if case == "look":
+    if case == "hub":
+        from nb_hitl.message import Msg
+        from nb_hitl.pipeline import MsgHub
+
+        def speaker(name, script):
+            return ReActAgent(name, f"You are {name}.", ScriptedModel(script, tokens_per_second=60))
+
+        agent = MsgHub(
+            [
+                speaker("Alice", ["Tabs: one keystroke, one level, and everyone picks a width."]),
+                speaker("Bob", ["Spaces: the same everywhere, in every editor and every diff."]),
+            ],
+            announcement=Msg("Host", "Tabs or spaces?", "user"),
+        )
+    elif case == "look":
         toolkit = demo_toolkit()
         toolkit.register_tool_function(deploy, needs_approval=True)
         long = " ".join(f"word{i}" for i in range(3000))
@@ -59,7 +74,7 @@ def _():
             ScriptedModel.demo(tokens_per_second=15),
             toolkit=demo_toolkit(),
         )
-    panel = nb_hitl.show(agent, session=None)
+    panel = nb_hitl.show(agent) if case == "hub" else nb_hitl.show(agent, session=None)
     panel  # noqa: B018 (the cell's output)
     return
 

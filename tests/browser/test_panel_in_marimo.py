@@ -4,7 +4,8 @@ interrupted style and memory (the inspector's table) ends with the interrupted m
 Continue with a typed instruction resumes the same answer; Ctrl+Enter sends and Escape stops
 (the keyboard anywidget, hosted); an approval card approves; and the look in light and dark at
 800 and 1,400 px: every visible text at 4.5:1, nothing clipped, no word wrapped inside itself
-(``look_checks``). Screenshots go to ``test-artifacts/marimo-*.png``.
+(``look_checks``); ``nb_hitl.show(hub)`` runs a round and Stop pauses it (dark, 800 px).
+Screenshots go to ``test-artifacts/marimo-*.png``.
 """
 
 from __future__ import annotations
@@ -25,13 +26,20 @@ HOST = ".nb-hitl-marimo"
 INSTRUCTION = "Continue, but keep it to one short paragraph."
 
 
-def open_app(browser: Any, server: Any, case: str, scheme: str = "light", width: int = 1400) -> Any:
+def open_app(
+    browser: Any,
+    server: Any,
+    case: str,
+    scheme: str = "light",
+    width: int = 1400,
+    ready: str = BOX,
+) -> Any:
     context = browser.new_context(color_scheme=scheme, viewport={"width": width, "height": 1000})
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(server.page_url(case))
-    page.wait_for_selector(BOX, timeout=90_000)
+    page.wait_for_selector(ready, timeout=90_000)
     page.errors = errors  # type: ignore[attr-defined]
     return page
 
@@ -139,5 +147,25 @@ def test_look_in_light_and_dark_at_800_and_1400_and_approval(
     page.locator(f"{CHAT} .nb-hitl-msg", has_text="Deployed.").first.wait_for(timeout=30_000)
     wait_status(page, "idle")
     assert "deployed to production-eu-west-1" in page.locator(CHAT).inner_text()
+    assert not page.errors, page.errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
+def test_hub_panel_runs_a_round_and_stops_in_marimo(
+    browser: Any, marimo_server: Any, artifacts: Path
+) -> None:
+    page = open_app(browser, marimo_server, "hub", scheme="dark", width=800,
+                    ready=".nb-hitl-hub button:has-text('Start')")  # fmt: skip
+    page.locator(".nb-hitl-hub button:has-text('Start')").first.click()
+    page.locator(".nb-hitl-hub .nb-hitl-msg", has_text="one keystroke").first.wait_for(
+        timeout=60_000
+    )
+    page.locator(".nb-hitl-hub button.nb-hitl-hub-stop").click()  # mid-stream
+    page.locator(".nb-hitl-hub >> text=/Paused/").first.wait_for(timeout=30_000)
+    page.locator(".nb-hitl-hub .nb-hitl-msg.nb-hitl-interrupted").first.wait_for(timeout=10_000)
+    page.set_viewport_size({"width": 800, "height": 2400})  # the whole panel in the picture
+    page.wait_for_timeout(300)
+    page.locator(HOST).first.screenshot(path=str(artifacts / "marimo-hub-dark-800.png"))
+    assert look_problems(page, HOST) == []
     assert not page.errors, page.errors  # type: ignore[attr-defined]
     page.context.close()
