@@ -352,7 +352,13 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
         return True
 
     async def aclose(self) -> None:
-        """Close the HTTP connections."""
+        """Close the HTTP connections (and cancel a connect or request still under way)."""
+        pending = [
+            t for t in (self._connecting, *self._background) if t is not None and not t.done()
+        ]
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
         await self.client.aclose()
 
     def state_dict(self) -> dict[str, Any]:

@@ -108,6 +108,9 @@ async def sse_data(
                 if size > max_event_bytes:
                     raise _too_big(max_event_bytes)
                 data.append(value)
+    tail = bytes(buffer).rstrip(b"\r").decode("utf-8", errors="replace")
+    if tail.startswith("data:"):  # a last line without its newline
+        data.append(tail[6:] if tail.startswith("data: ") else tail[5:])
     if data:  # a last event without its blank line: still an event
         yield "\n".join(data)
 
