@@ -13,11 +13,13 @@ parked, re-sends the pending interrupts.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from typing import TYPE_CHECKING, Any
 
 from ag_ui.core import Interrupt, ResumeEntry, RunAgentInput
 
+from nb_hitl.events import ApprovalRequested, QuestionAsked
 from nb_hitl.exceptions import ServeError
 from nb_hitl.message import Msg
 
@@ -180,34 +182,61 @@ class AgentServer:
 
     # -- outside a run -----------------------------------------------------------------------
     async def interrupt(self, thread_id: str, run_id: str | None = None) -> dict[str, Any]:
-        """Stop the thread's run (``agent.interrupt()``); a reply parked between runs too."""
+        """Stop the thread's run (``agent.interrupt()``), or a reply parked between runs.
+
+        A reply parked on approvals or questions is stopped wherever it was parked: live in
+        this process, or saved in the store by another worker (or before a restart), where it
+        is loaded, resumed and interrupted, so memory ends as after an in-kernel Stop.
+        """
         check_thread_id(thread_id)
         slot = self.threads.slots.get(thread_id)
-        if slot is None:
-            return {"interrupted": False, "reason": "no run in progress"}
-        run = slot.run
-        if run is not None and not run.finished:
-            if run_id and run_id != run.run_id:
-                raise ServeError(
-                    409,
-                    "other_run",
-                    f"Run {run_id!r} is not the run in progress ({run.run_id!r}); nothing "
-                    "was stopped.",
+        if slot is not None and slot.run is not None and not slot.run.finished:
+            return self._stop_run(slot, run_id)
+        async with self.threads.lock(thread_id):
+            slot = await self.threads.slot(thread_id)
+            if slot.run is not None and not slot.run.finished:
+                return self._stop_run(slot, run_id)
+            if not slot.parked:
+                if slot.reply is not None or not slot.record.interrupts:
+                    return {"interrupted": False, "reason": "no run in progress"}
+                asked = asyncio.Event()
+                sub = slot.agent.subscribe(
+                    lambda e: (
+                        asked.set() if isinstance(e, (ApprovalRequested, QuestionAsked)) else None
+                    )
                 )
-            return {"interrupted": run.request_stop("stop"), "runId": run.run_id}
-        if slot.parked:
-            async with self.threads.lock(thread_id):
-                reply = slot.reply
-                await slot.agent.interrupt()
-                if reply is not None:
-                    try:
-                        await reply
-                    except Exception:
-                        pass
-                slot.reply = None
-                await self.threads.save(slot, [])
-            return {"interrupted": True, "parked": True}
-        return {"interrupted": False, "reason": "no run in progress"}
+                slot.reply = asyncio.get_running_loop().create_task(
+                    slot.agent.resume_pending()  # type: ignore[attr-defined]
+                )
+                waiter = asyncio.ensure_future(asked.wait())
+                try:  # until the loaded reply parks again (a Stop before that re-parks it)
+                    await asyncio.wait(
+                        {waiter, slot.reply}, timeout=10, return_when=asyncio.FIRST_COMPLETED
+                    )
+                finally:
+                    waiter.cancel()
+                    sub.close()
+            reply = slot.reply
+            await slot.agent.interrupt()
+            if reply is not None:
+                try:
+                    await reply
+                except Exception:  # the stopped reply failed: reported, memory stays valid
+                    pass
+            slot.reply = None
+            await self.threads.save(slot, [])
+        return {"interrupted": True, "parked": True}
+
+    def _stop_run(self, slot: ThreadSlot, run_id: str | None) -> dict[str, Any]:
+        run = slot.run
+        assert run is not None
+        if run_id and run_id != run.run_id:
+            raise ServeError(
+                409,
+                "other_run",
+                f"Run {run_id!r} is not the run in progress ({run.run_id!r}); nothing was stopped.",
+            )
+        return {"interrupted": run.request_stop("stop"), "runId": run.run_id}
 
     async def steer(self, thread_id: str, body: dict[str, Any]) -> dict[str, Any]:
         """Give the running reply a new user message at its next step (``agent.steer``)."""

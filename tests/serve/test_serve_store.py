@@ -104,6 +104,18 @@ def test_two_workers_sharing_a_redis_take_turns_on_a_thread(
     assert "Done: wrote 'note 3'" in _texts(on_a)
     ids = [m["id"] for m in on_a["messages"]]
     assert len(ids) == len(set(ids))
+    # Stop a reply parked on a, through b: b loads it, stops it, and a follows
+    parked = finished(run(a.url, body(thread, user("approve once more"))))["outcome"]
+    assert parked["interrupts"][0]["id"] == "call_w5"
+    r = httpx.post(f"{b.url}/threads/{thread}/interrupt", json={}, timeout=30)
+    assert r.status_code == 200 and r.json()["interrupted"] is True
+    on_a = history(a.url, thread)
+    assert on_a["interrupts"] == [] and on_a["messages"] == history(b.url, thread)["messages"]
+    assert on_a["messages"][-1]["metadata"]["_is_interrupted"] is True
+    closed = [m for m in on_a["messages"] if m["role"] == "tool" and m["toolCallId"] == "call_w5"]
+    assert len(closed) == 1 and closed[0]["metadata"]["is_interrupted"] is True
+    events = run(a.url, body(thread, user("still there?")))
+    assert finished(events)["outcome"] == {"type": "success"}
 
 
 def test_uvicorn_workers_share_threads_through_redis(redis_server: RedisServer) -> None:
