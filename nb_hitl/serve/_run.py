@@ -35,11 +35,12 @@ from ag_ui.core import (
     RunFinishedInterruptOutcome,
     RunFinishedSuccessOutcome,
     RunStartedEvent,
+    StateDeltaEvent,
     StateSnapshotEvent,
 )
 from ag_ui.encoder import EventEncoder
 
-from nb_hitl.events import ApprovalRequested, Event, QuestionAsked
+from nb_hitl.events import ApprovalRequested, Event, MessageUpdated, QuestionAsked
 from nb_hitl.exceptions import ApprovalError, NbHitlError
 from nb_hitl.message import Msg
 
@@ -121,6 +122,7 @@ class ActiveRun:
         self.translator = RunTranslator(known_ids={m.id for m in snapshot})
         self._snapshot = snapshot
         self.errors: list[str] = []
+        self._state: dict[str, Any] = agent_state(self.agent)
         self.driver: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -168,7 +170,7 @@ class ActiveRun:
                     thread_id=slot.thread_id, run_id=self.run_id, protocol_version="1.0"
                 ),
                 MessagesSnapshotEvent(messages=self._snapshot),
-                StateSnapshotEvent(snapshot=agent_state(self.agent)),
+                StateSnapshotEvent(snapshot=self._state),
             )
             await self._act()
             if self.stop_requested and slot.reply is not None and not slot.reply.done():
@@ -266,8 +268,22 @@ class ActiveRun:
                 continue
             event: Event = item
             self._put(*self.translator.translate(event))
+            if not isinstance(event, MessageUpdated):  # state moves per step, not per token
+                self._state_delta()
             if isinstance(event, (ApprovalRequested, QuestionAsked)) and self.plan.answers:
                 self._give_answers()
+
+    def _state_delta(self) -> None:
+        """``STATE_DELTA`` (JSON Patch ``replace`` of top-level keys) when the state changed."""
+        state = agent_state(self.agent)
+        ops = [
+            {"op": "replace" if key in self._state else "add", "path": f"/{key}", "value": value}
+            for key, value in state.items()
+            if self._state.get(key, _DONE) != value
+        ]
+        if ops:
+            self._state = state
+            self._put(StateDeltaEvent(delta=ops))
 
     async def _finish(self, parked: bool) -> None:
         slot, agent = self.slot, self.agent

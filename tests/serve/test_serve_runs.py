@@ -27,12 +27,8 @@ def _assistant_id(events: list[dict[str, Any]]) -> str:
 def test_a_run_streams_the_reply_as_agui_events(agui: ServeProcess) -> None:
     thread = _thread("stream")
     events = run(agui.url, body(thread, user("hello there")))
-    assert kinds(events)[:4] == [
-        "RUN_STARTED",
-        "MESSAGES_SNAPSHOT",
-        "STATE_SNAPSHOT",
-        "TEXT_MESSAGE_START",
-    ]
+    assert kinds(events)[:3] == ["RUN_STARTED", "MESSAGES_SNAPSHOT", "STATE_SNAPSHOT"]
+    assert [k for k in kinds(events) if k != "STATE_DELTA"][3] == "TEXT_MESSAGE_START"
     assert kinds(events)[-3:] == ["MESSAGES_SNAPSHOT", "STATE_SNAPSHOT", "RUN_FINISHED"]
     assert events[0]["threadId"] == thread
     assert [m["content"] for m in events[1]["messages"]] == ["hello there"]
@@ -48,6 +44,14 @@ def test_a_run_streams_the_reply_as_agui_events(agui: ServeProcess) -> None:
         ("assistant", "You said: hello there"),
     ]
     assert saved["messages"] == events[-3]["messages"]
+    # the state snapshot, patched by the run's STATE_DELTA events, is the closing snapshot
+    state = dict(events[2]["snapshot"])
+    deltas = [e for e in events if e["type"] == "STATE_DELTA"]
+    assert deltas and len(deltas) < kinds(events).count("TEXT_MESSAGE_CONTENT")  # not per token
+    for delta in deltas:
+        for op in delta["delta"]:
+            state[op["path"].lstrip("/")] = op["value"]
+    assert state == events[-2]["snapshot"] and state["memoryMessages"] == 2
 
 
 def _kernel_interrupted_memory() -> list[Msg]:
@@ -338,3 +342,23 @@ async def test_serve_inside_a_running_loop_returns_a_running_server(tmp_path: An
     finally:
         await server.stop()
     assert server.task.done()
+
+
+async def test_idle_threads_beyond_the_limit_leave_memory_and_load_again(tmp_path: Any) -> None:
+    """``max_idle_threads``: older idle threads are dropped from memory, the store keeps them."""
+    from ag_ui.core import RunAgentInput
+
+    from nb_hitl.serve import AgentServer
+    from nb_hitl.session import JSONSession
+
+    server = AgentServer(make_agent, JSONSession(tmp_path), max_idle_threads=2)
+    for i in range(4):
+        data = RunAgentInput.model_validate(body(f"idle{i}", user(f"hi {i}")))
+        active = await server.start_run(data)
+        text = "".join([chunk async for chunk in active.stream()])
+        assert '"RUN_FINISHED"' in text
+    assert len(server.threads.slots) <= 3
+    assert "idle0" not in server.threads.slots
+    saved = await server.history("idle0")  # loaded again from the store
+    assert [m["content"] for m in saved["messages"]] == ["hi 0", "You said: hi 0"]
+    await server.aclose()
