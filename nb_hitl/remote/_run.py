@@ -248,6 +248,18 @@ class RunMapper:
         self.agent._emit(ToolResultReady(self.agent.name, self.agent._reply_id, block))
 
     def _on_messages_snapshot(self, ev: Any) -> None:
+        live = self.live
+        if live is not None and live.id in {str(m.id) for m in ev.messages}:
+            # The server's own version of the message being streamed wins (ag-ui-langgraph,
+            # for one, streams no arguments for a tool call made in one chunk): the live row
+            # is finished with it when the snapshot adds it.
+            self.live = None
+            self.committed.append(live.id)
+            self.agent._reconcile(list(ev.messages))
+            final = self.agent.memory.get(live.id)
+            if final is not None and final.role == "assistant":
+                self.result = final
+            return
         self.commit_live()
         self.agent._reconcile(list(ev.messages))
 

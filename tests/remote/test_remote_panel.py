@@ -207,3 +207,22 @@ async def test_the_graphs_question_is_the_question_form_and_answering_resumes(
     assert card.answered == "answered"
     assert agent.memory.messages[-1].get_text_content() == "You picked <b>blue</b>."
     await agent.aclose()
+
+
+async def test_the_servers_version_of_a_streamed_tool_call_is_what_the_chat_shows(
+    langgraph_agui: AguiServer,
+) -> None:
+    # ag-ui-langgraph streams no TOOL_CALL_ARGS for a call made in one chunk; its snapshot
+    # has the arguments, and the chat's row is finished with that version.
+    agent, panel = panel_for(langgraph_agui.url)
+    assert panel.chat.approvals is not None
+    panel.chat.send("please deploy")
+    await until(lambda: panel.chat.approvals.waiting, what="the approval card")
+    asked = next(m for m in agent.memory.messages if m.get_content_blocks("tool_use"))
+    assert asked.get_content_blocks("tool_use")[0].input == {"env": "prod", "version": "1.2"}
+    entry = panel.chat.transcript.get(asked.id)
+    assert entry is not None and entry.msg is not None
+    assert entry.msg.get_content_blocks("tool_use")[0].input == {"env": "prod", "version": "1.2"}
+    panel.chat.approvals.waiting[0].approve_button.click()
+    await idle(panel)
+    await agent.aclose()
