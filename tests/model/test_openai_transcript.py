@@ -39,7 +39,12 @@ def walk(widget: w.Widget) -> Iterator[w.Widget]:
 
 
 def html(widget: w.Widget) -> str:
-    return "\n".join(x.value for x in walk(widget) if isinstance(x, w.HTML))
+    """Every HTML under ``widget``; LiveMessage rows as the page draws them."""
+    return "\n".join(
+        x.value if isinstance(x, w.HTML) else x.drawn_html()
+        for x in walk(widget)
+        if isinstance(x, w.HTML) or hasattr(x, "drawn_html")
+    )
 
 
 def state(widget: w.Widget) -> str:
