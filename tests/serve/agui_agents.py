@@ -4,6 +4,7 @@ the prompt, so a thread loaded by another worker (a fresh agent) answers exactly
 - a user message containing ``approve`` -> the model calls ``write_note`` (needs approval);
 - ``ask`` -> the model calls ``ask_user`` with one question (``Which colour?``: red / blue);
 - ``long`` -> a long streamed answer (interrupt it);
+- ``fail`` -> the model streams two words, then its stream breaks (``ModelStreamError``);
 - ``lookup`` -> the model calls ``lookup`` (no approval; it takes 1.5 s: steer meanwhile);
 - anything else -> a short answer quoting the last user message.
 After a tool result the model answers with the result's text.
@@ -16,6 +17,7 @@ import os
 from typing import Any
 
 from nb_hitl.agent import ReActAgent, ask_user
+from nb_hitl.exceptions import ModelStreamError
 from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
 from nb_hitl.tool import Toolkit
 
@@ -67,6 +69,9 @@ def responder(messages: list[dict[str, Any]], tools: Any) -> Any:
         return ScriptedTurn(
             tool_calls=[ScriptedToolCall("ask_user", {"questions": [q]}, id=f"call_q{n}")]
         )
+    if "fail" in text:
+        broken = ModelStreamError("the stream broke (scripted)")
+        return ScriptedTurn(text="Partial words then more", error=broken, error_after_tokens=2)
     if "lookup" in text:
         return ScriptedTurn(
             text="Looking it up.",

@@ -362,3 +362,18 @@ async def test_idle_threads_beyond_the_limit_leave_memory_and_load_again(tmp_pat
     saved = await server.history("idle0")  # loaded again from the store
     assert [m["content"] for m in saved["messages"]] == ["hi 0", "You said: hi 0"]
     await server.aclose()
+
+
+def test_a_model_error_ends_the_run_with_run_error_and_the_thread_stays_usable(
+    agui: ServeProcess,
+) -> None:
+    thread = _thread("fail")
+    events = run(agui.url, body(thread, user("please fail now")))
+    assert events[-1]["type"] == "RUN_ERROR"
+    assert events[-1]["code"] == "ModelStreamError" and "broke" in events[-1]["message"]
+    assert "RUN_FINISHED" not in kinds(events)
+    saved = history(agui.url, thread)
+    assert not saved["running"] and saved["messages"][0]["content"] == "please fail now"
+    events = run(agui.url, body(thread, user("hello again")))
+    assert finished(events)["outcome"] == {"type": "success"}
+    assert history(agui.url, thread)["messages"][-1]["content"] == "You said: hello again"
