@@ -5,12 +5,24 @@ JupyterLab 4.4+ may deliver comm messages (button clicks, slider moves) on a sub
 callback goes through ``LoopBridge.call``, which runs it at once on the loop's own thread and
 hops with ``loop.call_soon_threadsafe`` from any other thread. Background coroutines started
 with ``spawn`` are held by a strong reference and their exceptions are always retrieved.
+
+Callbacks also run *as the main shell*: ipykernel 7.4 sends the front end's next message on a
+comm to the subshell named in the parent header of that comm's last publish. A click handled
+for a button on subshell S (JupyterLab's ``perComm`` gives every comm a subshell of its own)
+used to leave S in the parent of everything its callback drew, so the new widgets (the chat's
+*Undo clear*) and the re-enabled ones (the inspector's *Undo*) had their clicks sent to S's
+thread. With a few hundred comms the kernel's ZMQ context is full (libzmq's 1,023 sockets;
+each subshell takes 4), and a subshell thread that never published cannot open the socket it
+needs to answer: the click was dropped without a word. The work runs on the main loop, so what
+it publishes says so, and the clicks that follow come to the main shell.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
+import sys
 import threading
 import weakref
 from collections.abc import Callable, Coroutine
@@ -36,6 +48,30 @@ def _capture_loop() -> asyncio.AbstractEventLoop:
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
         return loop
+
+
+def _main_shell_context() -> contextvars.Context | None:
+    """A copy of this context whose kernel parent names no subshell, or None if it names none.
+
+    Tasks started in it (``spawn``) inherit it, so a reply started by a click publishes as the
+    main shell too. Outside a kernel, or on ipykernel 6 (no subshells), nothing changes.
+    """
+    kernel_module = sys.modules.get("ipykernel.kernelbase")
+    if kernel_module is None or not kernel_module.Kernel.initialized():
+        return None
+    kernel = kernel_module.Kernel.instance()
+    try:
+        parent = kernel.get_parent("shell")
+    except Exception:  # an older or unusual kernel: leave its parent alone
+        return None
+    header = parent.get("header") if isinstance(parent, dict) else None
+    if not isinstance(header, dict) or header.get("subshell_id") is None:
+        return None
+    ident = getattr(kernel, "_parent_ident", {}).get("shell", b"")
+    main_parent = {**parent, "header": {**header, "subshell_id": None}}
+    context = contextvars.copy_context()
+    context.run(kernel.set_parent, ident, main_parent, "shell")
+    return context
 
 
 class LoopBridge:
@@ -76,8 +112,12 @@ class LoopBridge:
         return wrapped
 
     def _safe(self, fn: Callable[..., Any], *args: Any) -> None:
+        context = _main_shell_context()
         try:
-            fn(*args)
+            if context is None:
+                fn(*args)
+            else:
+                context.run(fn, *args)
         except Exception as exc:  # a widget callback must never kill the comm handler
             logger.exception("nb_hitl widget callback failed")
             if self.on_error is not None:
