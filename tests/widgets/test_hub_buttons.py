@@ -60,3 +60,27 @@ async def test_continue_after_stop_goes_on_with_the_stopped_speaker_then_the_res
     for agent in (alice, bob, carol):
         assert_history_valid(agent.memory.messages)
     panel.close()
+
+
+async def test_continue_after_a_model_error_asks_the_failed_speaker_again_then_the_rest() -> None:
+    from nb_hitl.model import ScriptedTurn
+
+    alice = speaker("Alice", ["Tabs."])
+    bob = speaker("Bob", [ScriptedTurn(error=RuntimeError("model down")), "Spaces, after all."])
+    carol = speaker("Carol", ["I side with Bob."])
+    panel = HubPanel(MsgHub([alice, bob, carol]), user_name="Moderator")
+    panel.input.value = "Tabs or spaces?"
+    panel.runs.start_button.click()
+    await until(lambda: not panel.running and panel.outcome == "error", what="the error")
+    assert carol.model.calls == []  # the round ended at Bob
+    assert shown(panel.runs.continue_button) and shown(panel.runs.next_button)
+    assert "Continue" in panel.speakers.value
+    panel.runs.continue_button.click()
+    await until(lambda: not panel.running and panel.outcome == "finished", what="continued")
+    texts = spoken(panel)
+    assert texts[-2:] == [("Bob", "Spaces, after all."), ("Carol", "I side with Bob.")]
+    assert len(alice.model.calls) == 1  # Alice had spoken: she is not asked again
+    assert not shown(panel.runs.continue_button)
+    for agent in (alice, bob, carol):
+        assert_history_valid(agent.memory.messages)
+    panel.close()

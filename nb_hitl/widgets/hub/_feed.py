@@ -93,6 +93,8 @@ class HubFeed:
         self.stopping: set[str] = set()
         self.error_seen = False
         """True once an agent's error was drawn (reset by the panel for each run)."""
+        self.failed: list[AgentBase] = []
+        """Participants whose reply failed in this run (reset with ``error_seen``)."""
         self.approving: dict[str, str] = {}
         """Participants whose tool calls wait for the person's approval: name -> what."""
         self.approvals: dict[int, ApprovalCards] = {}
@@ -220,6 +222,8 @@ class HubFeed:
             live.end()
             if isinstance(ev, ErrorOccurred):
                 self.error_seen = True
+                if agent not in self.failed:
+                    self.failed.append(agent)
                 self.error(f"{ev.error_type}: {ev.message}", ev.agent_name)
             elif ev.msg is not None:
                 self.add(ev.msg)  # a UserAgent's reply (it keeps no memory); else drawn

@@ -43,6 +43,10 @@ ENDINGS = {
     "finished": "Finished. Next round lets everyone speak once more.",
     "error": "Ended with an error. Next round tries again.",
 }
+ERROR_CONTINUE = (
+    "Ended with an error. Continue asks that speaker again, then the rest; Next round starts "
+    "another round."
+)
 _HUBS = WidgetRegistry()
 """The newest HubPanel of each hub."""
 
@@ -297,6 +301,8 @@ class HubPanel(DiscussionRun, w.VBox):
             now = "Running…"
         else:
             now = ENDINGS.get(self.outcome, "Idle: press Start (or panel.start()) to begin.")
+            if self.outcome == "error" and self.can_continue:
+                now = ERROR_CONTINUE
         names = [a.name for a in self.agents]
         self.speakers.value = speakers_html(names, self.feed.classes, self.speaking, now)
         self.stop_button.disabled = not self.speaking or bool(stopping)

@@ -120,12 +120,14 @@ class DiscussionRun:
         self.start(self._round, msg)
 
     def continue_run(self, msg: Msg | str | None = None) -> None:
-        """Go on where the person chose Stop (the *Continue* button): the stopped speaker
-        answers again (told ``msg``, if given), then everyone after them in that run."""
+        """Go on where the person chose Stop, or where a speaker's model failed (the
+        *Continue* button): that speaker answers again (told ``msg``, if given), then everyone
+        after them in that run."""
         if self._stopped_at is None:
             raise RuntimeError(
                 "Nothing to continue: Continue goes on after you chose Stop in the pause "
-                "prompt. Use next_round() (or start()) for another round."
+                "prompt, or after a speaker's error. Use next_round() (or start()) for another "
+                "round."
             )
         pipe, positions = self._stopped_at
         rest: Pipeline
@@ -145,6 +147,7 @@ class DiscussionRun:
         self._sync_participants()
         self.pipeline, self.result, self.error, self.outcome = pipe, None, None, ""
         self.feed.error_seen = False
+        self.feed.failed = []
         self._note.value = ""
         self._active = True
         self._set_state("running")
@@ -248,11 +251,20 @@ class DiscussionRun:
             await asyncio.sleep(0)  # the agent's ErrorOccurred event may draw it first
             if not self.feed.error_seen:
                 self.feed.error(f"{type(exc).__name__}: {exc}")
+            self._stopped_at = self._failed_at(pipe)  # Continue asks them again
         finally:
             self.pause.hide()
             self._decision = None
             self._active = False
             self._set_state("idle")
+
+    def _failed_at(self, pipe: Pipeline) -> tuple[Pipeline, list[int]] | None:
+        """Where Continue goes on after an error: the speaker whose model failed (the first
+        of them, in a sequence), then everyone after them; None if no speaker failed."""
+        positions = [i for i, a in enumerate(pipe.agents) if a in self.feed.failed]
+        if not positions:
+            return None
+        return (pipe, positions[:1] if isinstance(pipe, SequentialPipeline) else positions)
 
     async def _ask(self, pipe: Pipeline) -> tuple[str, str | Msg | None]:
         paused = pipe.paused
