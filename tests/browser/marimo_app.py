@@ -1,7 +1,8 @@
 """The marimo app of the marimo browser tests (``marimo run`` serves it; each page is a session
 of its own). ``?case=chat``: the demo agent, streaming slowly; ``?case=look``: a tool that
 needs approval, a model error and a long answer, over a long memory (the look matrix);
-``?case=hub``: two speakers in a ``MsgHub`` (``nb_hitl.show(hub)``)."""
+``?case=hub``: two speakers in a ``MsgHub`` (``nb_hitl.show(hub)``); ``?case=bench``: a long
+answer at 500 tokens/s (``bench/stop_in_marimo.py``)."""
 
 import marimo
 
@@ -27,7 +28,16 @@ def _():
         return f"deployed to {env}"
 
     case = mo.query_params().get("case") or "chat"
-    if case == "hub":
+    chat_options = {}
+    if case == "bench":  # bench/stop_in_marimo.py: a long answer, fast; only the last rows
+        text = " ".join(f"word{i}" for i in range(8000))
+        agent = ReActAgent(
+            "Friday",
+            "You are a helpful assistant.",
+            ScriptedModel(responder=lambda messages, tools: text, tokens_per_second=500),
+        )
+        chat_options = {"max_rendered": 4}
+    elif case == "hub":
         from nb_hitl.message import Msg
         from nb_hitl.pipeline import MsgHub
 
@@ -74,7 +84,10 @@ def _():
             ScriptedModel.demo(tokens_per_second=15),
             toolkit=demo_toolkit(),
         )
-    panel = nb_hitl.show(agent) if case == "hub" else nb_hitl.show(agent, session=None)
+    if case == "hub":
+        panel = nb_hitl.show(agent)
+    else:
+        panel = nb_hitl.show(agent, session=None, chat=chat_options)
     panel  # noqa: B018 (the cell's output)
     return
 

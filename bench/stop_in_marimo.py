@@ -1,0 +1,118 @@
+"""Stop latency in marimo as a person sees it: ``marimo run`` + Chromium, the panel through
+``MarimoHost``, a long answer streaming at 500 tokens/s.
+
+    python bench/stop_in_marimo.py [--words 2000] [--trials 20]
+
+Once ``--words`` words are on screen the bench clicks Stop (a DOM click) and measures, in the
+page, from the click: *front* (the streaming row takes the front end's ``nb-hitl-stopping``
+guess, drawn by the hosted keyboard module in the click's own frame) and *kernel* (the
+kernel's ``nb-hitl-interrupted`` class arrives through the host: the click's message to the
+kernel, ``agent.interrupt()``, the patch back), each up to the frame that painted it (a
+``requestAnimationFrame`` then a ``user-blocking`` task). Prints median and p99 of each.
+Needs Debian's chromium and playwright (the test extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+sys.path.insert(0, str(ROOT / "bench"))
+from _stats import pct  # noqa: E402
+from lab_server import CHROMIUM_ARGS, find_chromium  # noqa: E402
+from marimo_server import MarimoServer  # noqa: E402
+
+SHADOW = "document.querySelector('marimo-anywidget').shadowRoot"
+
+CLICK_STOP = (
+    """() => new Promise((resolve) => {
+  const root = """
+    + SHADOW
+    + """;
+  const chat = root.querySelector('.nb-hitl-chat');
+  const live = chat.querySelector('.nb-hitl-live');
+  if (live === null) { resolve(null); return; }
+  const button = chat.querySelector('button.nb-hitl-stop');
+  const words = live.textContent.split(/\\s+/).length;
+  const out = {words};
+  const painted = (name) => requestAnimationFrame(() => scheduler.postTask(() => {
+    out[name] = performance.now() - t0;
+    if (out.front !== undefined && out.kernel !== undefined) resolve(out);
+  }, {priority: 'user-blocking'}));
+  const check = () => {
+    if (out.frontSeen === undefined && live.matches('.nb-hitl-stopping')) {
+      out.frontSeen = performance.now() - t0; painted('front');
+    }
+    if (out.kernelSeen === undefined && live.matches('.nb-hitl-interrupted')) {
+      out.kernelSeen = performance.now() - t0; painted('kernel');
+      if (out.frontSeen === undefined) { out.frontSeen = out.kernelSeen; painted('front'); }
+    }
+  };
+  const observer = new MutationObserver(check);
+  observer.observe(live, {attributes: true, attributeFilter: ['class']});
+  const t0 = performance.now();
+  button.click();
+  check();
+})"""
+)
+
+ENOUGH_WORDS = (
+    "(n) => { const live = " + SHADOW + ".querySelector('.nb-hitl-chat .nb-hitl-live');"
+    " return live !== null && live.textContent.split(/\\s+/).length >= n; }"
+)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--words", type=int, default=2000, help="words on screen at Stop")
+    parser.add_argument("--trials", type=int, default=20)
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    chromium = find_chromium()
+    if chromium is None:
+        sys.exit("No chromium found: apt-get install -y chromium")
+    server = MarimoServer()
+    results: list[dict[str, Any]] = []
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(server.page_url("bench"))
+            page.wait_for_selector(".nb-hitl-chat textarea", timeout=90_000)
+            for trial in range(args.trials):
+                page.locator(".nb-hitl-chat textarea").fill(f"Tell me everything ({trial}).")
+                page.locator(".nb-hitl-chat button.nb-hitl-send").click()
+                page.wait_for_function(ENOUGH_WORDS, arg=args.words, timeout=120_000,
+                                       polling=100)  # fmt: skip
+                result = page.evaluate(CLICK_STOP)
+                if result is None:
+                    print(f"trial {trial + 1:3}: the answer finished before Stop; skipped")
+                else:
+                    results.append(result)
+                    print(f"trial {trial + 1:3}: {result['words']:5} words, front painted "
+                          f"{result['front']:6.1f} ms, kernel painted {result['kernel']:6.1f} ms",
+                          flush=True)  # fmt: skip
+                page.wait_for_selector(".nb-hitl-status[data-state='idle']", timeout=60_000)
+            browser.close()
+    finally:
+        server.stop()
+    one, five, _ = os.getloadavg()
+    print(f"\nStop in marimo ({len(results)} trials, ~{args.words} words on screen; load "
+          f"{one:.2f} {five:.2f} on {os.cpu_count()} cores):")  # fmt: skip
+    for key, label in (("front", "interrupted style painted (front end)"),
+                       ("kernel", "kernel's interrupted style painted")):  # fmt: skip
+        values = [r[key] for r in results]
+        if values:
+            print(f"  {label:40} median {statistics.median(values):7.1f} ms   "
+                  f"p99 {pct(values, 99):7.1f} ms")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
