@@ -51,6 +51,7 @@ class ThreadLog:
     streamed: dict[str, str] = field(default_factory=dict)
     complete_runs: int = 0
     cut_runs: int = 0
+    stop_retries: int = 0
     finished_ids: set[str] = field(default_factory=set)
     """Messages whose TEXT_MESSAGE_END the client saw (their streamed text is whole)."""
 
@@ -96,7 +97,14 @@ async def one_run(
         nonlocal stop_sent
         await asyncio.sleep(delay)
         stop_sent = time.perf_counter()
-        await client.post(f"{url}/threads/{log.thread}/interrupt", json={})
+        for attempt in range(3):  # Stop is idempotent; a pooled connection the server closed
+            try:  # after its keep-alive timeout fails once (httpx.ReadError): send it again
+                await client.post(f"{url}/threads/{log.thread}/interrupt", json={})
+                return
+            except httpx.TransportError:
+                if attempt == 2:
+                    raise
+                log.stop_retries += 1
 
     async with client.stream("POST", url + "/", json=data) as r:
         assert r.status_code == 200, await r.aread()
@@ -235,10 +243,12 @@ async def main(threads: int, runs: int, seed: int, url: str | None) -> None:
             proc.terminate()
             proc.wait(10)
     interrupted = len(stops)
+    retries = sum(log.stop_retries for log in logs)
     cut = sum(log.cut_runs for log in logs)
     print(
         f"{threads} threads x {runs} runs on one server process in {wall:.1f} s: "
-        f"{interrupted} stopped by the stop route, {cut} by closing the stream"
+        f"{interrupted} stopped by the stop route, {cut} by closing the stream "
+        f"({retries} stop requests sent again after a closed keep-alive connection)"
     )
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"machine load average {load} on {os.cpu_count()} cores (the figures below share it)")
