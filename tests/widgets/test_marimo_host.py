@@ -199,3 +199,23 @@ def test_nb_hitl_anywidgets_made_later_get_a_placeholder_comm_not_marimos() -> N
         w.Widget.on_widget_constructed(before)
     assert label in seen and host in seen and keys not in seen
     assert host.root.children[0].comm.__class__.__name__ == "_HostedComm"
+
+
+def test_every_label_value_option_and_tooltip_is_escaped() -> None:
+    """Only an HTML widget's value is inserted as HTML (nb_hitl escapes what goes in it)."""
+    evil = '"><script>alert(1)</script>'
+    tree = w.VBox(
+        [
+            w.Button(description=evil, tooltip=evil),
+            w.Textarea(value="</textarea>" + evil, placeholder=evil, description=evil),
+            w.Text(value=evil, placeholder=evil),
+            w.Dropdown(options=[evil, "b"], description=evil),
+            w.ToggleButtons(options=[evil], tooltips=[evil]),
+            w.Checkbox(description=evil),
+            w.Label(value=evil),
+            w.IntSlider(description=evil),
+        ]
+    )
+    html = MarimoHost(tree).full()["full"]
+    assert "<script>" not in html and html.count("</textarea>") == 1  # only its own tag
+    assert html.count("&lt;script&gt;") >= 10
