@@ -2,12 +2,13 @@
 
     python bench/widget_streaming.py [--tokens 20000] [--rate 1000] [--trials 40]
 
-Prints, against the goals of the widget issue:
+Prints, against the goals of the widget issues, for the delta rows (``LiveMessage``, the
+default) next to the former HTML rows (``html``), measured in the same run:
 - streaming a 20,000-token reply at 1,000 tokens/s into a ChatWidget (and, for comparison, a
   2,000-token reply at 100 tokens/s, which is redrawn at the full rate): comm messages and bytes
-  the kernel sent, comm bytes per byte of final text (goal <= 5), redraws per second (goal <=
-  20), the kernel's CPU share with the widget, without it, and the difference, the UI's share
-  (goal <= 15% of one core);
+  the kernel sent, comm bytes per byte of final text (goal <= 5), redraws per second (goal
+  >= 15 at 1,000 tokens/s; at most 20 per live message), the kernel's CPU share with the
+  widget, without it, and the difference, the UI's share (goal <= 15% of one core);
 - click-to-interrupted-message latency: a Stop click sent as a comm message while the reply
   streams, until the kernel's update carrying the interrupted style arrives (goal p99 <= 20 ms);
 - building a panel over a 2,000-message memory (goal <= 1 s);
@@ -36,6 +37,9 @@ from _stats import pct
 from kernel_harness import KernelHarness, chat_interrupted, chat_text, state_text
 
 COMM_TYPES = {"comm_open", "comm_msg", "comm_close"}
+FRONT_ENDS = ("html", "delta")
+"""The former streaming rows (ipywidgets HTML, the tail resent) and the delta rows, measured
+in the same run."""
 
 
 def wire_size(msg: dict[str, Any]) -> int:
@@ -64,9 +68,20 @@ def long_text(n):
 """
 
 
+def use_front_end(k: KernelHarness, front_end: str) -> None:
+    """Streaming rows from now on: ``delta`` (LiveMessage) or ``html`` (the former rows)."""
+    k.execute(f"import nb_hitl.widgets._transcript as _t; _t.LIVE_FRONT_END = {front_end!r}")
+
+
 def bench_stream(
-    k: KernelHarness, tokens: int, rate: float, hz: float | None, goals: bool = True
+    k: KernelHarness,
+    tokens: int,
+    rate: float,
+    hz: float | None,
+    goals: bool = True,
+    front_end: str = "delta",
 ) -> None:
+    use_front_end(k, front_end)
     k.execute(TEXT_CODE)
     k.execute(
         "import asyncio, time, json\n"
@@ -112,7 +127,10 @@ def bench_stream(
     (wall0, cpu0, _, _), _ = results[False]
     (wall1, cpu1, text_bytes, flushes), msgs = results[True]
     comm_bytes = sum(wire_size(m) for m in msgs)
-    print(f"stream: {tokens} tokens at {rate:.0f} tok/s, final text {text_bytes:,} bytes")
+    print(
+        f"stream ({front_end} rows): {tokens} tokens at {rate:.0f} tok/s, final text "
+        f"{text_bytes:,} bytes"
+    )
     print(f"  comm messages sent: {len(msgs)} ({len(msgs) / wall1:.1f}/s), {comm_bytes:,} bytes")
     goal = " (goal <= 5)" if goals else ""
     print(
@@ -126,7 +144,7 @@ def bench_stream(
         kinds.setdefault(key, []).append(wire_size(m))
     top = sorted(kinds.items(), key=lambda kv: -sum(kv[1]))[:5]
     print("  largest parts: " + "; ".join(f"{k} {len(v)} msgs {sum(v):,} B" for k, v in top))
-    goal = "; goal <= 20" if goals else ""
+    goal = "; goal >= 15" if goals else ""
     print(f"  redraws per second: {flushes / wall1:.1f} ({flushes} in {wall1:.1f} s{goal})")
     print(
         f"  kernel CPU: {cpu1 / wall1:.1%} of one core with the widget, {cpu0 / wall0:.1%} "
@@ -140,7 +158,8 @@ def _finished(k: KernelHarness) -> bool:
     return out == "True"
 
 
-def bench_interrupt_latency(k: KernelHarness, trials: int) -> None:
+def bench_interrupt_latency(k: KernelHarness, trials: int, front_end: str = "delta") -> None:
+    use_front_end(k, front_end)
     k.execute(
         "from nb_hitl.widgets import AgentPanel\n"
         "LONG = ' '.join(f'word{i}' for i in range(200000))\n"
@@ -171,7 +190,7 @@ def bench_interrupt_latency(k: KernelHarness, trials: int) -> None:
         latencies.append((got - sent) * 1000)
         k.execute("pass")  # let the reply wind down
     print(
-        f"click-to-interrupted-message latency over {trials} stops: median "
+        f"click-to-interrupted-message latency ({front_end} rows) over {trials} stops: median "
         f"{statistics.median(latencies):.1f} ms, p99 {pct(latencies, 0.99):.1f} ms, max "
         f"{max(latencies):.1f} ms (goal p99 <= 20 ms)"
     )
@@ -238,13 +257,16 @@ def main() -> None:
     args = parser.parse_args()
     k = KernelHarness(sys.executable)
     try:
-        bench_stream(k, args.tokens, args.rate, args.hz)
+        for front_end in FRONT_ENDS:
+            bench_stream(k, args.tokens, args.rate, args.hz, front_end=front_end)
         print(
             "for comparison, a typical model speed, redrawn at the full rate (each redraw "
             "carries a ~750-byte message envelope, which dominates at this speed):"
         )
-        bench_stream(k, 2_000, 100.0, args.hz, goals=False)
-        bench_interrupt_latency(k, args.trials)
+        for front_end in FRONT_ENDS:
+            bench_stream(k, 2_000, 100.0, args.hz, goals=False, front_end=front_end)
+        for front_end in FRONT_ENDS:
+            bench_interrupt_latency(k, args.trials, front_end)
         bench_panel_build(k)
         bench_threshold_change(k, args.trials)
     finally:

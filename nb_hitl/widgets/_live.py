@@ -45,15 +45,25 @@ GROUP = 16
 _SHARED: dict[str, w.Widget] = {}
 
 
-def html(value: str = "") -> w.HTML:
+def html(value: str = "", classes: tuple[str, ...] = ()) -> w.HTML:
     """An ``HTML`` widget sharing one layout and one style with its peers.
 
     A fresh ``HTML`` opens three comms (itself, a layout, a style); sharing makes it one.
+    ``classes`` go in the widget's opening message (``add_class`` afterwards sends another).
     """
     if "layout" not in _SHARED or _SHARED["layout"].comm is None:
         _SHARED["layout"] = w.Layout()
         _SHARED["style"] = HTMLStyle()
-    return w.HTML(value, layout=_SHARED["layout"], style=_SHARED["style"])
+    return w.HTML(
+        value, layout=_SHARED["layout"], style=_SHARED["style"], _dom_classes=tuple(classes)
+    )
+
+
+def shared_layout() -> w.Layout:
+    """The empty ``Layout`` rows share (a widget of its own would open one more comm)."""
+    if "row_layout" not in _SHARED or _SHARED["row_layout"].comm is None:
+        _SHARED["row_layout"] = w.Layout()
+    return _SHARED["row_layout"]
 
 
 def box(children: tuple[w.Widget, ...] = ()) -> w.VBox:
@@ -212,4 +222,4 @@ class LiveMessageView(w.VBox):
         self.finished = True
 
 
-__all__ = ["LiveMessageView", "box", "html", "live_extras"]
+__all__ = ["LiveMessageView", "box", "html", "live_extras", "shared_layout"]

@@ -24,19 +24,39 @@ from nb_hitl._render import (
     RemoteImages,
     body_html,
     copy_button,
+    error_text,
     esc,
     header_html,
     markdown,
     msg_classes,
+    plain,
 )
 
-from ._live import live_extras
+from ._live import live_extras, shared_layout
 from ._row_deltas import RowDeltas
 from ._seam import continued_body, is_continuation, resumed_header, seam_html
 from ._transcript_esm import ROW_CSS, ROW_ESM
 
 if TYPE_CHECKING:
     from nb_hitl.message import Msg
+
+
+def _body_parts(msg: Msg, images: RemoteImages) -> tuple[str, str]:
+    """(the leading text rendered as the streamed markdown, HTML of everything after it).
+
+    A message that starts with a text block streamed that text: the front end's finished
+    paragraphs are reused for it. Anything else is drawn by ``body_html`` in full.
+    """
+    blocks = msg.get_content_blocks()
+    if not blocks or blocks[0].type != "text" or msg.is_interrupted:
+        return "", body_html(msg, images)
+    first = blocks[0]
+    rest = msg.model_copy(update={"content": list(blocks[1:])}) if len(blocks) > 1 else None
+    if rest is None:
+        err = error_text(msg)
+        tail = f'<div class="nb-hitl-error-text">{plain(err)}</div>' if err else ""
+        return first.text, tail
+    return first.text, body_html(rest, images)
 
 
 class LiveMessage(anywidget.AnyWidget):
@@ -48,6 +68,7 @@ class LiveMessage(anywidget.AnyWidget):
         instruction: the instruction a continued answer was resumed with (quoted at its seam).
         callback: wraps the front end's requests (the chat's loop bridge: they may arrive on
             another thread).
+        classes: classes the row keeps besides its message's (a hub speaker's colour).
     """
 
     _esm = ROW_ESM
@@ -61,6 +82,7 @@ class LiveMessage(anywidget.AnyWidget):
         images: RemoteImages = "link",
         instruction: str = "",
         callback: Callable[[Callable[[Any], None]], Callable[[Any], None]] = lambda f: f,
+        classes: list[str] | tuple[str, ...] = (),
     ) -> None:
         self.images: RemoteImages = images
         self.instruction = instruction
@@ -70,9 +92,12 @@ class LiveMessage(anywidget.AnyWidget):
             self.seams = [int(msg.metadata["partial_chars"])]
             mark = seam_html(msg, instruction)
         self.deltas = RowDeltas(self._head(msg, live=True), self._render, self.seams, mark)
-        super().__init__(snapshot=self.deltas.snapshot())
-        for c in msg_classes(msg, live=True):
-            self.add_class(c)
+        self.extra_classes = tuple(classes)
+        super().__init__(
+            snapshot=self.deltas.snapshot(),
+            layout=shared_layout(),
+            _dom_classes=(*msg_classes(msg, live=True), *self.extra_classes),
+        )
         self.msg_id = msg.id
         self.finished = False
         self.sent = 0
@@ -113,23 +138,26 @@ class LiveMessage(anywidget.AnyWidget):
         if "nb-hitl-interrupted" not in self._dom_classes:
             self.add_class("nb-hitl-interrupted")
 
-    def final_html(self, msg: Msg) -> str:
-        """The finished row's inside: Copy, header, the whole body, the row's buttons."""
-        if self.seams:
-            body = continued_body(msg, self.images, instruction=self.instruction)
-        else:
-            body = body_html(msg, self.images)
-        if self.actions is not None:  # the row's buttons go last, under the text
-            body = self.actions(msg, f"<div>{body}</div>")
-        return copy_button(msg) + self._head(msg) + body
-
     def finish(self, msg: Msg) -> None:
-        """Final: the whole row once (markdown, blocks in full, interrupted or error style)."""
-        snapshot = self.deltas.finish(self.final_html(msg))
-        with self.hold_sync():  # the style and the text in one message
-            self._dom_classes = tuple(msg_classes(msg))
+        """Final: the whole row (markdown, blocks in full, interrupted or error style).
+
+        What the front end holds already (finished paragraphs) is reused; the rest goes in one
+        delta, then the classes. The ``snapshot`` trait takes the final state for views made
+        later without being sent again (the front end stores the same state in its model).
+        """
+        before = copy_button(msg) + self._head(msg) + "<div>"
+        if self.seams:  # a continued answer: drawn whole, with its seam mark
+            text, body = "", continued_body(msg, self.images, instruction=self.instruction)
+        else:
+            text, body = _body_parts(msg, self.images)
+        after = body + "</div>"
+        if self.actions is not None:  # the row's buttons go last, under the text
+            after = self.actions(msg, "<div>" + after)[len("<div>") :]
+        self._send_delta(self.deltas.finish(before, text, after))
+        snapshot = self.deltas.snapshot()
+        with self._lock_property(snapshot=snapshot):  # ipywidgets: set, but do not send
             self.snapshot = snapshot
-        self.sent += 1
+        self._dom_classes = (*msg_classes(msg), *self.extra_classes)
         self.finished = True
 
     def drawn_html(self) -> str:

@@ -158,14 +158,27 @@ class RowDeltas:
         self.frozen_len = 0
         self._fence_open = False
 
-    def finish(self, html: str) -> dict[str, Any]:
-        """The final row (``html``: the whole row, rendered once); returns the snapshot."""
+    def finish(self, before: str, text: str, after: str) -> dict[str, Any]:
+        """The final row: ``before`` + the body of ``text`` + ``after`` (HTML).
+
+        Finished blocks the front end holds are reused: when ``text`` continues what was
+        frozen, only the rest of it is rendered and sent (``{op: "finish", before, keep,
+        after}``: the row's HTML becomes ``before`` + its first ``keep`` blocks + ``after``);
+        otherwise the whole body is. Returns the delta message to send.
+        """
+        keep = len(self.blocks) if text.startswith("".join(self._frozen)) else 0
+        rest = text[sum(len(p) for p in self._frozen[:keep]) :] if keep else text
+        after = (self.render(rest) if rest.strip() else "") + after
         self.seq += 1
         self.done = True
-        self.html = html
+        self.html = before + "".join(self.blocks[:keep]) + after
         self._restart()
         self.extras = ""
-        return self.snapshot()
+        return {
+            "t": "delta",
+            "seq": self.seq,
+            "ops": [{"op": "finish", "before": before, "keep": keep, "after": after}],
+        }
 
 
 __all__ = ["PROTOCOL", "SEGMENT_MAX", "RowDeltas", "cut"]

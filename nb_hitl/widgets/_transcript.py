@@ -210,19 +210,26 @@ class Transcript:
         self.window += self.step
         self.render()
 
+    def row_classes(self, msg: Msg | None) -> list[str]:
+        """Classes a message row carries besides its own (a hub speaker's colour); none here."""
+        return []
+
     def _view(self, entry: Entry) -> w.Widget:
         if entry.view is None:
             assert entry.msg is not None
+            classes = ("nb-hitl-row", *self.row_classes(entry.msg))  # in the opening message
             if is_long(entry.msg):  # e.g. a 1 MB paste: a preview and "Show all"
                 entry.view = CollapsedMessage(entry.msg, self.images, self.callback)
+                for c in classes:
+                    entry.view.add_class(c)
             elif is_continuation(entry.msg):  # agent.resume(): one answer, with its seam
                 instruction = self.instruction_for(entry.msg)
                 row = continued_html(entry.msg, self.images, self._msg_of, instruction)
-                entry.view = html(with_copy_button(entry.msg, self._actions(entry.msg, row)))
+                row = with_copy_button(entry.msg, self._actions(entry.msg, row))
+                entry.view = html(row, classes)
             else:
                 row = self._actions(entry.msg, msg_html(entry.msg, self.images))
-                entry.view = html(with_copy_button(entry.msg, row))
-            entry.view.add_class("nb-hitl-row")
+                entry.view = html(with_copy_button(entry.msg, row), classes)
         return entry.view
 
     def _actions(self, msg: Msg, row: str) -> str:
@@ -359,7 +366,8 @@ class LiveRows:
         images = self.transcript.images
         if self.front_end == "html":
             return LiveMessageView(msg, images, instruction)
-        return LiveMessage(msg, images, instruction, self.transcript.callback)
+        classes = self.transcript.row_classes(msg)
+        return LiveMessage(msg, images, instruction, self.transcript.callback, classes)
 
     def end(self) -> None:
         """Remove streaming rows the reply never committed (an interrupt kept nothing)."""

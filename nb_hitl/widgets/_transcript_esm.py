@@ -21,6 +21,8 @@ Messages from the kernel (``widget.send``; ``NbHitlRows.apply(row, msg)`` is the
   dropped, a gap asks for a snapshot); ops: ``{op: "append", text}`` (to the tail),
   ``{op: "freeze", html, tail}`` (a finished block; the tail becomes ``tail``),
   ``{op: "tail", text}`` (the tail replaced), ``{op: "extras", html}``, ``{op: "head", html}``;
+  ``{op: "finish", before, keep, after}`` (final: the row's ``html`` is ``before`` + its first
+  ``keep`` blocks + ``after``; the view then stores the final state in its ``snapshot``);
 - ``{t: "snapshot", row}``: the whole state (the answer to a view's ``{t: "sync"}``).
 
 The view sends ``{t: "sync", seq}`` when it starts (a second view, a reloaded page: custom
@@ -42,7 +44,8 @@ const NbHitlRows = (() => {
   function apply(row, msg) {
     if (!msg || typeof msg !== "object") return "stale";
     if (msg.t === "snapshot") {
-      if (!msg.row || (msg.row.seq | 0) < row.seq) return "stale";
+      const seq = msg.row ? msg.row.seq | 0 : -1;
+      if (seq < row.seq || (seq === row.seq && row.done)) return "stale";
       Object.assign(row, copyRow(msg.row));
       return "reset";
     }
@@ -55,6 +58,10 @@ const NbHitlRows = (() => {
       else if (op.op === "tail") row.tail = op.text;
       else if (op.op === "extras") row.extras = op.html;
       else if (op.op === "head") row.head = op.html;
+      else if (op.op === "finish") {
+        row.html = (op.before || "") + row.blocks.slice(0, op.keep | 0).join("") + (op.after || "");
+        Object.assign(row, { done: true, blocks: [], tail: "", extras: "" });
+      }
     }
     row.seq = msg.seq;
     return "ok";
@@ -91,6 +98,7 @@ const NbHitlRows = (() => {
       const verdict = apply(this.row, msg);
       if (verdict === "reset" || (verdict === "ok" && !this.parts)) { this.draw(); return verdict; }
       if (verdict !== "ok") return verdict;
+      if (this.row.done) { this.draw(); return verdict; }  // the final row, whole
       const p = this.parts;
       for (const op of msg.ops || []) {
         if (op.op === "append") p.text.appendData(op.text);
@@ -130,7 +138,13 @@ function render({ model, el }) {
   view.reset(model.get("snapshot"));
   let classes = NbHitlRows.syncClasses(el, model.get("_dom_classes"), new Set());
   const sync = () => model.send({ t: "sync", seq: view.row.seq });
-  const onMsg = (msg) => { if (view.apply(msg) === "gap") sync(); };
+  const onMsg = (msg) => {
+    const verdict = view.apply(msg);
+    if (verdict === "gap") sync();
+    // The final row is the widget's state from now on (a saved notebook, a second view):
+    // the kernel holds the same value without sending it again.
+    else if (verdict === "ok" && view.row.done) model.set("snapshot", NbHitlRows.copyRow(view.row));
+  };
   const onSnapshot = () => view.reset(model.get("snapshot"));
   const onClasses = () => {
     classes = NbHitlRows.syncClasses(el, model.get("_dom_classes"), classes);

@@ -121,6 +121,23 @@ def test_the_front_end_rebuilt_from_a_snapshot_equals_the_incremental_result(ste
     assert later["verdicts"] == ["stale"] * half + ["ok"] * (len(sent) - half)
 
 
+def test_the_final_row_reuses_the_blocks_the_front_end_holds() -> None:
+    text = "One **a**.\n\nTwo b.\n\nthree c"
+    row, sent = stream(text, 3)
+    start = RowDeltas("<div>head</div>", markdown).snapshot()
+    final = row.finish("<b>", text, "</b>")
+    (op,) = final["ops"]
+    assert op["keep"] == 2 and op["after"] == markdown("three c") + "</b>"  # only the rest
+    assert row.html == "<b>" + markdown("One **a**.\n\n") + markdown("Two b.\n\n") + op["after"]
+    result = reduce_in_node(start, [*sent, final])
+    assert result["row"] == row.snapshot() and result["row"]["done"]
+    # A final text that is not what streamed is drawn whole.
+    other = RowDeltas("", markdown)
+    other.update("Para one.\n\nPara two")
+    assert other.finish("", "Something else", "")["ops"][0]["keep"] == 0
+    assert other.html == markdown("Something else")
+
+
 def test_a_missing_delta_is_a_gap_and_nothing_is_applied_past_it() -> None:
     _row, sent = stream("one two three four five six", 3)
     result = reduce_in_node(None, [sent[0], sent[2]])
@@ -148,14 +165,17 @@ def test_hostile_text_stays_text() -> None:
     view.close()
 
 
-def test_stop_marks_the_row_before_the_final_message_and_finish_sends_one_update() -> None:
+def test_stop_marks_the_row_before_the_final_message_and_finish_sends_only_the_rest() -> None:
     msg = Msg("Friday", "partial answer", "assistant")
     view = LiveMessage(msg)
     view.update(msg)
     view.mark_interrupted()
     assert "nb-hitl-interrupted" in view._dom_classes and not view.finished
     final = Msg("Friday", "partial answer", "assistant", metadata={"_partial": True})
+    sent: list[dict[str, Any]] = []
+    view._send_delta = sent.append  # type: ignore[method-assign]
     view.finish(final)
+    assert [op["op"] for m in sent for op in m["ops"]] == ["finish"]
     assert view.finished and "nb-hitl-live" not in view._dom_classes
     assert "nb-hitl-interrupted" in view._dom_classes
     assert "partial · interrupted" in view.snapshot["html"]

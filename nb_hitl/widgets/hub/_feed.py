@@ -52,11 +52,14 @@ class _HubTranscript(Transcript):
         super().__init__(window, **kwargs)
         self.classes = classes
 
+    def row_classes(self, msg: Msg | None) -> list[str]:
+        cls = self.classes(msg.name) if msg is not None else ""
+        return [cls] if cls else []
+
     def _view(self, entry: Entry) -> w.Widget:
         view = super()._view(entry)
-        cls = self.classes(entry.msg.name) if entry.msg is not None else ""
-        if cls:
-            view.add_class(cls)
+        for cls in self.row_classes(entry.msg):
+            view.add_class(cls)  # rows made before (a no-op for those made with it)
         return view
 
 

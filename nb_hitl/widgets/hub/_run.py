@@ -278,8 +278,8 @@ class DiscussionRun:
                 skip = f"Skip goes on with {nxt}"
         self._next = nxt
         self._decision = self._bridge.loop.create_future()
+        self._set_state("paused")  # "Paused" first: it is what the person waits for after Stop
         self.pause.show(names, nxt, skip)
-        self._set_state("paused")
         try:
             return await self._decision
         finally:

@@ -1,0 +1,180 @@
+"""Hub Stop as a person sees it: real JupyterLab, real Chromium, a speaker mid-stream.
+
+    python bench/hub_stop_in_browser.py [--trials 20] [--rate 40] [--words 200]
+
+A ``HubPanel`` runs Alice, Bob and Carol in turn; while Bob streams (``--words`` words on
+screen) the bench clicks the hub's Stop (a DOM click on the button) and measures, in the page,
+from the click:
+
+- *style*: Bob's row carries the interrupted style (the kernel's ``nb-hitl-interrupted`` or
+  the front end's ``nb-hitl-stopping`` guess, drawn in the click's own frame);
+- *paused*: the panel's status line says "Paused" (the pipeline stopped and asks the person);
+- *painted*: the frame showing "Paused" was rendered (a ``requestAnimationFrame`` after the
+  change, then a ``user-blocking`` task posted from it).
+
+Then it answers the prompt with Stop and starts the next trial from a second kernel client.
+Goal: hub Stop -> "Paused" painted <= 100 ms (p99). The load average is printed too.
+
+Needs Debian's chromium and playwright (the test extra); never `playwright install`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+sys.path.insert(0, str(ROOT / "bench"))
+from _stats import pct  # noqa: E402
+from lab_server import CHROMIUM_ARGS, LabServer, find_chromium  # noqa: E402
+from stop_in_browser import Kernel, load_average  # noqa: E402
+
+SETUP = """\
+import nb_hitl
+from nb_hitl import ReActAgent, ScriptedModel
+from nb_hitl.message import Msg
+from nb_hitl.pipeline import MsgHub
+
+LONG = " ".join(f"point{{i}}" for i in range(5000))
+
+def speaker(name, text, tps):
+    return ReActAgent(name, f"You are {{name}}.",
+                      ScriptedModel(responder=lambda m, t: text, tokens_per_second=tps))
+
+alice = speaker("Alice", "Tabs: one keystroke, one level.", 400)
+bob = speaker("Bob", LONG, {rate})
+carol = speaker("Carol", "Carol sums up.", 400)
+hub = MsgHub([alice, bob, carol], announcement=Msg("Host", "Tabs or spaces?", "user"))
+panel = nb_hitl.show(hub, inspector={inspector})
+panel"""
+
+HUB = ".nb-hitl-hub"
+NOW = ".nb-hitl-hub-speakers"
+
+CLICK_STOP = """() => new Promise((resolve) => {
+  const hub = document.querySelector('.nb-hitl-hub');
+  const live = hub.querySelector('.nb-hitl-live');
+  const stop = hub.querySelector('.nb-hitl-hub-stop');
+  if (live === null || stop === null || stop.disabled) { resolve(null); return; }
+  const now = hub.querySelector('.nb-hitl-hub-speakers');
+  const words = live.textContent.split(/\\s+/).length;
+  let style = null, done = false;
+  const check = () => {
+    const t = performance.now() - t0;
+    if (style === null && live.matches('.nb-hitl-interrupted, .nb-hitl-stopping')) style = t;
+    if (!done && /Paused/.test(now.textContent)) {
+      done = true;
+      observer.disconnect();
+      requestAnimationFrame(() => {
+        scheduler.postTask(() => resolve({style, paused: t, painted: performance.now() - t0,
+                                          words}), {priority: 'user-blocking'});
+      });
+    }
+  };
+  const observer = new MutationObserver(check);
+  observer.observe(hub, {attributes: true, childList: true, subtree: true, characterData: true});
+  const t0 = performance.now();
+  stop.click();
+  check();
+})"""
+
+ENOUGH_WORDS = """(n) => {
+  const live = document.querySelector('.nb-hitl-hub .nb-hitl-live');
+  if (live === null || !/Bob/.test(live.textContent)) return false;
+  return live.textContent.split(/\\s+/).length >= n;
+}"""
+
+
+def run(args: argparse.Namespace) -> list[dict[str, Any]]:
+    from playwright.sync_api import sync_playwright
+
+    chromium = find_chromium()
+    if chromium is None:
+        sys.exit("No chromium found: apt-get install -y chromium")
+    lab = LabServer()
+    results: list[dict[str, Any]] = []
+    kernel: Kernel | None = None
+    try:
+        lab.set_setting("@jupyterlab/apputils-extension", "kernels-settings",
+                        {"commsOverSubshells": args.comms})  # fmt: skip
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(
+                lab.write_notebook(
+                    "hub-bench.ipynb",
+                    [SETUP.format(rate=args.rate, inspector=not args.no_inspector)],
+                )
+            )
+            page.wait_for_selector("text=/\\| Idle/", timeout=90_000)
+            page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+            page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+            page.wait_for_selector(f"{HUB} .nb-hitl-hub-stop", state="attached", timeout=90_000)
+            page.wait_for_selector(f"{HUB} .nb-hitl-keys", state="attached", timeout=60_000)
+            kernel = Kernel(lab)
+            for trial in range(args.trials):
+                kernel.run(f"_ = panel.start(msg=Msg('User', 'Round {trial}.', 'user'))")
+                page.wait_for_function(ENOUGH_WORDS, arg=args.words, timeout=120_000,
+                                       polling=50)  # fmt: skip
+                result: dict[str, Any] | None = page.evaluate(CLICK_STOP)
+                if result is None:
+                    print(f"trial {trial + 1:3}: Bob finished before Stop; skipped")
+                else:
+                    results.append(result)
+                    style = result["style"]
+                    print(
+                        f"trial {trial + 1:3}: {result['words']:5} words, style after "
+                        f"{style if style is not None else float('nan'):6.1f} ms, 'Paused' after "
+                        f"{result['paused']:6.1f} ms, painted {result['painted']:6.1f} ms   "
+                        f"{load_average()}",
+                        flush=True,
+                    )
+                    page.locator(f"{HUB} .nb-hitl-pause-stop").click()
+                page.wait_for_function(
+                    "() => !/Paused|speaking|Running|Stopping/.test("
+                    "document.querySelector('.nb-hitl-hub-speakers').textContent)",
+                    timeout=120_000,
+                )
+                time.sleep(0.3)
+            browser.close()
+    finally:
+        if kernel is not None:
+            kernel.close()
+        lab.stop()
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--trials", type=int, default=20)
+    parser.add_argument("--rate", type=float, default=40.0, help="Bob's tokens per second")
+    parser.add_argument("--words", type=int, default=60, help="Bob's words on screen at Stop")
+    parser.add_argument("--comms", default="disabled", help="commsOverSubshells setting")
+    parser.add_argument("--no-inspector", action="store_true", help="the panel without its "
+                        "memory inspector (default: as nb_hitl.show(hub) makes it)")  # fmt: skip
+    args = parser.parse_args()
+    print(f"start: {load_average()}", flush=True)
+    found = run(args)
+    print(
+        f"\nhub Stop, commsOverSubshells={args.comms}, inspector {not args.no_inspector}; "
+        f"end: {load_average()}"
+    )
+    if not found:
+        print("  no trial")
+        return
+    for key, goal in (("style", 50), ("paused", 100), ("painted", 100)):
+        vals = [r[key] for r in found if r[key] is not None]
+        if vals:
+            print(
+                f"  {key:8} {len(vals)} trials: median {statistics.median(vals):.1f} ms, "
+                f"p99 {pct(vals, 0.99):.1f} ms, max {max(vals):.1f} ms   (goal: <= {goal} ms)"
+            )
+
+
+if __name__ == "__main__":
+    main()
