@@ -37,6 +37,7 @@ from ._input import WidgetInput
 from ._keys import KeyBindings
 from ._live import html
 from ._loop import LoopBridge, WidgetRegistry
+from ._pacer import comm_pacer, walk
 from ._question import QuestionCards
 from ._resume import Request
 from ._send_mode import (
@@ -160,6 +161,7 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
             ]
         )
         self.add_class("nb-hitl-chat")
+        comm_pacer(self._bridge.loop).pace(walk(self))  # many chats' bursts paced (_pacer.py)
 
         self.live = LiveRows(
             self.transcript, self._bridge, 1.0 / max_updates_per_second, self.status.refresh

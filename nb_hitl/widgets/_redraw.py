@@ -19,6 +19,8 @@ import time
 import weakref
 from typing import Protocol
 
+from ._pacer import _PACERS
+
 logger = logging.getLogger("nb_hitl.widgets")
 
 REDRAWS_PER_SECOND = 120.0
@@ -121,6 +123,14 @@ class RedrawBudget:
     def _tick(self) -> None:
         self._handle = None
         now = time.monotonic()
+        pacer = _PACERS.get(self.loop)
+        if pacer is not None and pacer.per_second and pacer.backlog >= pacer.burst:
+            # Updates wait to be sent (a burst of replies starting or finishing): new redraws
+            # would only lengthen the line, so they wait until it is short again.
+            wait = pacer.backlog / pacer.per_second / 2
+            self._at = now + wait
+            self._handle = self.loop.call_at(self.loop.time() + wait, self._tick)
+            return
         self._refill(now)
         ready = [s for s, due in self._due.items() if due <= now]
         ready.sort(key=lambda s: s.last_flush)  # least recently drawn first: fair shares

@@ -19,6 +19,7 @@ from nb_hitl._render import RemoteImages, msg_html, with_copy_button
 from ._collapsed import CollapsedMessage, is_long
 from ._live import LiveMessageView, html
 from ._live_delta import LiveMessage
+from ._pacer import CommPacer, comm_pacer
 from ._redraw import redraw_budget
 from ._seam import continued_html, folded_ids, is_continuation
 
@@ -68,6 +69,8 @@ class Transcript:
         resume instruction): kept as entries, not drawn (the answer shows its seam)."""
         self.instructions: dict[str, str] = {}
         """Continued answer id -> the instruction given to ``resume()`` (quoted at the seam)."""
+        self.pacer: CommPacer | None = None
+        """Paces the rows' updates (the panel's loop's ``comm_pacer``); None: not paced."""
         self.row_actions: Callable[[Msg, str], str] | None = None
         """Adds a message row's buttons (Edit, Regenerate) to its HTML; None: no buttons."""
         self.earlier = w.Button(description="Show earlier messages", layout={"display": "none"})
@@ -247,6 +250,8 @@ class Transcript:
         if hidden:
             self.earlier.description = f"Show earlier messages ({hidden} hidden)"
         children = tuple(self._view(e) for e in shown[hidden:])
+        if self.pacer is not None:
+            self.pacer.pace(children)
         if children != self.inner.children:
             self.inner.children = children
 
@@ -298,6 +303,8 @@ class LiveRows:
         self.flushes = 0
         """How many coalesced redraws happened (for benchmarks and tests)."""
         self.budget = redraw_budget(bridge.loop)
+        if transcript.pacer is None:
+            transcript.pacer = comm_pacer(bridge.loop)
         """The loop's shared redraw budget, which calls ``flush`` when this row's turn comes."""
         self.last_flush = 0.0
         self._next_interval = interval
@@ -314,9 +321,12 @@ class LiveRows:
         self.budget.cancel(self)
 
     def mark_interrupted(self) -> None:
-        """Show every streaming row in the interrupted style at once (Stop was pressed)."""
+        """Show every streaming row in the interrupted style at once (Stop was pressed),
+        ahead of any updates waiting in the loop's pacer."""
+        pacer = comm_pacer(self.bridge.loop)
         for view in self.views.values():
-            view.mark_interrupted()
+            with pacer.urgent(view):
+                view.mark_interrupted()
 
     def commit(self, msg: Msg) -> bool:
         """Freeze the live row of ``msg`` with its final content; False if it has none."""

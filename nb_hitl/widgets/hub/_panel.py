@@ -26,6 +26,7 @@ from .._invisible import is_blank
 from .._keys import KeyBindings
 from .._live import html
 from .._loop import LoopBridge, WidgetRegistry
+from .._pacer import comm_pacer, walk
 from ._buttons import RunButtons
 from ._feed import HubFeed
 from ._input import HubInputBar
@@ -157,6 +158,7 @@ class HubPanel(DiscussionRun, w.VBox):
         row.add_class("nb-hitl-columns")  # side by side, or stacked when narrow
         super().__init__(children=[html(CSS + HUB_CSS), row])
         self.add_class("nb-hitl-hub")
+        comm_pacer(self._bridge.loop).pace(walk(self))  # many panels' bursts paced (_pacer.py)
         self.detached = False
         """True once a newer panel for the same hub took over (re-running the cell)."""
         self._sync_participants()

@@ -1,0 +1,214 @@
+"""CommPacer: the panels' widget updates paced kernel-wide, so bursts stay under iopub's limit.
+
+The redraw budget (``_redraw.py``) paces streaming. But 100 chats starting (or finishing)
+their replies in the same instant each send a dozen updates at once (status line, buttons,
+the new rows), ~1,000 comm messages in a moment: past Jupyter server's
+``iopub_msg_rate_limit`` (1,000/s), after which it drops output. So the panels' widgets send
+their updates (``comm_msg``: trait updates and custom messages) through one pacer per event
+loop: a token bucket of ``per_second`` messages that sends at once while there is room and
+otherwise queues, in order, and drains the queue on a timer. A queued update of a trait
+set is replaced by a newer update of the same trait set of the same widget (only the latest
+value matters), so a backlog shrinks instead of growing. Custom messages (a streaming row's
+deltas) are never merged. Widgets opening and closing are not paced (an update may name a
+widget, which must exist first); a closed widget's queued updates are dropped.
+
+Nothing is lost: every widget ends with the state the kernel gave it, so every panel's final
+text equals the agent's memory. ``flush(widget)`` sends one widget's queued updates at once
+(Stop's interrupted style must not wait behind a backlog). While a backlog waits, the redraw
+budget holds new redraws back (``backlog``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import ipywidgets as w
+
+MESSAGES_PER_SECOND = 300.0
+"""The default rate of a loop's pacer: comm updates per second for all its panels together."""
+BURST = 100
+"""Updates sent at once after a quiet spell (one panel's reaction to a click never waits)."""
+
+_Send = Callable[..., None]
+
+
+class CommPacer:
+    """Comm updates of paced widgets, sent at most ``per_second`` a second (see module doc).
+
+    Args:
+        loop: the event loop whose widgets share it.
+        per_second: updates per second; ``None``: no pacing (every update goes out at once).
+        burst: how many may go out at once after a quiet spell.
+    """
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        per_second: float | None = MESSAGES_PER_SECOND,
+        burst: int = BURST,
+    ) -> None:
+        if per_second is not None and per_second <= 0:
+            raise ValueError(f"per_second must be > 0 or None for no pacing (got {per_second}).")
+        self.loop = loop
+        self.per_second = per_second
+        self.burst = max(1, burst)
+        self.sent = 0
+        """Updates sent so far (for benchmarks and tests)."""
+        self.merged = 0
+        """Queued updates replaced by a newer one of the same traits (never sent)."""
+        self._queue: dict[Any, tuple[w.Widget, _Send, dict[str, Any], Any]] = {}
+        self._tokens = float(self.burst)
+        self._refilled = time.monotonic()
+        self._handle: asyncio.TimerHandle | None = None
+        self._ids = itertools.count()
+        self._thread: int | None = None
+        self._urgent: w.Widget | None = None
+
+    @property
+    def backlog(self) -> int:
+        """Updates waiting to be sent."""
+        return len(self._queue)
+
+    def set_rate(self, per_second: float | None) -> None:
+        """Change the rate (``None``: no pacing; what waits goes out now)."""
+        if per_second is not None and per_second <= 0:
+            raise ValueError(f"per_second must be > 0 or None for no pacing (got {per_second}).")
+        self.per_second = per_second
+        self._drain()
+
+    def pace(self, widgets: Iterable[w.Widget]) -> None:
+        """Send the updates of ``widgets`` through this pacer from now on."""
+        for widget in widgets:
+            if getattr(widget, "_nb_hitl_paced", None) is self:
+                continue
+            original: _Send = widget._send
+            widget._send = _paced(self, widget, original)
+            widget._nb_hitl_paced = self
+
+    def flush(self, widget: w.Widget) -> None:
+        """Send ``widget``'s queued updates now, in order (before an urgent one of its own)."""
+        for key in [k for k, item in self._queue.items() if item[0] is widget]:
+            _widget, send, msg, buffers = self._queue.pop(key)
+            self._out(_widget, send, msg, buffers)
+
+    @contextlib.contextmanager
+    def urgent(self, widget: w.Widget) -> Iterator[None]:
+        """Within this block ``widget``'s updates go out at once, after its queued ones."""
+        self.flush(widget)
+        self._urgent = widget
+        try:
+            yield
+        finally:
+            self._urgent = None
+
+    def _on_loop(self) -> bool:
+        if self._thread is None:
+            try:
+                if asyncio.get_running_loop() is self.loop:
+                    self._thread = threading.get_ident()
+            except RuntimeError:
+                return False
+        return self._thread == threading.get_ident()
+
+    def _refill(self) -> None:
+        now = time.monotonic()
+        if self.per_second is not None:
+            self._tokens = min(self.burst, self._tokens + (now - self._refilled) * self.per_second)
+        self._refilled = now
+
+    def send(self, widget: w.Widget, send: _Send, msg: dict[str, Any], buffers: Any) -> None:
+        """Send ``msg`` now if the pacer has room, else queue it (merging older updates)."""
+        if self.per_second is None or self.loop.is_closed() or not self._on_loop():
+            self.sent += 1
+            send(msg, buffers=buffers)  # off the loop (a comm thread's echo): as it comes
+            return
+        self._refill()
+        if widget is self._urgent or (not self._queue and self._tokens >= 1.0):
+            self._tokens -= 1.0
+            self._out(widget, send, msg, buffers)
+            return
+        state = msg.get("state") if msg.get("method") == "update" else None
+        if isinstance(state, dict) and not buffers:
+            key: Any = (id(widget), frozenset(state))
+            if key in self._queue:
+                self.merged += 1
+                self._queue[key] = (widget, send, msg, buffers)  # keeps its place in line
+                return
+        else:
+            key = next(self._ids)
+        self._queue[key] = (widget, send, msg, buffers)
+        self._schedule()
+
+    def _out(self, widget: w.Widget, send: _Send, msg: dict[str, Any], buffers: Any) -> None:
+        if widget.comm is None:
+            return  # closed meanwhile: nothing to update
+        self.sent += 1
+        send(msg, buffers=buffers)
+
+    def _schedule(self) -> None:
+        if self._handle is not None or not self._queue or self.per_second is None:
+            return
+        wait = max(0.0, (1.0 - self._tokens) / self.per_second)
+        self._handle = self.loop.call_later(max(wait, 0.005), self._drain)
+
+    def _drain(self) -> None:
+        self._handle = None
+        self._refill()
+        while self._queue and (self.per_second is None or self._tokens >= 1.0):
+            key = next(iter(self._queue))
+            widget, send, msg, buffers = self._queue.pop(key)
+            if self.per_second is not None:
+                self._tokens -= 1.0
+            self._out(widget, send, msg, buffers)
+        self._schedule()
+
+
+def _paced(pacer: CommPacer, widget: w.Widget, original: _Send) -> _Send:
+    ref = weakref.ref(widget)
+
+    def send(msg: dict[str, Any], buffers: Any = None) -> None:
+        target = ref()
+        if target is None:
+            return
+        pacer.send(target, original, msg, buffers)
+
+    return send
+
+
+_PACERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, CommPacer] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def comm_pacer(loop: asyncio.AbstractEventLoop) -> CommPacer:
+    """The pacer shared by every panel on ``loop``, made on first use.
+
+    ``comm_pacer(loop).set_rate(None)`` sends every update at once (no pacing).
+    """
+    pacer = _PACERS.get(loop)
+    if pacer is None:
+        pacer = _PACERS[loop] = CommPacer(loop)
+    return pacer
+
+
+def walk(widget: w.Widget) -> list[w.Widget]:
+    """``widget`` and every widget under it (children, layouts and styles are not paced)."""
+    out, stack, seen = [], [widget], set()
+    while stack:
+        cur = stack.pop()
+        if id(cur) in seen:
+            continue
+        seen.add(id(cur))
+        out.append(cur)
+        stack.extend(getattr(cur, "children", ()) or ())
+    return out
+
+
+__all__ = ["BURST", "MESSAGES_PER_SECOND", "CommPacer", "comm_pacer", "walk"]
