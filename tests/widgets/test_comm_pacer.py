@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, ClassVar
 
 import ipywidgets as w
 import pytest
@@ -16,7 +16,7 @@ from nb_hitl.widgets._pacer import CommPacer, walk
 class RecordingComm(BaseComm):
     """A comm that records what it would publish (in order) instead of sending it."""
 
-    log: list[tuple[str, dict[str, Any]]] = []
+    log: ClassVar[list[tuple[str, dict[str, Any]]]] = []
 
     def publish_msg(self, msg_type: str, data: Any = None, **_keys: Any) -> None:
         RecordingComm.log.append((msg_type, data or {}))
