@@ -164,6 +164,8 @@ def state_text(msg: dict[str, Any]) -> str:
     return json.dumps(msg["content"].get("data", {}).get("state", {}))
 
 
+_DELTA_TEXT = ("html", "text", "tail", "after")
+"""The fields of a streaming row's delta ops that carry what it draws."""
 _STREAMED: dict[str, dict[str, str]] = {}
 """Comm id -> (message id -> what each delta of that streaming row added), in order."""
 
@@ -186,7 +188,7 @@ def chat_text(msg: dict[str, Any]) -> str:
     if isinstance(custom, dict):  # a streaming row's delta: the row's text so far
         row = custom.get("row") if isinstance(custom.get("row"), dict) else {}
         added = "".join(
-            [str(op.get(k, "")) for op in custom.get("ops", []) for k in ("html", "text", "tail")]
+            [str(op.get(k, "")) for op in custom.get("ops", []) for k in _DELTA_TEXT]
             + [*row.get("blocks", []), row.get("tail", "")]
         )
         seen = _STREAMED.setdefault(msg["content"].get("comm_id", ""), {})
