@@ -123,9 +123,6 @@ class HubPanel(DiscussionRun, w.VBox):
             self._bridge,
             inactive_scope="nb-hitl-hub",
             copy_buttons=".nb-hitl-copy",
-            stopping_rows=".nb-hitl-live",  # Stop's style drawn in the click's own frame
-            stop_button=".nb-hitl-hub-stop",
-            stop_action="stop",
         )  # fmt: skip
         self.runs = RunButtons(self._bridge, self._start_clicked, self._continue_clicked)
         """Start / Next round / Continue (shown while no discussion runs)."""
