@@ -12,9 +12,9 @@ same run: comm messages per second (peak over any 3 s window, which is how Jupyt
 ``iopub_msg_rate_limit`` of 1,000/s is measured, and mean), redraws per second of one live
 message, and whether every panel's final text equals the agent's memory. "while streaming"
 is the peak between the moment every row streams and the first finish: the whole-run peak
-also holds the
-one-off bursts of starting (and finishing) N replies in the same instant, which the budget
-does not pace (only live redraws are budgeted).
+also holds the bursts of starting (and finishing) N replies in the same instant, which the
+panels' comm pacer (``nb_hitl.widgets._pacer``) spreads out. Modes: the former HTML rows
+without and with the shared budget, and the delta rows (``LiveMessage``) with it.
 Goal: under ~500 messages/s with 100 streams; one stream alone still >= 15 redraws/s.
 """
 
