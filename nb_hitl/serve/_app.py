@@ -121,6 +121,7 @@ def create_app(
     max_body_bytes: int = DEFAULT_MAX_BODY,
     path: str = "",
     max_idle_threads: int = 1000,
+    run_lock_ttl: float = 30.0,
 ) -> Starlette:
     """The ASGI app serving ``agent_or_factory`` over AG-UI, to embed or to run with uvicorn.
 
@@ -136,13 +137,20 @@ def create_app(
         max_body_bytes: larger request bodies are refused with 413.
         path: prefix of every route (``"/agent"``: runs at ``POST /agent``).
         max_idle_threads: idle threads kept in memory (others load again from ``session``).
+        run_lock_ttl: with a ``RedisSession``, seconds a run lock outlives its worker's last
+            renewal (one run per thread among all the workers; a killed worker's lock expires).
 
     The app's ``state.server`` is the ``AgentServer``.
     """
     server = (
         agent_or_factory
         if isinstance(agent_or_factory, AgentServer)
-        else AgentServer(agent_or_factory, session, max_idle_threads=max_idle_threads)
+        else AgentServer(
+            agent_or_factory,
+            session,
+            max_idle_threads=max_idle_threads,
+            run_lock_ttl=run_lock_ttl,
+        )
     )
     prefix = "/" + path.strip("/") if path.strip("/") else ""
 

@@ -76,6 +76,7 @@ def _app(settings: dict[str, Any]) -> Any:
         cors_origins=settings.get("cors") or (),
         max_body_bytes=int(settings.get("max_body_bytes") or DEFAULT_MAX_BODY),
         path=settings.get("path") or "",
+        run_lock_ttl=float(settings.get("run_lock_ttl") or 30.0),
     )
 
 
@@ -101,6 +102,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--sessions", default=DEFAULT_SESSIONS_DIR, help="JSONSession folder")
     p.add_argument("--redis", default=None, help="save threads in Redis: redis://host:port/db")
     p.add_argument("--redis-prefix", default="nb_hitl:serve:")
+    p.add_argument(
+        "--run-lock-ttl",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="with --redis: how long a killed worker's run lock on a thread lasts (default 30)",
+    )
     p.add_argument("--no-save", action="store_true", help="keep threads in memory only")
     p.add_argument(
         "--workers", type=int, default=1, help="uvicorn worker processes (needs --redis)"
@@ -133,9 +141,12 @@ def main(argv: list[str] | None = None) -> int:
         "cors": args.cors,
         "max_body_bytes": args.max_body_bytes,
         "path": args.path,
+        "run_lock_ttl": args.run_lock_ttl,
     }
     try:
         check_bind(args.host, token)
+        if args.run_lock_ttl <= 0:
+            raise ConfigError(f"--run-lock-ttl must be above 0 seconds, got {args.run_lock_ttl}.")
         if args.workers > 1 and not args.redis:
             raise ConfigError(
                 "--workers above 1 needs --redis URL: each worker must load the threads "

@@ -49,6 +49,7 @@ from ._state import agent_state
 from ._translate import RunTranslator
 
 if TYPE_CHECKING:
+    from ._cluster import RunLease
     from ._threads import Threads, ThreadSlot
 
 __all__ = ["ActiveRun", "RunPlan", "apply_answer"]
@@ -106,7 +107,13 @@ class ActiveRun:
     """A run streaming on a thread (see the module docstring)."""
 
     def __init__(
-        self, threads: Threads, slot: ThreadSlot, run_id: str, plan: RunPlan, history: list[Msg]
+        self,
+        threads: Threads,
+        slot: ThreadSlot,
+        run_id: str,
+        plan: RunPlan,
+        history: list[Msg],
+        lease: RunLease | None = None,
     ) -> None:
         self.threads = threads
         self.slot = slot
@@ -124,6 +131,8 @@ class ActiveRun:
         self.errors: list[str] = []
         self._state: dict[str, Any] = agent_state(self.agent)
         self.driver: asyncio.Task[None] | None = None
+        self.lease = lease
+        """The thread's run lock among workers (a shared Redis), given back as the run ends."""
 
     def start(self) -> None:
         """Start driving the run (its events go to ``out``)."""
@@ -183,6 +192,8 @@ class ActiveRun:
             self._put(RunErrorEvent(message=f"{type(exc).__name__}: {exc}", code="server_error"))
         finally:
             self._sub.close()
+            if self.lease is not None:
+                await self.lease.release()
             self.finished = True
             if slot.run is self:
                 slot.run = None
@@ -317,6 +328,8 @@ class ActiveRun:
                 f"{type(exc).__name__}: {exc}",
                 code="save_failed",
             )
+        if self.lease is not None:  # saved: the next run may start on any worker now
+            await self.lease.release()
         self._put(terminal)
 
     def _ended(self, reply: asyncio.Task[Msg] | None) -> BaseEvent:

@@ -17,13 +17,15 @@ import asyncio
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from ag_ui.core import Interrupt, ResumeEntry, RunAgentInput
+from ag_ui.core import Interrupt, RunAgentInput
 
 from nb_hitl.events import ApprovalRequested, QuestionAsked
 from nb_hitl.exceptions import ServeError
 from nb_hitl.message import Msg
 
-from ._convert import QUESTION_REASON, messages_to_agui, pending_interrupts
+from ._cluster import run_locks_for
+from ._convert import messages_to_agui, pending_interrupts
+from ._input import MAX_TEXT, check_resume, user_msg
 from ._run import ActiveRun, RunPlan
 from ._state import agent_state
 from ._threads import AgentFactory, Threads, ThreadSlot, check_thread_id
@@ -33,9 +35,6 @@ if TYPE_CHECKING:
     from nb_hitl.session import SessionBase
 
 __all__ = ["AgentServer"]
-
-MAX_TEXT = 200_000
-"""Characters of one input message (a larger one is refused with 422)."""
 
 
 class AgentServer:
@@ -48,6 +47,8 @@ class AgentServer:
         session: where threads are saved: a ``JSONSession``, ``RedisSession`` or any
             ``SessionBase`` (None: kept in this process only, gone on restart).
         max_idle_threads: idle threads kept in memory; older ones are loaded again on use.
+        run_lock_ttl: with a ``RedisSession``, seconds a worker's run lock on a thread
+            outlives its last renewal (a killed worker's threads take runs again after it).
     """
 
     def __init__(
@@ -56,6 +57,7 @@ class AgentServer:
         session: SessionBase | None = None,
         *,
         max_idle_threads: int = 1000,
+        run_lock_ttl: float = 30.0,
     ) -> None:
         from nb_hitl.agent import AgentBase
 
@@ -70,6 +72,10 @@ class AgentServer:
                 f"serve() takes an agent or a function that builds one, got "
                 f"{type(agent_or_factory).__name__}."
             )
+        self.locks = run_locks_for(session, run_lock_ttl)
+        """Cross-worker run locks and stops (a shared Redis store), else None."""
+        if self.locks is not None:
+            self.locks.on_stop = self._stop_broadcast
 
     # -- runs --------------------------------------------------------------------------------
     async def start_run(self, data: RunAgentInput) -> ActiveRun:
@@ -79,27 +85,37 @@ class AgentServer:
             ServeError: 409 a run is in progress on the thread; 422 bad input (what to fix).
         """
         thread_id = check_thread_id(data.thread_id)
+        run_id = data.run_id or uuid.uuid4().hex
         async with self.threads.lock(thread_id):
-            slot = await self.threads.slot(thread_id)
-            if slot.busy:
-                raise ServeError(
-                    409,
-                    "busy",
-                    f"A run ({slot.run.run_id if slot.run else '?'}) is in progress on thread "
-                    f"{thread_id!r}. Stop it (POST .../threads/{thread_id}/interrupt), steer it "
-                    f"(POST .../threads/{thread_id}/steer), or wait for its RUN_FINISHED.",
-                )
-            history = await slot.agent.memory.get_memory(prepend_summary=False)
-            plan = self._plan(slot, data, history)
-            run = ActiveRun(self.threads, slot, data.run_id or uuid.uuid4().hex, plan, history)
+            local = self.threads.slots.get(thread_id)
+            if local is not None and local.busy and local.run is not None:
+                raise _busy(thread_id, local.run.run_id)
+            lease = None
+            if self.locks is not None:  # one run per thread among all the workers
+                lease = await self.locks.acquire(thread_id, run_id)
+                if lease is None:
+                    raise _busy(thread_id, await self.locks.holder(thread_id) or "?")
+            try:
+                slot = await self.threads.slot(thread_id)
+                if slot.busy:
+                    raise _busy(thread_id, slot.run.run_id if slot.run else "?")
+                history = await slot.agent.memory.get_memory(prepend_summary=False)
+                plan = self._plan(slot, data, history)
+            except BaseException:
+                if lease is not None:
+                    await lease.release()
+                raise
+            run = ActiveRun(self.threads, slot, run_id, plan, history, lease=lease)
             slot.run = run
             run.start()
+            if self.locks is not None and self.locks.take_early_stop(thread_id, run_id):
+                run.request_stop("stop")  # a stop came through another worker meanwhile
             return run
 
     def _plan(self, slot: ThreadSlot, data: RunAgentInput, history: list[Msg]) -> RunPlan:
         known = {m.id for m in history} | {m.id for m in messages_to_agui(history)}
         new = [m for m in data.messages if m.id not in known]
-        msgs = [_user_msg(m, slot.agent) for m in new]
+        msgs = [user_msg(m, slot.agent) for m in new]
         waiting = self._waiting(slot)
         if data.resume:
             if msgs:
@@ -109,7 +125,7 @@ class AgentServer:
                     "A run with `resume` answers the pending interrupts; send new messages "
                     "in a run of their own (without `resume`).",
                 )
-            return RunPlan("resume", answers=self._check_resume(data.resume, waiting))
+            return RunPlan("resume", answers=check_resume(data.resume, waiting))
         if msgs:
             return RunPlan("message", new_msgs=msgs)
         if waiting:
@@ -132,54 +148,6 @@ class AgentServer:
             ]
         return list(slot.record.interrupts) if slot.reply is None else []
 
-    def _check_resume(
-        self, entries: list[ResumeEntry], waiting: list[dict[str, Any]]
-    ) -> dict[str, ResumeEntry]:
-        from nb_hitl.agent._ask_user import check_answers, parse_questions
-
-        by_id = {i["id"]: i for i in waiting}
-        if not by_id:
-            raise ServeError(
-                422,
-                "nothing_to_resume",
-                "The thread waits on no interrupt (it finished, or was stopped); send a new "
-                "user message instead of `resume`.",
-            )
-        out: dict[str, ResumeEntry] = {}
-        for entry in entries:
-            interrupt = by_id.get(entry.interrupt_id)
-            if interrupt is None:
-                raise ServeError(
-                    422,
-                    "unknown_interrupt",
-                    f"No pending interrupt {entry.interrupt_id!r} on this thread; pending: "
-                    f"{sorted(by_id)}. Answer those ids (GET .../threads/ID/messages lists them).",
-                )
-            payload = entry.payload if isinstance(entry.payload, dict) else {}
-            if entry.status == "resolved" and interrupt.get("reason") == QUESTION_REASON:
-                questions = (interrupt.get("metadata") or {}).get("questions", [])
-                answers = payload["answers"] if "answers" in payload else entry.payload
-                try:
-                    check_answers(parse_questions([_snake(q) for q in questions]), answers)
-                except Exception as exc:
-                    raise ServeError(422, "bad_answer", f"{exc}") from exc
-            elif entry.status == "resolved":
-                word = payload.get("decision")
-                if word not in ("approve", "edit", "deny"):
-                    raise ServeError(
-                        422,
-                        "bad_decision",
-                        f"Resume entry for {entry.interrupt_id!r} needs payload "
-                        '{"decision": "approve" | "edit" | "deny"} (with "arguments" for '
-                        f'edit, "reason" for deny); got {entry.payload!r:.200}.',
-                    )
-                if word == "edit" and not isinstance(payload.get("arguments"), dict):
-                    raise ServeError(
-                        422, "bad_decision", 'An "edit" decision needs "arguments": {...}.'
-                    )
-            out[entry.interrupt_id] = entry
-        return out
-
     # -- outside a run -----------------------------------------------------------------------
     async def interrupt(self, thread_id: str, run_id: str | None = None) -> dict[str, Any]:
         """Stop the thread's run (``agent.interrupt()``), or a reply parked between runs.
@@ -192,50 +160,84 @@ class AgentServer:
         slot = self.threads.slots.get(thread_id)
         if slot is not None and slot.run is not None and not slot.run.finished:
             return self._stop_run(slot, run_id)
+        if self.locks is not None:
+            holder = await self.locks.holder(thread_id)
+            if holder is not None:  # a run streams on another worker (or is starting here)
+                return await self._stop_elsewhere(thread_id, holder, run_id)
         async with self.threads.lock(thread_id):
             slot = await self.threads.slot(thread_id)
             if slot.run is not None and not slot.run.finished:
                 return self._stop_run(slot, run_id)
-            if not slot.parked:
-                if slot.reply is not None or not slot.record.interrupts:
-                    return {"interrupted": False, "reason": "no run in progress"}
-                asked = asyncio.Event()
-                sub = slot.agent.subscribe(
-                    lambda e: (
-                        asked.set() if isinstance(e, (ApprovalRequested, QuestionAsked)) else None
-                    )
+            lease = None
+            if self.locks is not None and (slot.parked or slot.record.interrupts):
+                lease = await self.locks.acquire(thread_id, "stop-" + uuid.uuid4().hex[:12])
+                if lease is None:  # a run started on another worker meanwhile
+                    holder = await self.locks.holder(thread_id)
+                    return await self._stop_elsewhere(thread_id, holder or "?", run_id)
+            try:
+                return await self._stop_parked(slot)
+            finally:
+                if lease is not None:
+                    await lease.release()
+
+    async def _stop_parked(self, slot: ThreadSlot) -> dict[str, Any]:
+        """Stop the reply parked on the thread (live here, or loaded from the store)."""
+        if not slot.parked:
+            if slot.reply is not None or not slot.record.interrupts:
+                return {"interrupted": False, "reason": "no run in progress"}
+            asked = asyncio.Event()
+            sub = slot.agent.subscribe(
+                lambda e: asked.set() if isinstance(e, (ApprovalRequested, QuestionAsked)) else None
+            )
+            slot.reply = asyncio.get_running_loop().create_task(
+                slot.agent.resume_pending()  # type: ignore[attr-defined]
+            )
+            waiter = asyncio.ensure_future(asked.wait())
+            try:  # until the loaded reply parks again (a Stop before that re-parks it)
+                await asyncio.wait(
+                    {waiter, slot.reply}, timeout=10, return_when=asyncio.FIRST_COMPLETED
                 )
-                slot.reply = asyncio.get_running_loop().create_task(
-                    slot.agent.resume_pending()  # type: ignore[attr-defined]
-                )
-                waiter = asyncio.ensure_future(asked.wait())
-                try:  # until the loaded reply parks again (a Stop before that re-parks it)
-                    await asyncio.wait(
-                        {waiter, slot.reply}, timeout=10, return_when=asyncio.FIRST_COMPLETED
-                    )
-                finally:
-                    waiter.cancel()
-                    sub.close()
-            reply = slot.reply
-            await slot.agent.interrupt()
-            if reply is not None:
-                try:
-                    await reply
-                except Exception:  # the stopped reply failed: reported, memory stays valid
-                    pass
-            slot.reply = None
-            await self.threads.save(slot, [])
+            finally:
+                waiter.cancel()
+                sub.close()
+        reply = slot.reply
+        await slot.agent.interrupt()
+        if reply is not None:
+            try:
+                await reply
+            except Exception:  # the stopped reply failed: reported, memory stays valid
+                pass
+        slot.reply = None
+        await self.threads.save(slot, [])
         return {"interrupted": True, "parked": True}
+
+    async def _stop_elsewhere(
+        self, thread_id: str, holder: str, run_id: str | None
+    ) -> dict[str, Any]:
+        """Stop the run ``holder`` streaming on another worker: broadcast it (``RunLocks``)."""
+        assert self.locks is not None
+        if run_id and run_id != holder:
+            raise _other_run(run_id, holder)
+        heard = await self.locks.broadcast_stop(thread_id, holder)
+        if not heard:
+            return {"interrupted": False, "reason": "no worker holds the run"}
+        return {"interrupted": True, "runId": holder}
+
+    def _stop_broadcast(self, thread_id: str, run_id: str | None) -> bool:
+        """A stop broadcast by another worker: stop the run if it streams here."""
+        slot = self.threads.slots.get(thread_id)
+        if slot is None or slot.run is None or slot.run.finished:
+            return False
+        if run_id not in (None, slot.run.run_id):
+            return False
+        slot.run.request_stop("stop")
+        return True
 
     def _stop_run(self, slot: ThreadSlot, run_id: str | None) -> dict[str, Any]:
         run = slot.run
         assert run is not None
         if run_id and run_id != run.run_id:
-            raise ServeError(
-                409,
-                "other_run",
-                f"Run {run_id!r} is not the run in progress ({run.run_id!r}); nothing was stopped.",
-            )
+            raise _other_run(run_id, run.run_id)
         return {"interrupted": run.request_stop("stop"), "runId": run.run_id}
 
     async def steer(self, thread_id: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -310,43 +312,23 @@ class AgentServer:
                 await task
             except Exception:
                 pass
+        if self.locks is not None:
+            await self.locks.aclose()
 
 
-def _snake(question: dict[str, Any]) -> dict[str, Any]:
-    q = dict(question)
-    if "multiSelect" in q:
-        q["multi_select"] = q.pop("multiSelect")
-    if "allowOther" in q:
-        q["allow_other"] = q.pop("allowOther")
-    return q
+def _busy(thread_id: str, run_id: str) -> ServeError:
+    return ServeError(
+        409,
+        "busy",
+        f"A run ({run_id}) is in progress on thread {thread_id!r}. Stop it (POST "
+        f".../threads/{thread_id}/interrupt), steer it (POST .../threads/{thread_id}/steer), "
+        "or wait for its RUN_FINISHED.",
+    )
 
 
-def _user_msg(message: Any, agent: Any) -> Msg:
-    """A new AG-UI input message as an nb_hitl ``Msg`` (user text only), keeping its id."""
-    role = getattr(message, "role", "?")
-    if role != "user":
-        raise ServeError(
-            422,
-            "bad_input",
-            f"Message {message.id!r} has role {role!r} and is not in this thread's history. "
-            "The server keeps the history: send only new user messages (ids it has not seen); "
-            "GET .../threads/ID/messages shows the history it has.",
-        )
-    content = message.content
-    if isinstance(content, list):
-        texts = [getattr(p, "text", None) for p in content]
-        if any(t is None for t in texts):
-            raise ServeError(
-                422, "bad_input", f"Message {message.id!r}: only text parts are accepted."
-            )
-        content = "\n".join(t for t in texts if t)
-    if not isinstance(content, str) or not content.strip():
-        raise ServeError(422, "bad_input", f"Message {message.id!r} has no text.")
-    if len(content) > MAX_TEXT:
-        raise ServeError(
-            422,
-            "bad_input",
-            f"Message {message.id!r} has {len(content)} characters; the limit is {MAX_TEXT}.",
-        )
-    name = message.name if isinstance(message.name, str) and message.name else "User"
-    return Msg(name, content, "user", id=message.id)
+def _other_run(run_id: str, running: str) -> ServeError:
+    return ServeError(
+        409,
+        "other_run",
+        f"Run {run_id!r} is not the run in progress ({running!r}); nothing was stopped.",
+    )
