@@ -13,10 +13,11 @@ steers; ``GET /threads/{id}/messages`` is the history. One agent per thread id, 
 session store after every run. docs/serve.md has the whole contract.
 
 Layout: ``_convert.py`` (messages, interrupts), ``_translate.py`` (events), ``_state.py``,
-``_threads.py`` (agents per thread, the store), ``_run.py`` (one run), ``_server.py``
-(``AgentServer``), ``_app.py`` (Starlette routes, token, CORS, size limit), ``_serve.py``
-(``serve()``), ``_cli.py``. May import agent, pipeline and everything below; never widgets or
-extension. Needs the ``serve`` extra: ``pip install "nb-hitl[serve]"``.
+``_threads.py`` (agents per thread, the store), ``_cluster.py`` (run locks and stops among
+workers sharing a Redis), ``_input.py`` (checking a run's input), ``_run.py`` (one run),
+``_server.py`` (``AgentServer``), ``_app.py`` (Starlette routes, token, CORS, size limit),
+``_serve.py`` (``serve()``), ``_cli.py``. May import agent, pipeline and everything below;
+never widgets or extension. Needs the ``serve`` extra: ``pip install "nb-hitl[serve]"``.
 """
 
 from __future__ import annotations

@@ -142,7 +142,7 @@ def serve(
             ``$NB_HITL_SERVE_TOKEN`` when that is set.
         session: where threads are saved; by default a ``JSONSession`` in ``sessions_dir``;
             ``None`` keeps them in memory only; a ``RedisSession`` lets several workers
-            share threads.
+            share threads (one run per thread among them; any worker's stop route stops it).
         sessions_dir: the default ``JSONSession``'s folder.
         cors_origins: browser origins allowed to call (none by default: no CORS headers).
         max_body_bytes: larger request bodies are refused (413).

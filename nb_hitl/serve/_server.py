@@ -154,7 +154,8 @@ class AgentServer:
 
         A reply parked on approvals or questions is stopped wherever it was parked: live in
         this process, or saved in the store by another worker (or before a restart), where it
-        is loaded, resumed and interrupted, so memory ends as after an in-kernel Stop.
+        is loaded, resumed and interrupted, so memory ends as after an in-kernel Stop. A run
+        streaming on another worker (a shared Redis) is stopped through the stop broadcast.
         """
         check_thread_id(thread_id)
         slot = self.threads.slots.get(thread_id)
