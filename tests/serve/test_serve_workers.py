@@ -15,7 +15,7 @@ import pytest
 from agui_harness import ServeProcess, body, finished, history, run, user
 from db_servers import RedisServer
 
-LOCK_TTL = "3"  # seconds a killed worker's run lock outlives it
+LOCK_TTL = "4"  # seconds a killed worker's run lock outlives it
 
 
 @pytest.fixture
