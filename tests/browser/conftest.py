@@ -49,16 +49,20 @@ def marimo_server() -> Iterator[Any]:
 
 
 @pytest.fixture(autouse=True)
-def default_comms_setting_after_each_test(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Put JupyterLab's default ``commsOverSubshells`` back after a test that changed it.
+def clean_lab_after_each_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After a test that used the session's JupyterLab: its kernels shut down, and JupyterLab's
+    default ``commsOverSubshells`` put back.
 
-    The setting is a file of the one session-wide server, so a test that ran under
-    ``perComm`` used to leave every later test on the same server running under it too.
+    Both outlived the test otherwise. A test that ran under ``perComm`` left every later test
+    running under it too; a kernel left running (a test that closed its page but not its
+    kernel) kept its agents and panels alive on the 2 cores the later tests share, and in a
+    full run the look matrix's Run All did not finish in time after them.
     """
     server = request.getfixturevalue("lab") if "lab" in request.fixturenames else None
     yield
     if server is not None:
         server.clear_setting("@jupyterlab/apputils-extension", "kernels-settings")
+        server.shutdown_kernels()
 
 
 @pytest.fixture(scope="module")

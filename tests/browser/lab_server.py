@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -160,13 +161,23 @@ class LabServer:
         return found
 
     def shutdown_kernels(self) -> None:
-        """Shut down every kernel the server runs (between tests)."""
-        req = urllib.request.Request(f"{self.url}/api/kernels?token={self.token}")
-        with urllib.request.urlopen(req, timeout=5) as resp:
-            kernels = json.loads(resp.read())
-        for k in kernels:
-            url = f"{self.url}/api/kernels/{k['id']}?token={self.token}"
-            urllib.request.urlopen(urllib.request.Request(url, method="DELETE"), timeout=10)
+        """Shut down every session and kernel the server runs (after each test).
+
+        JupyterLab's DELETE returns once the kernel process has ended; one already gone (404)
+        is fine.
+        """
+        for api in ("sessions", "kernels"):
+            with urllib.request.urlopen(
+                f"{self.url}/api/{api}?token={self.token}", timeout=10
+            ) as r:
+                items = json.loads(r.read())
+            for item in items:
+                url = f"{self.url}/api/{api}/{item['id']}?token={self.token}"
+                try:
+                    urllib.request.urlopen(urllib.request.Request(url, method="DELETE"), timeout=30)
+                except urllib.error.HTTPError as exc:
+                    if exc.code != 404:
+                        raise
 
     def stop(self) -> None:
         """Stop the server by its PID, then remove its folders."""
