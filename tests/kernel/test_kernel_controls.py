@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from kernel_harness import KernelHarness, state_text
+from kernel_harness import KernelHarness, chat_text, state_text
 
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(240)]
 
@@ -38,16 +38,16 @@ def test_retry_and_continue_clicked_on_a_subshell(kernel7: KernelHarness) -> Non
     kernel7.wait_comm(lambda m: "RuntimeError: down" in state_text(m), timeout=60)
     subshell = kernel7.subshell_for(ids["retry"], "tooltip", "Ask again")
     kernel7.click(ids["retry"], subshell_id=subshell)
-    kernel7.wait_comm(lambda m: "Recovered after the retry." in state_text(m), timeout=60)
+    kernel7.wait_comm(lambda m: "Recovered after the retry." in chat_text(m), timeout=60)
 
-    kernel7.wait_comm(lambda m: "point5 " in state_text(m), timeout=60)
+    kernel7.wait_comm(lambda m: "point5 " in chat_text(m), timeout=60)
     kernel7.click(ids["stop"])
     kernel7.wait_comm(lambda m: "Bob was interrupted" in state_text(m), timeout=60)
     kernel7.click(ids["stop_choice"])
     kernel7.wait_comm(lambda m: "Continue goes on from there" in state_text(m), timeout=60)
     subshell = kernel7.subshell_for(ids["continue"], "tooltip", "Go on")
     kernel7.click(ids["continue"], subshell_id=subshell)
-    kernel7.wait_comm(lambda m: "Bob again, briefly." in state_text(m), timeout=60)
+    kernel7.wait_comm(lambda m: "Bob again, briefly." in chat_text(m), timeout=60)
     out = kernel7.execute(
         "import asyncio\nawait panel.wait()\n"
         "print(json.dumps([panel.outcome, [m.get_text_content() for m in friday.memory.messages]"
