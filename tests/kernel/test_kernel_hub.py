@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from kernel_harness import KernelHarness, state_text
+from kernel_harness import KernelHarness, chat_text, state_text
 
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(240)]
 
@@ -38,7 +38,7 @@ print(json.dumps({"stop": panel.stop_button.model_id, "retry": panel.pause.retry
 def test_stop_the_second_speaker_then_retry_with_an_instruction(kernel: KernelHarness) -> None:
     ids = json.loads(kernel.execute(SETUP).strip().splitlines()[-1])
     kernel.wait_comm(lambda m: "Bob is speaking" in state_text(m), timeout=60)
-    kernel.wait_comm(lambda m: "point5 " in state_text(m), timeout=60)
+    kernel.wait_comm(lambda m: "point5 " in chat_text(m), timeout=60)
     kernel.click(ids["stop"])
     kernel.wait_comm(lambda m: "Bob was interrupted" in state_text(m), timeout=60)
     kernel.set_value(ids["instruction"], {"value": "One line, please."})
