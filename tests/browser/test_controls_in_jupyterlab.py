@@ -147,8 +147,14 @@ def test_everyday_controls(browser: Any, lab: LabServer, artifacts: Path, comms:
         page.screenshot(path=str(artifacts / "controls-cleared-1400.png"))
         page.locator(f"{CHAT} button.nb-hitl-undo-clear").click()
         page.wait_for_selector(f"{CHAT} .nb-hitl-cleared", state="detached", timeout=30_000)
+        # The note goes first; the rows come back in the kernel's next (paced) updates.
+        page.locator(f"{CHAT} .nb-hitl-msg", has_text="Recovered:").first.wait_for(timeout=30_000)
+        page.wait_for_function(
+            "([sel, n]) => document.querySelectorAll(sel).length === n",
+            arg=[f"{CHAT} .nb-hitl-rows > *", before],
+            timeout=30_000,
+        )
         assert rows_with(page, "Recovered:") == 1
-        assert int(page.locator(f"{CHAT} .nb-hitl-rows > *").count()) == before
 
         # The inspector's Compress now, then its Undo (enabled by the compression).
         inspector = page.locator(".nb-hitl-inspector").first
