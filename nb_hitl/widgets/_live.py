@@ -30,6 +30,7 @@ from nb_hitl._render import (
     plain,
 )
 
+from ._row_deltas import cut
 from ._seam import is_continuation, render_with_seams, resumed_header, seam_html
 
 if TYPE_CHECKING:
@@ -37,8 +38,6 @@ if TYPE_CHECKING:
 
 SEGMENT_MIN = 2_000
 """A tail with at least this many characters freezes at its last paragraph break."""
-SEGMENT_MAX = 5_000
-"""A tail this long freezes at its last line break or space even without a paragraph break."""
 GROUP = 16
 """Segments per group box."""
 
@@ -74,22 +73,8 @@ def box(children: tuple[w.Widget, ...] = ()) -> w.VBox:
 
 
 def _cut(tail: str, fence_open: bool) -> int:
-    """Where to freeze ``tail`` (0: not yet); never inside a code fence when avoidable."""
-    if len(tail) < SEGMENT_MIN:
-        return 0
-    pos = tail.rfind("\n\n", SEGMENT_MIN // 2)
-    while pos > 0:
-        inside = (fence_open + tail[:pos].count("```")) % 2 == 1
-        if not inside:
-            return pos + 2
-        pos = tail.rfind("\n\n", SEGMENT_MIN // 2, pos)
-    if len(tail) < SEGMENT_MAX:
-        return 0
-    for sep in ("\n", " "):
-        pos = tail.rfind(sep, SEGMENT_MAX // 2)
-        if pos > 0:
-            return pos + 1
-    return len(tail)
+    """Where to freeze ``tail`` (0: not yet): the delta rows' rule, in segments of some length."""
+    return cut(tail, fence_open, min_len=SEGMENT_MIN)
 
 
 def live_extras(msg: Msg) -> str:

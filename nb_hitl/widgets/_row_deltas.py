@@ -26,13 +26,22 @@ def _fence_open_after(text: str, fence_open: bool) -> bool:
     return (fence_open + text.count("```")) % 2 == 1
 
 
-def cut(tail: str, fence_open: bool) -> int:
-    """Where the finished part of ``tail`` ends (0: nothing finished yet)."""
-    pos = tail.rfind("\n\n")
+def cut(tail: str, fence_open: bool, min_len: int = 0) -> int:
+    """Where the finished part of ``tail`` ends (0: nothing finished yet).
+
+    The one paragraph-cut rule of streaming rows: at the last blank line outside a code
+    fence, else (a tail of ``SEGMENT_MAX`` or more) at its last line break or space.
+    ``min_len``: a tail shorter than this is not cut, and never before ``min_len // 2`` (the
+    former HTML rows freeze segments of some length: ``_live.SEGMENT_MIN``).
+    """
+    if len(tail) < min_len:
+        return 0
+    start = min_len // 2
+    pos = tail.rfind("\n\n", start)
     while pos > 0:
         if not _fence_open_after(tail[:pos], fence_open):
             return pos + 2
-        pos = tail.rfind("\n\n", 0, pos)
+        pos = tail.rfind("\n\n", start, pos)
     if len(tail) < SEGMENT_MAX:
         return 0
     for sep in ("\n", " "):

@@ -16,7 +16,7 @@ import pytest
 from nb_hitl import Msg
 from nb_hitl._render import markdown
 from nb_hitl.widgets._live_delta import LiveMessage
-from nb_hitl.widgets._row_deltas import SEGMENT_MAX, RowDeltas
+from nb_hitl.widgets._row_deltas import SEGMENT_MAX, RowDeltas, cut
 from nb_hitl.widgets._transcript_esm import ROW_CORE_JS
 
 HOSTILE = (
@@ -91,6 +91,15 @@ def test_a_long_text_without_blank_lines_is_cut_at_a_space() -> None:
     row = RowDeltas("", markdown)
     row.update("word " * (SEGMENT_MAX // 5 + 100))
     assert len(row.blocks) == 1 and len(row.tail) < SEGMENT_MAX
+
+
+def test_one_cut_rule_serves_delta_rows_and_the_former_html_segments() -> None:
+    text = "a" * 300 + "\n\n" + "b" * 1_200 + "\n\n```\nx\n\ny" + "c" * 600
+    assert cut(text, False) == 1_504  # the delta rows: the last blank line outside the fence
+    assert cut(text, False, min_len=3_000) == 0  # the HTML rows: too short to freeze yet
+    assert cut(text, False, min_len=2_000) == 1_504
+    assert cut(text[:1_502], False, min_len=1_000) == 0  # no blank line after min_len // 2
+    assert cut(text[:1_502], False) == 302
 
 
 def test_a_text_that_does_not_continue_the_stream_restarts_the_row() -> None:
