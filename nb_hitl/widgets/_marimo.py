@@ -23,12 +23,12 @@ from __future__ import annotations
 import logging
 import sys
 import uuid
-import weakref
 from typing import TYPE_CHECKING, Any
 
 import anywidget
 import ipywidgets as w
 
+from ._comm import tap, tapped
 from ._loop import LoopBridge
 from ._marimo_esm import BASE_CSS, ESM
 from ._marimo_html import layout_style, render
@@ -94,35 +94,6 @@ def prepare_marimo() -> None:
     w.Widget.on_widget_constructed(construct)
 
 
-class _HostedComm:
-    """Stands in for a hosted widget's comm: what ipywidgets sends goes to the host."""
-
-    def __init__(self, host: MarimoHost, comm_id: str) -> None:
-        self.comm_id = comm_id
-        self._host = weakref.ref(host)
-        self._handler: Any = None
-
-    def send(self, data: Any = None, metadata: Any = None, buffers: Any = None) -> None:
-        host = self._host()
-        if host is not None and isinstance(data, dict):
-            host._from_widget(self.comm_id, data)
-
-    def on_msg(self, callback: Any) -> None:
-        self._handler = callback
-
-    def on_close(self, callback: Any) -> None:
-        pass
-
-    def handle_msg(self, data: dict[str, Any]) -> None:
-        if self._handler is not None:
-            self._handler({"content": {"data": data}, "buffers": []})
-
-    def close(self, *args: Any, **kwargs: Any) -> None:
-        host = self._host()
-        if host is not None:
-            host._forget(self.comm_id)
-
-
 class MarimoHost(anywidget.AnyWidget):
     """One anywidget that shows an ipywidgets tree (an nb_hitl panel) in marimo.
 
@@ -167,18 +138,15 @@ class MarimoHost(anywidget.AnyWidget):
 
     # -- the widget tree ---------------------------------------------------------------------
     def _adopt(self, widget: w.Widget) -> None:
-        """Take over ``widget``'s comm (and its children's, layout's, style's)."""
-        old = widget.comm
-        cid = old.comm_id if old is not None else uuid.uuid4().hex
+        """Route ``widget``'s messages here (and its children's, layout's, style's)."""
+        comm = tap(widget)  # the seam the pacer uses too (``_comm.py``)
+        cid = comm.comm_id
         if cid not in self._widgets:
             self._widgets[cid] = widget
-            if not isinstance(old, _HostedComm):
-                if old is not None and isinstance(widget, anywidget.AnyWidget):
-                    try:
-                        old.close()  # marimo opened it for a view that never comes
-                    except Exception:
-                        logger.debug("closing a hosted anywidget's comm failed", exc_info=True)
-                widget.comm = _HostedComm(self, cid)
+            if comm.route is not self:
+                comm.route = self
+                if isinstance(widget, anywidget.AnyWidget):
+                    comm.drop_inner()  # marimo opened it for a view that never comes
             if isinstance(widget, anywidget.AnyWidget):
                 self._hosted.add(cid)
         for name in ("layout", "style"):
@@ -190,7 +158,8 @@ class MarimoHost(anywidget.AnyWidget):
             for child in widget.children:
                 self._adopt(child)
 
-    def _forget(self, cid: str) -> None:
+    def comm_close(self, cid: str) -> None:
+        """A hosted widget closed (``_comm.Route``)."""
         self._widgets.pop(cid, None)
         self._hosted.discard(cid)
         self._sent_children.pop(cid, None)
@@ -206,7 +175,8 @@ class MarimoHost(anywidget.AnyWidget):
         return render(widget, lambda child: self._draw(child, models))
 
     # -- kernel -> page ----------------------------------------------------------------------
-    def _from_widget(self, cid: str, data: dict[str, Any]) -> None:
+    def comm_msg(self, cid: str, data: dict[str, Any]) -> None:
+        """What a hosted widget sends, as a patch of the page (``_comm.Route``)."""
         widget = self._widgets.get(cid)
         if widget is None:
             return
@@ -304,10 +274,10 @@ class MarimoHost(anywidget.AnyWidget):
         widget = self._widgets.get(cid) if isinstance(cid, str) else None
         if widget is None or not isinstance(data, dict):
             return
-        comm = widget.comm
-        if isinstance(comm, _HostedComm) and data.get("method") in ("update", "custom"):
+        comm = tapped(widget)
+        if comm is not None and comm.route is self and data.get("method") in ("update", "custom"):
             try:
-                comm.handle_msg(data)
+                comm.receive(data)
             except Exception:  # a bad value from the page must not break the host
                 logger.exception("nb_hitl: a message from the marimo page failed")
 

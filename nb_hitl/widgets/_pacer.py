@@ -6,11 +6,16 @@ the new rows), ~1,000 comm messages in a moment: past Jupyter server's
 ``iopub_msg_rate_limit`` (1,000/s), after which it drops output. So the panels' widgets send
 their updates (``comm_msg``: trait updates and custom messages) through one pacer per event
 loop: a token bucket of ``per_second`` messages that sends at once while there is room and
-otherwise queues, in order, and drains the queue on a timer. A queued update of a trait
-set is replaced by a newer update of the same trait set of the same widget (only the latest
-value matters), so a backlog shrinks instead of growing. Custom messages (a streaming row's
-deltas) are never merged. Widgets opening and closing are not paced (an update may name a
-widget, which must exist first); a closed widget's queued updates are dropped.
+otherwise queues, in order, and drains the queue on a timer. The pacer sits on the widgets'
+comms (``_comm.WidgetComm``, the seam ``MarimoHost`` routes through too), so it sees every
+message a widget sends, trait updates and custom messages alike, in the order it sent them.
+A queued update of a trait set is replaced, in its place, by a newer update of the same trait
+set of the same widget (only the latest value matters), so a backlog shrinks instead of
+growing; never across a custom message or another update of those traits of that widget, so
+each widget's messages reach the front end in the order the kernel made them. Custom
+messages (a streaming row's deltas) are never merged. Widgets opening and closing are not
+paced (an update may name a widget, which must exist first); a closed widget's queued
+updates are dropped.
 
 Nothing is lost: every widget ends with the state the kernel gave it, so every panel's final
 text equals the agent's memory. ``flush(widget)`` sends one widget's queued updates at once
@@ -26,17 +31,20 @@ import itertools
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import ipywidgets as w
+
+from ._comm import WidgetComm, tap, tapped
 
 MESSAGES_PER_SECOND = 300.0
 """The default rate of a loop's pacer: comm updates per second for all its panels together."""
 BURST = 100
 """Updates sent at once after a quiet spell (one panel's reaction to a click never waits)."""
 
-_Send = Callable[..., None]
+_Item = tuple[WidgetComm, Any, Any, Any]
+"""A queued message: the widget's comm, its data, metadata and buffers."""
 
 
 class CommPacer:
@@ -63,13 +71,15 @@ class CommPacer:
         """Updates sent so far (for benchmarks and tests)."""
         self.merged = 0
         """Queued updates replaced by a newer one of the same traits (never sent)."""
-        self._queue: dict[Any, tuple[w.Widget, _Send, dict[str, Any], Any]] = {}
+        self._queue: dict[int, _Item] = {}
+        self._lines: dict[int, list[int]] = {}
+        """id(comm) -> the queue keys of that comm's messages, oldest first."""
         self._tokens = float(self.burst)
         self._refilled = time.monotonic()
         self._handle: asyncio.TimerHandle | None = None
         self._ids = itertools.count()
         self._thread: int | None = None
-        self._urgent: w.Widget | None = None
+        self._urgent: WidgetComm | None = None
 
     @property
     def backlog(self) -> int:
@@ -84,29 +94,33 @@ class CommPacer:
         self._drain()
 
     def pace(self, widgets: Iterable[w.Widget]) -> None:
-        """Send the updates of ``widgets`` through this pacer from now on."""
+        """Send the messages of ``widgets`` through this pacer from now on (``_comm.tap``)."""
         for widget in widgets:
-            if getattr(widget, "_nb_hitl_paced", None) is self:
+            current = widget.comm
+            if current is None or getattr(current, "pacer", None) is self:
                 continue
-            original: _Send = widget._send
-            widget._send = _paced(self, widget, original)
-            widget._nb_hitl_paced = self
+            tap(widget).pacer = self
 
     def flush(self, widget: w.Widget) -> None:
         """Send ``widget``'s queued updates now, in order (before an urgent one of its own)."""
-        for key in [k for k, item in self._queue.items() if item[0] is widget]:
-            _widget, send, msg, buffers = self._queue.pop(key)
-            self._out(_widget, send, msg, buffers)
+        comm = tapped(widget)
+        for key in list(self._lines.get(id(comm), ())):
+            self._out(self._pop(key))
 
     @contextlib.contextmanager
     def urgent(self, widget: w.Widget) -> Iterator[None]:
         """Within this block ``widget``'s updates go out at once, after its queued ones."""
         self.flush(widget)
-        self._urgent = widget
+        self._urgent = tapped(widget)
         try:
             yield
         finally:
             self._urgent = None
+
+    def drop(self, comm: WidgetComm) -> None:
+        """Forget ``comm``'s queued messages (its widget closed: nothing to update)."""
+        for key in list(self._lines.get(id(comm), ())):
+            self._pop(key)
 
     def _on_loop(self) -> bool:
         if self._thread is None:
@@ -123,34 +137,78 @@ class CommPacer:
             self._tokens = min(self.burst, self._tokens + (now - self._refilled) * self.per_second)
         self._refilled = now
 
-    def send(self, widget: w.Widget, send: _Send, msg: dict[str, Any], buffers: Any) -> None:
-        """Send ``msg`` now if the pacer has room, else queue it (merging older updates)."""
-        if self.per_second is None or self.loop.is_closed() or not self._on_loop():
-            self.sent += 1
-            send(msg, buffers=buffers)  # off the loop (a comm thread's echo): as it comes
+    def send(self, comm: WidgetComm, data: Any, metadata: Any, buffers: Any) -> None:
+        """Send a message now if the pacer has room, else queue it (merging older updates)."""
+        item = (comm, data, metadata, buffers)
+        if self.per_second is None or self.loop.is_closed():
+            self._out(item)
+            return
+        if not self._on_loop():
+            if id(comm) in self._lines:  # behind its widget's queued ones, on the loop
+                self.loop.call_soon_threadsafe(self._enqueue, item)
+            else:
+                self._out(item)  # off the loop (a comm thread's echo): as it comes
             return
         self._refill()
-        if widget is self._urgent or (not self._queue and self._tokens >= 1.0):
+        if comm is self._urgent or (not self._queue and self._tokens >= 1.0):
             self._tokens -= 1.0
-            self._out(widget, send, msg, buffers)
+            self._out(item)
             return
-        state = msg.get("state") if msg.get("method") == "update" else None
-        if isinstance(state, dict) and not buffers:
-            key: Any = (id(widget), frozenset(state))
-            if key in self._queue:
+        if self._merge(item):
+            return
+        self._enqueue(item)
+
+    def _merge(self, item: _Item) -> bool:
+        """Replace the queued update ``item`` supersedes, in its place; False if none may be.
+
+        Only an update of the same traits, with nothing of the same widget after it that it
+        would jump: a custom message, or an update touching any of its traits. So the front
+        end sees each widget's messages in the order the kernel made them.
+        """
+        comm, data, _metadata, buffers = item
+        if not isinstance(data, dict) or data.get("method") != "update" or buffers:
+            return False
+        state = data.get("state")
+        if not isinstance(state, dict):
+            return False
+        names = set(state)
+        for key in reversed(self._lines.get(id(comm), ())):
+            _comm, queued, _meta, queued_buffers = self._queue[key]
+            if not isinstance(queued, dict) or queued.get("method") != "update":
+                return False
+            other = queued.get("state")
+            if not isinstance(other, dict):
+                return False
+            if set(other) == names and not queued_buffers:
                 self.merged += 1
-                self._queue[key] = (widget, send, msg, buffers)  # keeps its place in line
-                return
-        else:
-            key = next(self._ids)
-        self._queue[key] = (widget, send, msg, buffers)
+                self._queue[key] = item  # keeps its place in line
+                return True
+            if names & set(other):
+                return False
+        return False
+
+    def _enqueue(self, item: _Item) -> None:
+        if item[0].closed:
+            return
+        key = next(self._ids)
+        self._queue[key] = item
+        self._lines.setdefault(id(item[0]), []).append(key)
         self._schedule()
 
-    def _out(self, widget: w.Widget, send: _Send, msg: dict[str, Any], buffers: Any) -> None:
-        if widget.comm is None:
+    def _pop(self, key: int) -> _Item:
+        item = self._queue.pop(key)
+        line = self._lines[id(item[0])]
+        line.remove(key)
+        if not line:
+            del self._lines[id(item[0])]
+        return item
+
+    def _out(self, item: _Item) -> None:
+        comm, data, metadata, buffers = item
+        if comm.closed:
             return  # closed meanwhile: nothing to update
         self.sent += 1
-        send(msg, buffers=buffers)
+        comm.deliver(data, metadata, buffers)
 
     def _schedule(self) -> None:
         if self._handle is not None or not self._queue or self.per_second is None:
@@ -162,24 +220,11 @@ class CommPacer:
         self._handle = None
         self._refill()
         while self._queue and (self.per_second is None or self._tokens >= 1.0):
-            key = next(iter(self._queue))
-            widget, send, msg, buffers = self._queue.pop(key)
+            item = self._pop(next(iter(self._queue)))
             if self.per_second is not None:
                 self._tokens -= 1.0
-            self._out(widget, send, msg, buffers)
+            self._out(item)
         self._schedule()
-
-
-def _paced(pacer: CommPacer, widget: w.Widget, original: _Send) -> _Send:
-    ref = weakref.ref(widget)
-
-    def send(msg: dict[str, Any], buffers: Any = None) -> None:
-        target = ref()
-        if target is None:
-            return
-        pacer.send(target, original, msg, buffers)
-
-    return send
 
 
 _PACERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, CommPacer] = (

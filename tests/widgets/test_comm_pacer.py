@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, ClassVar
+from typing import Any
 
 import ipywidgets as w
 import pytest
-from comm.base_comm import BaseComm
-from widget_helpers import until
+from widget_helpers import RecordingComm, until
 
 from nb_hitl.widgets._pacer import CommPacer, walk
-
-
-class RecordingComm(BaseComm):
-    """A comm that records what it would publish (in order) instead of sending it."""
-
-    log: ClassVar[list[tuple[str, dict[str, Any]]]] = []
-
-    def publish_msg(self, msg_type: str, data: Any = None, **_keys: Any) -> None:
-        RecordingComm.log.append((msg_type, data or {}))
 
 
 @pytest.fixture

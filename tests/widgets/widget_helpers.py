@@ -5,9 +5,26 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 import ipywidgets as w
+from comm.base_comm import BaseComm
+
+
+class RecordingComm(BaseComm):
+    """A kernel comm that records what it would publish (in order) instead of sending it.
+
+    Installed as ``comm.create_comm`` (what ipywidgets calls to open each widget's comm).
+    """
+
+    log: ClassVar[list[tuple[str, dict[str, Any]]]] = []
+    """(msg_type, data) of every message published."""
+    by_comm: ClassVar[list[tuple[str, str, dict[str, Any]]]] = []
+    """(comm_id, msg_type, data) of every message published."""
+
+    def publish_msg(self, msg_type: str, data: Any = None, **_keys: Any) -> None:
+        RecordingComm.log.append((msg_type, data or {}))
+        RecordingComm.by_comm.append((self.comm_id, msg_type, data or {}))
 
 
 async def until(cond: Callable[[], Any], timeout: float = 15.0, what: str = "") -> None:
