@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     chromium = find_chromium()
     if chromium is None:
         sys.exit("No chromium found: apt-get install -y chromium")
-    lab = LabServer()
+    lab = LabServer(server_extension=not args.nagle)
     results: list[dict[str, Any]] = []
     kernel: Kernel | None = None
     try:
@@ -155,13 +155,17 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=40.0, help="Bob's tokens per second")
     parser.add_argument("--words", type=int, default=60, help="Bob's words on screen at Stop")
     parser.add_argument("--comms", default="disabled", help="commsOverSubshells setting")
+    parser.add_argument("--nagle", action="store_true", help="the Jupyter server without "
+                        "nb_hitl's server extension (Nagle's algorithm on its kernel "
+                        "websockets, as before it)")  # fmt: skip
     parser.add_argument("--no-inspector", action="store_true", help="the panel without its "
                         "memory inspector (default: as nb_hitl.show(hub) makes it)")  # fmt: skip
     args = parser.parse_args()
     print(f"start: {load_average()}", flush=True)
     found = run(args)
     print(
-        f"\nhub Stop, commsOverSubshells={args.comms}, inspector {not args.no_inspector}; "
+        f"\nhub Stop, commsOverSubshells={args.comms}, inspector {not args.no_inspector}, "
+        f"server extension {'off' if args.nagle else 'on'}; "
         f"end: {load_average()}"
     )
     if not found:

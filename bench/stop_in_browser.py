@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> dict[str, list[dict[str, float]]]:
     chromium = find_chromium()
     if chromium is None:
         sys.exit("No chromium found: apt-get install -y chromium")
-    lab = LabServer()
+    lab = LabServer(server_extension=not args.nagle)
     paths = ["front", "kernel"] if args.paths == "both" else [args.paths]
     fronts = args.front_ends.split(",")
     combos = [(p, f) for p in paths for f in fronts]
@@ -202,6 +202,9 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=500.0, help="tokens per second")
     parser.add_argument("--trials", type=int, default=30)
     parser.add_argument("--comms", default="disabled", help="commsOverSubshells setting")
+    parser.add_argument("--nagle", action="store_true", help="the Jupyter server without "
+                        "nb_hitl's server extension (Nagle's algorithm on its kernel "
+                        "websockets, as before it)")  # fmt: skip
     parser.add_argument("--paths", choices=("both", "front", "kernel"), default="both",
                         help="front: style drawn by the front end at the click; kernel: "
                         "by the kernel's answer (the path before); both: alternate")  # fmt: skip
@@ -212,7 +215,8 @@ def main() -> None:
     results = run(args)
     print(
         f"\nStop -> interrupted style, {args.words:,}-word partial answer, {args.rate:g} tok/s, "
-        f"commsOverSubshells={args.comms}; end: {load_average()}"
+        f"commsOverSubshells={args.comms}, server extension {'off' if args.nagle else 'on'}; "
+        f"end: {load_average()}"
     )
     for path, found in results.items():
         if not found:

@@ -92,6 +92,7 @@ if not TYPE_CHECKING:
             "module",
             "pipeline",
             "serve",
+            "server_extension",
             "session",
             "testing",
             "token",
@@ -123,6 +124,12 @@ def show(agent: Any, **kwargs: Any) -> Any:
     from nb_hitl.widgets import AgentPanel
 
     return AgentPanel(agent, **kwargs)
+
+
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
+    """The Jupyter server extension (``jupyter server extension enable nb_hitl``): kernel
+    websockets without Nagle's delay; see ``nb_hitl.server_extension``."""
+    return [{"module": "nb_hitl.server_extension"}]
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -35,7 +35,8 @@ one row are peers that may import each other, as long as no cycle forms):
     drives it).
 12. ``serve``: nb_hitl agents behind the AG-UI protocol (a Starlette app under uvicorn); it
     drives agents and their sessions and knows no widget.
-13. ``widgets``, ``extension``: the notebook front ends; the extension's magics use the chat.
+13. ``widgets``, ``extension``, ``server_extension``: the notebook front ends; the extension's
+    magics use the chat; the Jupyter server extension (it imports nothing of nb_hitl).
 14. the ``nb_hitl`` package itself (``show()``, the lazy top-level names), ``demo`` and
     ``testing``: entry points and helpers that may use anything.
 """
@@ -63,7 +64,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("agent",),
     ("pipeline", "remote"),
     ("serve",),
-    ("widgets", "extension"),
+    ("widgets", "extension", "server_extension"),
     ("", "demo", "testing", "demo_remote"),
 ]
 """Lowest first; each entry names a module or package relative to ``nb_hitl`` ("" is the

@@ -52,9 +52,15 @@ def free_port() -> int:
 
 
 class LabServer:
-    """A JupyterLab process and its folders; ``stop()`` ends it by PID."""
+    """A JupyterLab process and its folders; ``stop()`` ends it by PID.
 
-    def __init__(self) -> None:
+    Args:
+        server_extension: load nb_hitl's Jupyter server extension (kernel websockets without
+            Nagle's delay) through the config file the wheel installs, as a user's server does;
+            False: the server without it (``bench/``'s ``--nagle``, the figures before it).
+    """
+
+    def __init__(self, server_extension: bool = True) -> None:
         self.tmp = Path(tempfile.mkdtemp(prefix="nb-hitl-lab-"))
         self.root = self.tmp / "root"
         self.settings = self.tmp / "settings"
@@ -71,6 +77,16 @@ class LabServer:
             JUPYTER_RUNTIME_DIR=str(self.tmp / "runtime"),
             PYTHONPATH=str(REPO) + os.pathsep + env.get("PYTHONPATH", ""),
         )
+        self.server_extension = server_extension
+        if server_extension:  # the file the wheel installs into etc/jupyter
+            paths = [str(REPO / "jupyter-config"), env.get("JUPYTER_CONFIG_PATH", "")]
+            env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(p for p in paths if p)
+        else:  # the user's config dir comes first: off even where the wheel's file is installed
+            off = self.tmp / "config" / "jupyter_server_config.d"
+            off.mkdir(parents=True)
+            (off / "nb_hitl.json").write_text(
+                json.dumps({"ServerApp": {"jpserver_extensions": {"nb_hitl": False}}})
+            )
         for key in [k for k in env if k.startswith("PYTEST")]:
             env.pop(key)
         self.log = open(self.tmp / "server.log", "wb")  # closed in stop()

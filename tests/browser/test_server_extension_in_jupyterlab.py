@@ -1,0 +1,65 @@
+"""A real JupyterLab loads nb_hitl's server extension from the file the wheel installs, and a
+kernel websocket it serves has TCP_NODELAY set (read back from the server's own socket) and
+carries kernel messages as before.
+
+Without it the kernel's answer to a click waited up to ~40 ms in the server (Nagle's algorithm
+against the browser's delayed ACK; ``bench/stop_in_browser.py`` measures Stop with and without
+it, ``--nagle``). No timing here: what is asserted is the socket option.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.request
+import uuid
+
+import pytest
+from lab_server import LabServer
+
+from nb_hitl.server_extension import LOADED_NOTE
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
+
+
+def _wait_log(lab: LabServer, text: str, timeout: float = 30.0) -> str:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        log = lab.read_log()
+        if text in log:
+            return log
+        time.sleep(0.2)
+    raise AssertionError(f"{text!r} not in the server log:\n{lab.read_log()[-3000:]}")
+
+
+def test_kernel_websockets_have_tcp_nodelay(lab: LabServer) -> None:
+    import websocket  # websocket-client, a dependency of jupyter_server
+
+    assert lab.server_extension
+    _wait_log(lab, LOADED_NOTE)
+    request = urllib.request.Request(
+        f"{lab.url}/api/kernels?token={lab.token}", data=b"{}", method="POST"
+    )
+    with urllib.request.urlopen(request, timeout=60) as resp:
+        kernel_id = json.loads(resp.read())["id"]
+    ws_url = lab.url.replace("http", "ws", 1)
+    ws = websocket.create_connection(
+        f"{ws_url}/api/kernels/{kernel_id}/channels?token={lab.token}&session_id=t",
+        timeout=60,
+    )
+    try:
+        msg_id = uuid.uuid4().hex
+        ws.send(json.dumps({
+            "header": {"msg_id": msg_id, "msg_type": "kernel_info_request", "username": "t",
+                       "session": "t", "date": "", "version": "5.3"},
+            "parent_header": {}, "metadata": {}, "content": {}, "channel": "shell",
+        }))  # fmt: skip
+        while True:  # the wrapped connection still carries the kernel's messages
+            reply = json.loads(ws.recv())
+            mine = reply.get("parent_header", {}).get("msg_id") == msg_id
+            if mine and reply["msg_type"] == "kernel_info_reply":
+                break
+        assert reply["content"]["status"] == "ok"
+        _wait_log(lab, f"nb_hitl: kernel {kernel_id} websocket TCP_NODELAY on")
+    finally:
+        ws.close()
