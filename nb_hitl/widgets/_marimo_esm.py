@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from nb_hitl._render._theme import BUTTONS, DARK, DARK_SPEAKERS, INK, LIGHT, NEUTRAL, SPEAKERS
 
+from ._marimo_icons import ICON_CSS
+
 ESM = r"""
 const modules = new Map();  // ES module source -> its imported module (one import per source)
 
@@ -327,6 +329,7 @@ BASE_CSS = (
 .nb-hitl-marimo a { color: var(--nb-hitl-blue); }
 .nb-hitl-marimo code, .nb-hitl-marimo pre { font-family: var(--jp-code-font-family, monospace); }
 """
+    + ICON_CSS
 )
 """The host's stylesheet: the panel's variables on the host's root (light, and dark under
 ``data-theme="dark"``) and the ipywidgets look the panel expects (the panel's own rules come

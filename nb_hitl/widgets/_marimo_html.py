@@ -21,6 +21,8 @@ from typing import Any
 import anywidget
 import ipywidgets as w
 
+from ._marimo_icons import icon_html
+
 LAYOUT_KEYS = (
     "display", "visibility", "width", "height", "min_width", "max_width", "min_height",
     "max_height", "flex", "flex_flow", "align_items", "align_self", "align_content",
@@ -91,7 +93,12 @@ def _button(widget: w.Button) -> str:
         extra += f' data-colour="{attr(colour)}"'
     head = _open(widget, "button", "jupyter-button", "widget-button" + style, tag="button",
                  extra=extra)  # fmt: skip
-    return f"{head}{escape(widget.description)}</button>"
+    return f"{head}{_icon(widget)}{escape(widget.description)}</button>"
+
+
+def _icon(widget: w.Button | w.ToggleButton) -> str:
+    """The button's icon element, as ipywidgets draws it (``_marimo_icons`` draws the shape)."""
+    return icon_html(getattr(widget, "icon", "") or "", centred=not widget.description)
 
 
 def _toggle(widget: w.ToggleButton) -> str:
@@ -100,7 +107,7 @@ def _toggle(widget: w.ToggleButton) -> str:
     extra = _tooltip(widget) + _disabled(widget) + f' aria-pressed="{str(widget.value).lower()}"'
     head = _open(widget, "toggle", "jupyter-button", "widget-toggle-button" + style + active,
                  tag="button", extra=extra)  # fmt: skip
-    return f"{head}{escape(widget.description)}</button>"
+    return f"{head}{_icon(widget)}{escape(widget.description)}</button>"
 
 
 def _toggles(widget: w.ToggleButtons) -> str:
@@ -108,12 +115,14 @@ def _toggles(widget: w.ToggleButtons) -> str:
     width = getattr(widget.style, "button_width", "") or ""
     css = f' style="width: {attr(width)}"' if width and width != "auto" else ""
     buttons = []
+    icons = list(widget.icons or [])
     for i, label in enumerate(widget._options_labels):
+        icon = icon_html(icons[i], centred=not label) if i < len(icons) and icons[i] else ""
         active = " mod-active" if widget.index == i else ""
         tip = f' title="{attr(tips[i])}"' if i < len(tips) and tips[i] else ""
         buttons.append(
             f'<button class="jupyter-button widget-toggle-button{active}" data-index="{i}"'
-            f"{tip}{css}{_disabled(widget)}>{escape(label)}</button>"
+            f"{tip}{css}{_disabled(widget)}>{icon}{escape(label)}</button>"
         )
     head = _open(widget, "toggles", "widget-inline-hbox", "widget-toggle-buttons")
     return f'{head}{_label(widget)}<div class="btn-group">{"".join(buttons)}</div></div>'

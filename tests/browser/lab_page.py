@@ -3,6 +3,7 @@ interrupted rows, a slider drag, and the streaming panel the keyboard tests shar
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 CHAT = ".nb-hitl-chat"
@@ -38,6 +39,32 @@ def open_and_run_all(page: Any, url: str) -> None:
     page.goto(url)
     page.wait_for_selector("text=/\\| Idle/", timeout=90_000)
     run_all(page)
+
+
+def open_in_notebook7(page: Any, url: str, ready: str, timeout: float = 240.0) -> None:
+    """Open a notebook in Notebook 7 and Run All until ``ready`` (a selector) is on the page.
+
+    Notebook 7 has no status bar to wait on: a Run All before its kernel is idle is dropped
+    silently, and it may ask which kernel to start (even after a first run began); answer and
+    run again. Needs the app exposed as ``window.jupyterapp`` (the test server does that).
+    """
+    page.goto(url)
+    page.wait_for_function("() => window.jupyterapp", timeout=90_000)
+    idle = "() => [...document.querySelectorAll('.jp-Notebook-ExecutionIndicator')]"
+    idle += ".some(e => e.getAttribute('data-status') === 'idle')"
+    run = "() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }"
+    target = page.locator(ready)
+    end, ran = time.monotonic() + timeout, 0.0
+    while not target.count():
+        assert time.monotonic() < end, f"Run All in Notebook 7 never showed {ready}"
+        select = page.locator(".jp-Dialog button:has-text('Select')")
+        if select.count():
+            select.first.click()
+            ran = 0.0
+        elif (not ran or time.monotonic() - ran > 45) and page.evaluate(idle):
+            page.evaluate(run)  # not awaited: its promise waits for the whole run
+            ran = time.monotonic()
+        page.wait_for_timeout(500)
 
 
 def wait_status(page: Any, state: str, timeout: float = 60.0) -> None:

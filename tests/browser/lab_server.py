@@ -176,6 +176,29 @@ class LabServer:
                 client.stop_channels()
         return found
 
+    def kernel_eval(self, expression: str) -> str:
+        """``repr`` of ``expression`` evaluated in the server's only kernel (a user expression
+        sent over a client of its own: silent, the notebook's cells and outputs untouched)."""
+        from jupyter_client import BlockingKernelClient
+
+        with urllib.request.urlopen(f"{self.url}/api/kernels?token={self.token}") as resp:
+            (kernel,) = json.loads(resp.read())
+        client = BlockingKernelClient()
+        client.load_connection_file(str(self.tmp / "runtime" / f"kernel-{kernel['id']}.json"))
+        client.start_channels(iopub=False, stdin=False, hb=False, control=False)
+        try:
+            msg_id = client.execute("", silent=True, user_expressions={"x": expression})
+            while True:
+                reply = client.get_shell_msg(timeout=30)
+                if reply["parent_header"].get("msg_id") == msg_id:
+                    break
+            found = reply["content"]["user_expressions"]["x"]
+            if found.get("status") != "ok":
+                raise RuntimeError(f"{expression!r} failed in the kernel: {found}")
+            return str(found["data"]["text/plain"])
+        finally:
+            client.stop_channels()
+
     def shutdown_kernels(self) -> None:
         """Shut down every session and kernel the server runs (after each test).
 

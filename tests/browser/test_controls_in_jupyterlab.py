@@ -1,16 +1,19 @@
-"""The panel's everyday controls in real JupyterLab and Chromium: the context gauge, an error
-card (no stray line) and Retry, Copy into the clipboard, the compression row and its Undo,
-Export next to the notebook, Clear and Undo clear; the hub's Start and Next round; and the
-inspector following the explorer's Apply. Screenshots at 1,400 and 800 px."""
+"""The panel's everyday controls in real JupyterLab, and in Notebook 7 (served by the same test
+server at ``/notebooks/``), with Chromium: the context gauge, an error card (no stray line) and
+Retry, Copy into the clipboard, the compression row and its Undo (the agent's memory back, read
+from the kernel), Export as Markdown and as HTML next to the notebook, Clear and Undo clear (the
+memory emptied and back); the hub's Start and Next round; and the inspector following the
+explorer's Apply. Screenshots at 1,400 and 800 px (``controls-<front>-*.png``)."""
 
 from __future__ import annotations
 
+import importlib.util
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from lab_page import CHAT, INPUT, SEND, open_and_run_all, wait_status
+from lab_page import CHAT, INPUT, SEND, open_and_run_all, open_in_notebook7, wait_status
 from lab_server import LabServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(400)]
@@ -74,8 +77,38 @@ def wait_copied(page: Any) -> str:
 # perComm: a subshell per comm, a few hundred of them, fill the kernel's ZMQ context; the
 # clicks on widgets drawn by a click (Undo clear) or re-enabled by one (the inspector's Undo)
 # were sent to the clicked button's subshell, which could no longer answer (see widgets/_loop.py).
-@pytest.mark.parametrize("comms", ["default", "perComm"])
-def test_everyday_controls(browser: Any, lab: LabServer, artifacts: Path, comms: str) -> None:
+MEMORY = (
+    "(len(agent.memory.messages), bool(agent.memory.summary),"
+    " sum(1 for m in agent.memory.messages if agent.memory.marks_of(m.id)))"
+)
+"""The agent's memory as the kernel holds it: (messages, has a summary, marked messages)."""
+
+
+def memory(lab: LabServer) -> tuple[int, bool, int]:
+    n, summary, marked = lab.kernel_eval(MEMORY).strip("()").split(", ")
+    return int(n), summary == "True", int(marked)
+
+
+def export_as(page: Any, lab: LabServer, fmt: str, suffix: str) -> str:
+    """Export in ``fmt`` (the format menu's label); the text of the one file it wrote."""
+    for old in lab.root.glob(f"Friday-chat-*{suffix}"):  # an earlier case's export
+        old.unlink()
+    page.locator(f"{CHAT} .nb-hitl-export-format select").select_option(label=fmt)
+    page.locator(f"{CHAT} button.nb-hitl-export").click()
+    page.wait_for_selector(f"{CHAT} .nb-hitl-note >> text=/Saved .* messages to .*{suffix}/",
+                           timeout=30_000)  # fmt: skip
+    (exported,) = lab.root.glob(f"Friday-chat-*{suffix}")
+    return exported.read_text()
+
+
+@pytest.mark.parametrize(
+    ("front", "comms"), [("lab", "default"), ("lab", "perComm"), ("nb7", "default")]
+)
+def test_everyday_controls(
+    browser: Any, lab: LabServer, artifacts: Path, front: str, comms: str
+) -> None:
+    if front == "nb7" and importlib.util.find_spec("notebook") is None:
+        pytest.skip("NOTEBOOK 7 TEST SKIPPED: `pip install notebook>=7` (the test extra has it)")
     if comms == "default":  # whatever an earlier test of the session chose
         lab.clear_setting("@jupyterlab/apputils-extension", "kernels-settings")
     else:
@@ -87,10 +120,12 @@ def test_everyday_controls(browser: Any, lab: LabServer, artifacts: Path, comms:
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
-        for old in lab.root.glob("Friday-chat-*.md"):  # the other comms setting's export
-            old.unlink()
-        url = lab.write_notebook(f"controls-{comms}.ipynb", [SETUP, HUB, EXPLORER])
-        open_and_run_all(page, url)
+        name = f"controls-{front}-{comms}.ipynb"
+        url = lab.write_notebook(name, [SETUP, HUB, EXPLORER])
+        if front == "nb7":
+            open_in_notebook7(page, f"{lab.url}/notebooks/{name}?token={lab.token}", INPUT)
+        else:
+            open_and_run_all(page, url)
         page.wait_for_selector(INPUT, timeout=90_000)
         page.wait_for_selector(f"{CHAT} .nb-hitl-keys", state="attached", timeout=60_000)
 
@@ -116,7 +151,7 @@ def test_everyday_controls(browser: Any, lab: LabServer, artifacts: Path, comms:
         assert rows_with(page, "hello there") == 1  # Retry did not send the question again
         assert page.locator(INPUT).input_value() == ""
         assert page.locator(f"{CHAT} button.nb-hitl-retry").is_hidden()
-        page.screenshot(path=str(artifacts / "controls-after-retry-1400.png"))
+        page.screenshot(path=str(artifacts / f"controls-{front}-{comms}-after-retry-1400.png"))
 
         # Copy: the message's own text, into the real clipboard.
         message = page.locator(f"{CHAT} .nb-hitl-msg", has_text="Recovered:").last
@@ -126,25 +161,28 @@ def test_everyday_controls(browser: Any, lab: LabServer, artifacts: Path, comms:
         copied = wait_copied(page)
         assert copied == "Recovered: **all good**."
 
-        # The compression row's Undo brings the folded messages back.
+        # The compression row's Undo brings the folded messages back into the agent's memory.
+        held, summarised, folded = memory(lab)
+        assert summarised and folded > 0, (held, summarised, folded)
         row.locator("button.nb-hitl-undo-compression").click()
         page.wait_for_selector(f"{CHAT} .nb-hitl-compression.nb-hitl-undone", timeout=30_000)
         assert row.locator("button.nb-hitl-undo-compression").is_disabled()
+        assert memory(lab) == (held, False, 0)
 
-        # Export writes a Markdown file next to the notebook (the kernel's working directory).
-        page.locator(f"{CHAT} button.nb-hitl-export").click()
-        page.wait_for_selector(f"{CHAT} .nb-hitl-note >> text=/Saved .* messages to/",
-                               timeout=30_000)  # fmt: skip
-        (exported,) = lab.root.glob("Friday-chat-*.md")
-        text = exported.read_text()
+        # Export writes a Markdown or an HTML file next to the notebook (the kernel's folder).
+        text = export_as(page, lab, "Markdown", ".md")
         assert "Recovered: **all good**." in text and "hello there" in text
+        text = export_as(page, lab, "HTML", ".html")
+        assert "<strong>all good</strong>" in text and "hello there" in text
+        assert "**all good**" not in text
 
-        # Clear, then Undo clear.
+        # Clear empties the agent's memory; Undo clear brings it back.
         before = int(page.locator(f"{CHAT} .nb-hitl-rows > *").count())
         page.locator(f"{CHAT} button.nb-hitl-clear").click()
         page.wait_for_selector(f"{CHAT} .nb-hitl-cleared", timeout=30_000)
         assert rows_with(page, "Recovered:") == 0
-        page.screenshot(path=str(artifacts / "controls-cleared-1400.png"))
+        assert memory(lab) == (0, False, 0)
+        page.screenshot(path=str(artifacts / f"controls-{front}-{comms}-cleared-1400.png"))
         page.locator(f"{CHAT} button.nb-hitl-undo-clear").click()
         page.wait_for_selector(f"{CHAT} .nb-hitl-cleared", state="detached", timeout=30_000)
         # The note goes first; the rows come back in the kernel's next (paced) updates.
@@ -155,6 +193,7 @@ def test_everyday_controls(browser: Any, lab: LabServer, artifacts: Path, comms:
             timeout=30_000,
         )
         assert rows_with(page, "Recovered:") == 1
+        assert memory(lab) == (held, False, 0)
 
         # The inspector's Compress now, then its Undo (enabled by the compression).
         inspector = page.locator(".nb-hitl-inspector").first
@@ -196,13 +235,16 @@ def test_everyday_controls(browser: Any, lab: LabServer, artifacts: Path, comms:
         hub.locator(".nb-hitl-now >> text=Finished.").wait_for(timeout=60_000)
         assert hub.locator(".nb-hitl-msg", has_text="Still tabs.").count() == 1
         hub.scroll_into_view_if_needed()
-        page.screenshot(path=str(artifacts / "hub-next-round-1400.png"))
+        page.screenshot(path=str(artifacts / f"controls-{front}-{comms}-hub-next-round-1400.png"))
 
         page.set_viewport_size({"width": 800, "height": 1100})
         page.locator(CHAT).scroll_into_view_if_needed()
         time.sleep(0.5)
-        page.screenshot(path=str(artifacts / "controls-800.png"))
+        page.screenshot(path=str(artifacts / f"controls-{front}-{comms}-800.png"))
         assert not [e for e in errors if "nb-hitl" in e or "anywidget" in e.lower()], errors
+    except Exception:
+        page.screenshot(path=str(artifacts / f"controls-{front}-{comms}-failure.png"))
+        raise
     finally:
         context.close()
         lab.shutdown_kernels()

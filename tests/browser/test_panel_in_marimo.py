@@ -2,10 +2,13 @@
 marimo cell draws the panel through ``MarimoHost``; a reply streams, Stop mid-stream paints the
 interrupted style and memory (the inspector's table) ends with the interrupted message,
 Continue with a typed instruction resumes the same answer; Ctrl+Enter sends and Escape stops
-(the keyboard anywidget, hosted); an approval card approves; and the look in light and dark at
-800 and 1,400 px: every visible text at 4.5:1, nothing clipped, no word wrapped inside itself
-(``look_checks``); ``nb_hitl.show(hub)`` runs a round and Stop pauses it (dark, 800 px).
-Screenshots go to ``test-artifacts/marimo-*.png``.
+(the keyboard anywidget, hosted); an approval card approves; the buttons' and the transcript's
+icons are drawn (no Font Awesome in marimo, no internet: ``_marimo_icons``); and the look in
+light and dark at 600, 800 and 1,400 px: every visible text at 4.5:1, nothing clipped, no word
+wrapped inside itself (``look_checks``); ``nb_hitl.show(hub)`` runs a round and Stop pauses it
+(dark, 800 px). ``marimo run`` shows the app alone, with no side bar to open or close (unlike
+JupyterLab and Notebook 7), so its look matrix is theme x width. Screenshots go to
+``test-artifacts/marimo-*.png``.
 """
 
 from __future__ import annotations
@@ -125,16 +128,58 @@ def drive(page: Any) -> None:
     page.locator(".nb-hitl-approval button:has-text('Approve')").first.wait_for(timeout=30_000)
 
 
-def test_look_in_light_and_dark_at_800_and_1400_and_approval(
+def icon_paints(icon: Any) -> bool:
+    """Whether an icon element paints something: it has a box, and a screenshot of that box
+    changes when the icon alone is hidden."""
+    box = icon.bounding_box()
+    if box is None or box["width"] < 4 or box["height"] < 4:
+        return False
+    page = icon.page
+    shown = page.screenshot(clip=box, animations="disabled")
+    icon.evaluate("e => { e.style.visibility = 'hidden'; }")
+    try:
+        return bool(page.screenshot(clip=box, animations="disabled") != shown)
+    finally:
+        icon.evaluate("e => { e.style.visibility = ''; }")
+
+
+ICONS = {
+    "Approve": f"{CHAT} .nb-hitl-approval button:has-text('Approve') i.fa-check",
+    "Edit": f"{CHAT} .nb-hitl-approval button:has-text('Edit') i.fa-pencil",
+    "Deny": f"{CHAT} .nb-hitl-approval button:has-text('Deny') i.fa-times",
+    "Send": f"{CHAT} button.nb-hitl-send i.fa-paper-plane",
+    "Export": f"{CHAT} button.nb-hitl-export i.fa-download",
+    "the tool mark": f"{CHAT} .nb-hitl-msg i.fa-wrench",
+    "a message's Copy": f"{CHAT} .nb-hitl-msg .nb-hitl-copy i.fa-copy",
+}
+"""Icons drawn in the look case once its approval card waits (as JupyterLab draws them)."""
+
+
+def test_look_in_light_and_dark_at_600_800_and_1400_icons_and_approval(
     browser: Any, marimo_server: Any, artifacts: Path
 ) -> None:
     page = open_app(browser, marimo_server, "look")
     drive(page)
+    missing = []
+    for name, selector in ICONS.items():
+        icon = page.locator(selector).first
+        if not icon.count():
+            missing.append(f"{name}: no icon element ({selector})")
+            continue
+        icon.scroll_into_view_if_needed()
+        if name == "a message's Copy":
+            icon.locator("xpath=ancestor::*[contains(@class, 'nb-hitl-msg')][1]").hover()
+        if not icon_paints(icon):
+            missing.append(f"{name}: its icon paints nothing ({selector})")
+    assert not missing, "\n".join(missing)
+    card = page.locator(".nb-hitl-approval").first
+    card.scroll_into_view_if_needed()
+    card.screenshot(path=str(artifacts / "marimo-icons-approval.png"))
     found: dict[str, list[str]] = {}
     for scheme in ("light", "dark"):
         page.emulate_media(color_scheme=scheme)
         page.wait_for_selector(f"{HOST}[data-theme='{scheme}']", state="attached", timeout=20_000)
-        for width in (800, 1400):
+        for width in (600, 800, 1400):
             page.set_viewport_size({"width": width, "height": 2400})  # the whole panel
             page.wait_for_timeout(500)  # a relayout
             state = f"{scheme}-{width}"
