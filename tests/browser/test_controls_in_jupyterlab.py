@@ -2,8 +2,9 @@
 server at ``/notebooks/``), with Chromium: the context gauge, an error card (no stray line) and
 Retry, Copy into the clipboard, the compression row and its Undo (the agent's memory back, read
 from the kernel), Export as Markdown and as HTML next to the notebook, Clear and Undo clear (the
-memory emptied and back); the hub's Start and Next round; and the inspector following the
-explorer's Apply. Screenshots at 1,400 and 800 px (``controls-<front>-*.png``)."""
+memory emptied and back); the hub's Start, Next round, and Continue after a Stop (the
+speakers' memories read from the kernel); and the inspector following the explorer's Apply.
+Screenshots at 1,400 and 800 px (``controls-<front>-*.png``)."""
 
 from __future__ import annotations
 
@@ -36,8 +37,12 @@ panel"""
 
 HUB = """\
 from nb_hitl.pipeline import MsgHub
-alice = ReActAgent("Alice", "You are Alice.", ScriptedModel(["Tabs.", "Still tabs."]))
-bob = ReActAgent("Bob", "You are Bob.", ScriptedModel(["Spaces.", "Still spaces."]))
+THIRD = "Third: " + " ".join(f"point{i}" for i in range(600))
+alice = ReActAgent("Alice", "You are Alice.",
+                   ScriptedModel(["Tabs.", "Still tabs.", THIRD, "Alice again."],
+                                 tokens_per_second=60))
+bob = ReActAgent("Bob", "You are Bob.",
+                 ScriptedModel(["Spaces.", "Still spaces.", "Bob goes on."], tokens_per_second=60))
 hub_panel = nb_hitl.show(MsgHub([alice, bob]))
 hub_panel"""
 
@@ -236,6 +241,26 @@ def test_everyday_controls(
         assert hub.locator(".nb-hitl-msg", has_text="Still tabs.").count() == 1
         hub.scroll_into_view_if_needed()
         page.screenshot(path=str(artifacts / f"controls-{front}-{comms}-hub-next-round-1400.png"))
+
+        # Continue: a round stopped mid-reply (Stop in the pause prompt) goes on from there.
+        hub.locator("button.nb-hitl-hub-next").click()
+        hub.locator(".nb-hitl-live >> text=/point5 /").wait_for(timeout=60_000)
+        hub.locator("button.nb-hitl-hub-stop").click()
+        prompt = hub.locator(".nb-hitl-hub-pause")
+        prompt.locator("text=/Alice was interrupted/").wait_for(timeout=30_000)
+        prompt.locator(".nb-hitl-pause-stop").click()
+        hub.locator(".nb-hitl-now >> text=/Stopped. Continue goes on/").wait_for(timeout=30_000)
+        go_on = hub.locator("button.nb-hitl-hub-continue")
+        assert go_on.is_visible() and "Bob goes on." not in hub.inner_text()
+        page.screenshot(path=str(artifacts / f"controls-{front}-{comms}-hub-stopped-1400.png"))
+        go_on.click()
+        hub.locator(".nb-hitl-msg >> text=Bob goes on.").wait_for(timeout=60_000)
+        hub.locator(".nb-hitl-now >> text=Finished.").wait_for(timeout=60_000)
+        assert hub.locator(".nb-hitl-msg", has_text="Alice again.").count() == 1
+        assert go_on.is_hidden()
+        # Alice answered again, then Bob: both memories end with the continued round.
+        last = "[m.get_text_content() for m in {}.memory.messages[-2:]]"
+        assert lab.kernel_eval(last.format("bob")) == "['Alice again.', 'Bob goes on.']"
 
         page.set_viewport_size({"width": 800, "height": 1100})
         page.locator(CHAT).scroll_into_view_if_needed()
