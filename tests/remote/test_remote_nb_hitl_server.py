@@ -13,25 +13,12 @@ from pathlib import Path
 
 import pytest
 from agui_servers import AguiServer, nb_hitl_server
+from remote_helpers import Attach, approval_card, idle, question_form
 from widget_helpers import all_html, until
 
 from nb_hitl.remote import RemoteAgent
-from nb_hitl.widgets import AgentPanel
 
 pytest.importorskip("nb_hitl.serve")
-
-
-def panel_for(url: str, thread_id: str | None = None) -> tuple[RemoteAgent, AgentPanel]:
-    agent = RemoteAgent(url, thread_id or f"t-{uuid.uuid4().hex[:8]}", name="Friday")
-    return agent, AgentPanel(agent, session=None)
-
-
-async def idle(panel: AgentPanel) -> None:
-    await until(
-        lambda: not panel.agent.is_replying and panel.chat.state in ("idle", "error"),
-        timeout=30,
-        what="the chat to turn idle",
-    )
 
 
 async def streamed(agent: RemoteAgent, chars: int) -> None:
@@ -41,8 +28,10 @@ async def streamed(agent: RemoteAgent, chars: int) -> None:
     sub.close()
 
 
-async def test_stream_stop_and_continue_mid_sentence(nb_hitl_agui: AguiServer) -> None:
-    agent, panel = panel_for(nb_hitl_agui.url)
+async def test_stream_stop_and_continue_mid_sentence(
+    nb_hitl_agui: AguiServer, attach: Attach
+) -> None:
+    agent, panel = attach(nb_hitl_agui.url)
     await until(lambda: agent.capabilities, what="the server's capabilities")
     assert agent.capabilities["stop"] and agent.capabilities["continue"]
     assert "continue" not in agent.unsupported and "steer" not in agent.unsupported
@@ -63,15 +52,11 @@ async def test_stream_stop_and_continue_mid_sentence(nb_hitl_agui: AguiServer) -
     last = agent.memory.messages[-1]
     assert last.metadata.get("continued_from") == partial.id
     assert (last.get_text_content() or "").startswith(cut)  # continued from the cut
-    await agent.aclose()
 
 
-async def test_approval_card_and_resume(nb_hitl_agui: AguiServer) -> None:
-    agent, panel = panel_for(nb_hitl_agui.url)
-    assert panel.chat.approvals is not None
-    panel.chat.send("please deploy")
-    await until(lambda: panel.chat.approvals.waiting, what="the approval card")
-    card = panel.chat.approvals.waiting[0]
+async def test_approval_card_and_resume(nb_hitl_agui: AguiServer, attach: Attach) -> None:
+    agent, panel = attach(nb_hitl_agui.url)
+    card = await approval_card(panel, "please deploy")
     assert card.tool_name == "deploy" and card.call.input == {"env": "prod", "version": "1.2"}
     card.edit_button.click()
     card.edit_area.value = '{"env": "staging", "version": "1.3"}'
@@ -79,11 +64,10 @@ async def test_approval_card_and_resume(nb_hitl_agui: AguiServer) -> None:
     await idle(panel)
     assert card.decision == "edited"
     assert agent.memory.messages[-1].get_text_content() == "Done: deployed 1.3 to staging."
-    await agent.aclose()
 
 
-async def test_steering_while_the_reply_runs(nb_hitl_agui: AguiServer) -> None:
-    agent, panel = panel_for(nb_hitl_agui.url)
+async def test_steering_while_the_reply_runs(nb_hitl_agui: AguiServer, attach: Attach) -> None:
+    agent, panel = attach(nb_hitl_agui.url)
     await until(lambda: agent.capabilities, what="the server's capabilities")
     panel.chat.send_mode = "steer"
     panel.chat.send("please deploy")  # parks on approval: a step boundary comes after it
@@ -100,19 +84,18 @@ async def test_steering_while_the_reply_runs(nb_hitl_agui: AguiServer) -> None:
     texts = [m.get_text_content() or "" for m in agent.memory.messages]
     assert "and say hello to the team" in texts
     assert panel.chat.state == "idle"
-    await agent.aclose()
 
 
-async def test_history_comes_back_after_the_server_restarts(tmp_path: Path) -> None:
+async def test_history_comes_back_after_the_server_restarts(tmp_path: Path, attach: Attach) -> None:
     server = nb_hitl_server(tmp_path / "sessions", tokens_per_second=2000).start()
     try:
-        agent, panel = panel_for(server.url, "kept-thread")
+        agent, panel = attach(server.url, "kept-thread")
         panel.chat.send("remember this")
         await idle(panel)
         before = [(m.role, m.get_text_content()) for m in agent.memory.messages]
-        await agent.aclose()
+        await agent.aclose()  # this notebook goes before the server restarts
         server.restart()
-        again, panel2 = panel_for(server.url, "kept-thread")  # a new client, as after a restart
+        again, panel2 = attach(server.url, "kept-thread")  # a new client, as after a restart
         await until(lambda: len(again.memory.messages) == len(before), what="the history")
         assert [(m.role, m.get_text_content()) for m in again.memory.messages] == before
         assert "remember this" in all_html(panel2)
@@ -121,19 +104,15 @@ async def test_history_comes_back_after_the_server_restarts(tmp_path: Path) -> N
         assert "This thread has 2 messages from you" in (
             again.memory.messages[-1].get_text_content() or ""
         )
-        await again.aclose()
     finally:
         server.stop()
 
 
 async def test_ask_user_is_the_question_form_and_the_answer_resumes(
-    nb_hitl_agui: AguiServer,
+    nb_hitl_agui: AguiServer, attach: Attach
 ) -> None:
-    agent, panel = panel_for(nb_hitl_agui.url)
-    assert panel.chat.questions is not None
-    panel.chat.send("ask me something")
-    await until(lambda: panel.chat.questions.waiting, what="the question form")
-    card = panel.chat.questions.waiting[0]
+    agent, panel = attach(nb_hitl_agui.url)
+    card = await question_form(panel, "ask me something")
     assert [b.description for b in card.fields[0].choices] == ["red", "<b>blue</b>"]
     card.fields[0].choose("red")
     assert card.send()
@@ -141,21 +120,20 @@ async def test_ask_user_is_the_question_form_and_the_answer_resumes(
     assert card.answered == "answered"
     assert (agent.memory.messages[-1].get_text_content() or "").startswith("You picked")
     assert "red" in (agent.memory.messages[-1].get_text_content() or "")
-    await agent.aclose()
 
 
-async def test_a_parked_approval_comes_back_in_a_new_client(nb_hitl_agui: AguiServer) -> None:
+async def test_a_parked_approval_comes_back_in_a_new_client(
+    nb_hitl_agui: AguiServer, attach: Attach
+) -> None:
     thread = f"parked-{uuid.uuid4().hex[:8]}"
-    first, panel = panel_for(nb_hitl_agui.url, thread)
+    first, panel = attach(nb_hitl_agui.url, thread)
     panel.chat.send("please deploy")
     await until(lambda: first.pending_approvals, what="the approval")
     # Another notebook attaches to the thread (this one is left as it is, as a closed tab is):
-    again, panel2 = panel_for(nb_hitl_agui.url, thread)
+    again, panel2 = attach(nb_hitl_agui.url, thread)
     assert panel2.chat.approvals is not None
     await until(lambda: panel2.chat.approvals.waiting, what="the card, back from the server")
     panel2.chat.approvals.waiting[0].approve_button.click()
     await idle(panel2)
     assert again.memory.messages[-1].get_text_content() == "Done: deployed 1.2 to prod."
-    await again.aclose()
     await first.interrupt()  # the abandoned tab's reply: closed here, after the fact
-    await first.aclose()

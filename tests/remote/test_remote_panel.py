@@ -7,29 +7,19 @@ the server restarts, and what a remote agent cannot do greyed out with the reaso
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from agui_servers import AguiServer, langgraph_server
+from remote_helpers import Attach, approval_card, idle, question_form
 from widget_helpers import all_html, all_state, until
 
+from nb_hitl.message import Msg
 from nb_hitl.remote import RemoteAgent
-from nb_hitl.widgets import AgentPanel
 
 
-def panel_for(url: str, **kw: object) -> tuple[RemoteAgent, AgentPanel]:
-    agent = RemoteAgent(url, name="Graph", **kw)  # type: ignore[arg-type]
-    return agent, AgentPanel(agent, session=None)
-
-
-async def idle(panel: AgentPanel) -> None:
-    await until(
-        lambda: not panel.agent.is_replying and panel.chat.state in ("idle", "error"),
-        timeout=30,
-        what="the chat to turn idle",
-    )
-
-
-async def test_panel_streams_a_langgraph_reply(langgraph_agui: AguiServer) -> None:
-    agent, panel = panel_for(langgraph_agui.url)
+async def test_panel_streams_a_langgraph_reply(langgraph_agui: AguiServer, attach: Attach) -> None:
+    agent, panel = attach(langgraph_agui.url)
     panel.chat.send("hello <b>graph</b>")
     await until(lambda: panel.chat.live.flushes > 0, what="a streamed redraw")
     await idle(panel)
@@ -40,13 +30,12 @@ async def test_panel_streams_a_langgraph_reply(langgraph_agui: AguiServer) -> No
     html = all_html(panel)
     assert "hello &lt;b&gt;graph&lt;/b&gt;" in html and "<b>graph</b>" not in html
     assert panel.chat.state == "idle"
-    await agent.aclose()
 
 
 async def test_stop_mid_stream_keeps_the_text_so_far_marked_interrupted(
-    langgraph_agui: AguiServer,
+    langgraph_agui: AguiServer, attach: Attach
 ) -> None:
-    agent, panel = panel_for(langgraph_agui.url)
+    agent, panel = attach(langgraph_agui.url)
     streamed: list[str] = []
     agent.subscribe(lambda ev: streamed.append(getattr(ev, "delta", "")))
     panel.chat.send("tell me a long story")
@@ -66,17 +55,13 @@ async def test_stop_mid_stream_keeps_the_text_so_far_marked_interrupted(
     last = agent.memory.messages[-1].get_text_content() or ""
     assert last.startswith("You said: Please continue.. I was shown ")
     assert int(last.split("I was shown ")[1].split()[0]) >= 4  # the question, what was kept...
-    await agent.aclose()
 
 
 async def test_the_graphs_interrupt_is_the_approval_card_and_approving_resumes(
-    langgraph_agui: AguiServer,
+    langgraph_agui: AguiServer, attach: Attach
 ) -> None:
-    agent, panel = panel_for(langgraph_agui.url)
-    panel.chat.send("please deploy")
-    assert panel.chat.approvals is not None
-    await until(lambda: panel.chat.approvals.waiting, what="the approval card")
-    card = panel.chat.approvals.waiting[0]
+    agent, panel = attach(langgraph_agui.url)
+    card = await approval_card(panel, "please deploy")
     assert card.tool_name == "deploy" and card.call.input == {"env": "prod", "version": "1.2"}
     assert panel.chat.state == "waiting"
     assert card.always_button.disabled and "permission rules" in card.always_button.tooltip
@@ -86,24 +71,18 @@ async def test_the_graphs_interrupt_is_the_approval_card_and_approving_resumes(
     assert agent.memory.messages[-1].get_text_content() == "Done: deployed 1.2 to prod."
     results = [b for m in agent.memory.messages for b in m.get_content_blocks("tool_result")]
     assert [r.output_text() for r in results] == ["deployed 1.2 to prod"]
-    await agent.aclose()
 
 
-async def test_edit_and_deny_reach_the_graph(langgraph_agui: AguiServer) -> None:
-    agent, panel = panel_for(langgraph_agui.url)
-    assert panel.chat.approvals is not None
-    panel.chat.send("deploy it")
-    await until(lambda: panel.chat.approvals.waiting, what="the approval card")
-    card = panel.chat.approvals.waiting[0]
+async def test_edit_and_deny_reach_the_graph(langgraph_agui: AguiServer, attach: Attach) -> None:
+    agent, panel = attach(langgraph_agui.url)
+    card = await approval_card(panel, "deploy it")
     card.edit_button.click()
     card.edit_area.value = '{"env": "staging", "version": "2.0"}'
     card.edit_ok.click()
     await idle(panel)
     assert card.decision == "edited"
     assert agent.memory.messages[-1].get_text_content() == "Done: deployed 2.0 to staging."
-    panel.chat.send("deploy again")
-    await until(lambda: panel.chat.approvals.waiting, what="the second card")
-    card = panel.chat.approvals.waiting[0]
+    card = await approval_card(panel, "deploy again")
     card.deny_button.click()
     card.reason.value = "<i>not</i> today"
     card.deny_ok.click()
@@ -112,17 +91,13 @@ async def test_edit_and_deny_reach_the_graph(langgraph_agui: AguiServer) -> None
     assert "&lt;i&gt;not&lt;/i&gt; today" in card.result.value
     last = agent.memory.messages[-1].get_text_content()
     assert last == "Done: denied by the user: <i>not</i> today."
-    await agent.aclose()
 
 
 async def test_stop_while_waiting_closes_the_card_and_the_next_message_is_answered(
-    langgraph_agui: AguiServer,
+    langgraph_agui: AguiServer, attach: Attach
 ) -> None:
-    agent, panel = panel_for(langgraph_agui.url)
-    assert panel.chat.approvals is not None
-    panel.chat.send("deploy now")
-    await until(lambda: panel.chat.approvals.waiting, what="the approval card")
-    card = panel.chat.approvals.waiting[0]
+    agent, panel = attach(langgraph_agui.url)
+    card = await approval_card(panel, "deploy now")
     panel.chat.stop()
     await idle(panel)
     assert card.decision == "interrupted" and agent.memory.messages[-1].is_interrupted
@@ -131,13 +106,14 @@ async def test_stop_while_waiting_closes_the_card_and_the_next_message_is_answer
     texts = [m.get_text_content() or "" for m in agent.memory.messages]
     assert any("not run: cancelled" in t or "what now?" in t for t in texts[-3:])
     assert panel.chat.state == "idle" and not agent.pending_approvals
-    await agent.aclose()
 
 
-async def test_reconnect_after_the_server_restarts_sends_the_history_back() -> None:
+async def test_reconnect_after_the_server_restarts_sends_the_history_back(
+    attach: Attach,
+) -> None:
     server = langgraph_server(delay=0.001).start()
     try:
-        agent, panel = panel_for(server.url)
+        agent, panel = attach(server.url)
         panel.chat.send("first question")
         await idle(panel)
         server.restart()  # the graph's in-memory threads are gone
@@ -147,16 +123,14 @@ async def test_reconnect_after_the_server_restarts_sends_the_history_back() -> N
         # The restarted server was given the whole thread by the client and answers from it.
         assert last.startswith("You said: second question. I was shown 3 messages.")
         assert panel.chat.state == "idle"
-        await agent.aclose()
     finally:
         server.stop()
 
 
 async def test_what_a_remote_agent_cannot_do_is_greyed_out_with_the_reason(
-    langgraph_agui: AguiServer,
+    langgraph_agui: AguiServer, attach: Attach
 ) -> None:
-    agent = RemoteAgent(langgraph_agui.url, token="s3cret-token-value")
-    panel = AgentPanel(agent, session=None)
+    agent, panel = attach(langgraph_agui.url, token="s3cret-token-value")
     clear = panel.chat.tools.clear_button
     assert clear.disabled and "mirrors the server" in clear.tooltip
     assert panel.inspector is not None
@@ -168,7 +142,6 @@ async def test_what_a_remote_agent_cannot_do_is_greyed_out_with_the_reason(
     assert panel.session is None and panel.permissions is None
     assert "s3cret-token-value" not in all_state(panel) + repr(agent) + repr(agent.client)
     assert "s3cret-token-value" not in str(agent.state_dict())
-    await agent.aclose()
 
 
 @pytest.mark.parametrize("word", ["approve", "deny"])
@@ -176,10 +149,6 @@ async def test_decisions_from_code_work_like_a_local_agent(
     langgraph_agui: AguiServer, word: str
 ) -> None:
     agent = RemoteAgent(langgraph_agui.url)
-    import asyncio
-
-    from nb_hitl.message import Msg
-
     task = asyncio.create_task(agent(Msg("User", "deploy please", "user")))
     await until(lambda: agent.pending_approvals, what="a pending approval")
     call_id = agent.pending_approvals[0].call_id
@@ -191,13 +160,10 @@ async def test_decisions_from_code_work_like_a_local_agent(
 
 
 async def test_the_graphs_question_is_the_question_form_and_answering_resumes(
-    langgraph_agui: AguiServer,
+    langgraph_agui: AguiServer, attach: Attach
 ) -> None:
-    agent, panel = panel_for(langgraph_agui.url)
-    assert panel.chat.questions is not None
-    panel.chat.send("ask me something")
-    await until(lambda: panel.chat.questions.waiting, what="the question form")
-    card = panel.chat.questions.waiting[0]
+    agent, panel = attach(langgraph_agui.url)
+    card = await question_form(panel, "ask me something")
     # Choices are button labels (plain text, never HTML); the question text is escaped.
     assert [b.description for b in card.fields[0].choices] == ["red", "<b>blue</b>"]
     assert "<b>Which colour?</b>" in all_html(card)
@@ -206,23 +172,19 @@ async def test_the_graphs_question_is_the_question_form_and_answering_resumes(
     await idle(panel)
     assert card.answered == "answered"
     assert agent.memory.messages[-1].get_text_content() == "You picked <b>blue</b>."
-    await agent.aclose()
 
 
 async def test_the_servers_version_of_a_streamed_tool_call_is_what_the_chat_shows(
-    langgraph_agui: AguiServer,
+    langgraph_agui: AguiServer, attach: Attach
 ) -> None:
     # ag-ui-langgraph streams no TOOL_CALL_ARGS for a call made in one chunk; its snapshot
     # has the arguments, and the chat's row is finished with that version.
-    agent, panel = panel_for(langgraph_agui.url)
-    assert panel.chat.approvals is not None
-    panel.chat.send("please deploy")
-    await until(lambda: panel.chat.approvals.waiting, what="the approval card")
+    agent, panel = attach(langgraph_agui.url)
+    card = await approval_card(panel, "please deploy")
     asked = next(m for m in agent.memory.messages if m.get_content_blocks("tool_use"))
     assert asked.get_content_blocks("tool_use")[0].input == {"env": "prod", "version": "1.2"}
     entry = panel.chat.transcript.get(asked.id)
     assert entry is not None and entry.msg is not None
     assert entry.msg.get_content_blocks("tool_use")[0].input == {"env": "prod", "version": "1.2"}
-    panel.chat.approvals.waiting[0].approve_button.click()
+    card.approve_button.click()
     await idle(panel)
-    await agent.aclose()
