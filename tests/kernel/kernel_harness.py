@@ -92,6 +92,28 @@ class KernelHarness:
         """Change widget traits, as the browser does."""
         return self.send_comm(comm_id, {"method": "update", "state": state, "buffer_paths": []})
 
+    def sync(self, comm_id: str, state: dict[str, Any], subshell_id: str | None = None) -> None:
+        """Change widget traits as the browser does, and wait until the kernel has taken them.
+
+        A front end syncs what is typed on every keystroke, long before the click that uses
+        it. A test that sends both at once must wait in between: ipykernel 7.4 hands a comm's
+        message to the thread of that comm's last publish, whatever the header's subshell, so
+        an input's update and a button's click can be handled on two threads in either order.
+        The kernel echoes the update (``echo_update``) as it sets the traits, on the same thread
+        and before anything else that thread runs.
+        """
+        self.send_comm(
+            comm_id, {"method": "update", "state": state, "buffer_paths": []}, subshell_id
+        )
+        self.wait_comm(
+            lambda m: (
+                m["content"].get("comm_id") == comm_id
+                and m["content"].get("data", {}).get("method") == "echo_update"
+                and all(m["content"]["data"].get("state", {}).get(k) == v for k, v in state.items())
+            ),
+            timeout=30,
+        )
+
     def create_subshell(self) -> str:
         """Ask the kernel for a subshell (ipykernel 7+); returns its id."""
         msg = self.kc.session.msg("create_subshell_request", {})
@@ -114,18 +136,7 @@ class KernelHarness:
         there) makes that the subshell.
         """
         subshell = self.create_subshell()
-        self.send_comm(
-            comm_id,
-            {"method": "update", "state": {trait: value}, "buffer_paths": []},
-            subshell_id=subshell,
-        )
-        self.wait_comm(
-            lambda m: (
-                m["content"].get("comm_id") == comm_id
-                and m["content"].get("data", {}).get("state", {}).get(trait) == value
-            ),
-            timeout=30,
-        )
+        self.sync(comm_id, {trait: value}, subshell)
         return subshell
 
     def shell_replies(self, timeout: float = 0.2) -> list[dict[str, Any]]:

@@ -123,20 +123,10 @@ def test_send_on_a_subshell_wakes_the_idle_main_loop(kernel7: KernelHarness) -> 
     on a subshell thread must wake it, which only a thread-safe hop does."""
     ids = json.loads(kernel7.execute(LOOP_SETUP).strip().splitlines()[-1])
     kernel7.wait_comm(lambda m: "waiting for you" in state_text(m), timeout=10)
-    # The typed text goes to the subshell first, then the Send button's comm is routed there
-    # (see subshell_for), so the click on that subshell reads the text.
-    subshell = kernel7.create_subshell()
-    kernel7.send_comm(
-        ids["input"],
-        {"method": "update", "state": {"value": "hi there"}, "buffer_paths": []},
-        subshell_id=subshell,
-    )
-    kernel7.send_comm(
-        ids["send"],
-        {"method": "update", "state": {"tooltip": "Send"}, "buffer_paths": []},
-        subshell_id=subshell,
-    )
-    kernel7.wait_comm(lambda m: '"tooltip": "Send"' in state_text(m), timeout=10)
+    # The typed text is in the kernel first (see sync), then the Send button's comm is routed
+    # to the subshell (see subshell_for), so the click handled there reads the text.
+    kernel7.sync(ids["input"], {"value": "hi there"})
+    subshell = kernel7.subshell_for(ids["send"], "tooltip", "Send")
     kernel7.click(ids["send"], subshell_id=subshell)
     kernel7.wait_comm(lambda m: "Hello from the loop." in chat_text(m), timeout=20)
     out = kernel7.execute("print([m.get_text_content() for m in agent.memory.messages])")
