@@ -36,6 +36,8 @@ def test_readme_has_exactly_two_commands_and_ci_runs_the_test_one() -> None:
     assert (ROOT / "notebooks/01_interrupt_and_resume.ipynb").exists()
     test_script = (ROOT / "scripts/test").read_text()
     assert "-m pytest" in test_script and "exit $rc" in test_script
+    # One pytest run decides: a failing test fails CI, never passed by a rerun of it.
+    assert "--last-failed" not in test_script and "--lf" not in test_script.split()
 
 
 def test_readme_screenshot_exists() -> None:
