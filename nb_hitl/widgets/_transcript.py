@@ -1,7 +1,8 @@
 """Transcript: the chat's rows, one widget per message, only the most recent ones drawn.
 
 Rows are drawn lazily (a message gets its widget when it first becomes visible) and only the
-last ``window`` rows are in the box; "Show earlier messages" widens the window. Messages the
+last ``window`` rows are in the box (up to half a window more before the oldest go, together:
+``_hidden``); "Show earlier messages" widens the window. Messages the
 person just sent stay after whatever the interrupted reply still commits, so the transcript
 shows the order memory holds.
 """
@@ -60,6 +61,8 @@ class Transcript:
         self.callback = callback
         self.step = window
         self.window = window
+        self._first: str | None = None
+        """Key of the oldest row drawn (the window's start, kept while rows are added)."""
         self.entries: list[Entry] = []
         self.by_key: dict[str, Entry] = {}
         self.unconfirmed: list[str] = []
@@ -242,10 +245,26 @@ class Transcript:
         entry = self.by_key.get(key)
         return entry.msg if entry is not None else None
 
+    def _hidden(self, shown: list[Entry]) -> int:
+        """How many of the oldest rows ``shown`` are not drawn.
+
+        The last ``window`` rows are drawn; as rows are added the oldest stay drawn until half
+        a window more are, then go all at once. ipywidgets' Box keeps the views its new
+        children start with and draws every row after the first change anew: taking the oldest
+        row out for each new one redrew the whole window each time (a hub past 80 rows: the
+        page seconds behind the kernel, Stop -> "Paused" seconds).
+        """
+        start = max(0, len(shown) - self.window)
+        kept = next((i for i, e in enumerate(shown) if e.key == self._first), start)
+        if kept < start and len(shown) - kept <= self.window + max(1, self.window // 2):
+            start = kept
+        self._first = shown[start].key if start < len(shown) else None
+        return start
+
     def render(self) -> None:
         """Put the recent rows in the box (creating their widgets on first sight)."""
         shown = [e for e in self.entries if e.key not in self.folded]
-        hidden = max(0, len(shown) - self.window)
+        hidden = self._hidden(shown)
         self.earlier.layout.display = "" if hidden else "none"
         if hidden:
             self.earlier.description = f"Show earlier messages ({hidden} hidden)"
