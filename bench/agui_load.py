@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
 import httpx
 from _stats import median_p99
 

@@ -29,6 +29,7 @@ import time
 # Agents print their replies to the console in scripts (as AgentScope's do); not here.
 os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
 
+import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
 from _stats import pct, timed
 
 from nb_hitl import CompressionConfig, Msg, ReActAgent, ScriptedModel

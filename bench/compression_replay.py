@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import time
 
+import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
 from _stats import median_p99
 
 from nb_hitl.agent import CompressionConfig, replay_compression, sweep_compression

@@ -19,6 +19,7 @@ import time
 
 os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
 
+import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
 from _stats import median_p99, timed
 
 from nb_hitl import Msg, PermissionPolicy, ReActAgent, ScriptedModel, Toolkit

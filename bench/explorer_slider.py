@@ -18,6 +18,7 @@ import asyncio
 import random
 import time
 
+import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
 from _stats import median_p99
 
 from nb_hitl import ReActAgent, ScriptedModel

@@ -20,6 +20,7 @@ import os
 import tempfile
 from pathlib import Path
 
+import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
 from _stats import median_p99, timed
 
 from nb_hitl import Msg, ReActAgent, ScriptedModel

@@ -21,18 +21,20 @@ Needs Debian's chromium and playwright (the test extra); never `playwright insta
 from __future__ import annotations
 
 import argparse
-import statistics
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
-sys.path.insert(0, str(ROOT / "bench"))
-from _stats import pct  # noqa: E402
-from lab_server import CHROMIUM_ARGS, LabServer, find_chromium  # noqa: E402
-from stop_in_browser import Kernel, load_average  # noqa: E402
+import _bootstrap  # noqa: F401  (this checkout's nb_hitl and test servers)
+from _page_timing import (
+    Kernel,
+    chromium_or_exit,
+    figures,
+    load_average,
+    new_page,
+    page_function,
+    run_notebook,
+)
+from lab_server import LabServer
 
 SETUP = """\
 import nb_hitl
@@ -56,32 +58,25 @@ panel"""
 HUB = ".nb-hitl-hub"
 NOW = ".nb-hitl-hub-speakers"
 
-CLICK_STOP = """() => new Promise((resolve) => {
-  const hub = document.querySelector('.nb-hitl-hub');
-  const live = hub.querySelector('.nb-hitl-live');
-  const stop = hub.querySelector('.nb-hitl-hub-stop');
-  if (live === null || stop === null || stop.disabled) { resolve(null); return; }
-  const now = hub.querySelector('.nb-hitl-hub-speakers');
-  const words = live.textContent.split(/\\s+/).length;
-  let style = null, done = false;
-  const check = () => {
-    const t = performance.now() - t0;
-    if (style === null && live.matches('.nb-hitl-interrupted, .nb-hitl-stopping')) style = t;
-    if (!done && /Paused/.test(now.textContent)) {
+CLICK_STOP = page_function("""
+  return new Promise((resolve) => {
+    const hub = document.querySelector('.nb-hitl-hub');
+    const live = hub.querySelector('.nb-hitl-live');
+    const stop = hub.querySelector('.nb-hitl-hub-stop');
+    if (live === null || stop === null || stop.disabled) { resolve(null); return; }
+    const now = hub.querySelector('.nb-hitl-hub-speakers');
+    const words = live.textContent.split(/\\s+/).length;
+    let style = null, done = false;
+    const everything = {attributes: true, childList: true, subtree: true, characterData: true};
+    watchClick(stop, hub, everything, (ms, disconnect) => {
+      const t = ms();
+      if (style === null && live.matches('.nb-hitl-interrupted, .nb-hitl-stopping')) style = t;
+      if (done || !/Paused/.test(now.textContent)) return;
       done = true;
-      observer.disconnect();
-      requestAnimationFrame(() => {
-        scheduler.postTask(() => resolve({style, paused: t, painted: performance.now() - t0,
-                                          words}), {priority: 'user-blocking'});
-      });
-    }
-  };
-  const observer = new MutationObserver(check);
-  observer.observe(hub, {attributes: true, childList: true, subtree: true, characterData: true});
-  const t0 = performance.now();
-  stop.click();
-  check();
-})"""
+      disconnect();
+      afterPaint(() => resolve({style, paused: t, painted: ms(), words}));
+    });
+  });""")
 
 ENOUGH_WORDS = """(n) => {
   const live = document.querySelector('.nb-hitl-hub .nb-hitl-live');
@@ -93,9 +88,7 @@ ENOUGH_WORDS = """(n) => {
 def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     from playwright.sync_api import sync_playwright
 
-    chromium = find_chromium()
-    if chromium is None:
-        sys.exit("No chromium found: apt-get install -y chromium")
+    chromium = chromium_or_exit()
     lab = LabServer(server_extension=not args.nagle)
     results: list[dict[str, Any]] = []
     kernel: Kernel | None = None
@@ -103,17 +96,9 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
         lab.set_setting("@jupyterlab/apputils-extension", "kernels-settings",
                         {"commsOverSubshells": args.comms})  # fmt: skip
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(
-                lab.write_notebook(
-                    "hub-bench.ipynb",
-                    [SETUP.format(rate=args.rate, inspector=not args.no_inspector)],
-                )
-            )
-            page.wait_for_selector("text=/\\| Idle/", timeout=90_000)
-            page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-            page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+            browser, page = new_page(pw, chromium)
+            setup = SETUP.format(rate=args.rate, inspector=not args.no_inspector)
+            run_notebook(page, lab, "hub-bench.ipynb", [setup])
             page.wait_for_selector(f"{HUB} .nb-hitl-hub-stop", state="attached", timeout=90_000)
             page.wait_for_selector(f"{HUB} .nb-hitl-keys", state="attached", timeout=60_000)
             kernel = Kernel(lab)
@@ -174,10 +159,7 @@ def main() -> None:
     for key, goal in (("style", 50), ("paused", 100), ("painted", 100)):
         vals = [r[key] for r in found if r[key] is not None]
         if vals:
-            print(
-                f"  {key:8} {len(vals)} trials: median {statistics.median(vals):.1f} ms, "
-                f"p99 {pct(vals, 0.99):.1f} ms, max {max(vals):.1f} ms   (goal: <= {goal} ms)"
-            )
+            print(f"  {key:8} {len(vals)} trials: {figures(vals, goal)}")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 
+import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
 from _stats import median_p99
 
 STATEMENTS = {

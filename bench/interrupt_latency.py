@@ -21,6 +21,7 @@ import time
 # Agents print their replies to the console in scripts (as AgentScope's do); not here.
 os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
 
+import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
 from _stats import median_p99, pct
 
 from nb_hitl import Msg, ReActAgent, ScriptedModel, Toolkit

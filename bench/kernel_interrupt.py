@@ -14,11 +14,8 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "kernel"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
+import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
 from _stats import median_p99
 from kernel_harness import KernelHarness, chat_interrupted, chat_text
 

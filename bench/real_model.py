@@ -20,17 +20,15 @@ import asyncio
 import math
 import os
 import statistics
-import sys
 import time
 from collections.abc import AsyncGenerator
-from pathlib import Path
 from typing import Any
 
 # Agents print their replies to the console in scripts (as AgentScope's do); not here.
 os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "real_model"))
 
+import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
 from llama_server import MODEL_ALIAS, LlamaServer, missing_reason
 
 from nb_hitl.agent import ReActAgent

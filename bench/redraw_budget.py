@@ -27,15 +27,12 @@ import json
 import os
 import re
 import statistics
-import sys
 import time
-from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's nb_hitl
 
 os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
 
+import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
 import comm
 import ipywidgets as w
 from comm.base_comm import BaseComm

@@ -9,7 +9,7 @@ interrupted message drawn, the chat idle, Continue enabled). Three agents, in th
   process on loopback (``nb_hitl.demo_remote``);
 - ``nb_hitl``: the same agent behind nb_hitl's own server (``python -m nb_hitl.serve``).
 
-    PYTHONPATH=. python bench/remote_interrupt.py [--trials 30]     # from the checkout root
+    python bench/remote_interrupt.py [--trials 30]
 
 Prints median and p99 in ms per agent and the ratio to the local panel.
 """
@@ -25,6 +25,7 @@ import time
 
 os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
 
+import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
 from _stats import median_p99, pct
 
 from nb_hitl.demo_remote import nb_hitl_agent, start_langgraph_server, start_nb_hitl_server

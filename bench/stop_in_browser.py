@@ -27,19 +27,20 @@ Needs Debian's chromium and playwright (the test extra); never `playwright insta
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import statistics
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
-sys.path.insert(0, str(ROOT / "bench"))
-from _stats import pct  # noqa: E402
-from lab_server import CHROMIUM_ARGS, LabServer, find_chromium  # noqa: E402
+import _bootstrap  # noqa: F401  (this checkout's nb_hitl and test servers)
+from _page_timing import (
+    Kernel,
+    chromium_or_exit,
+    figures,
+    load_average,
+    new_page,
+    page_function,
+    run_notebook,
+)
+from lab_server import LabServer
 
 SETUP = """\
 import random
@@ -66,36 +67,24 @@ agent = ReActAgent("Friday", "You are a helpful assistant.",
 panel = nb_hitl.show(agent, session=None, chat={{"max_rendered": 4}})
 panel"""
 
-CLICK_STOP = """() => new Promise((resolve) => {
-  const chat = document.querySelector('.nb-hitl-chat');
-  const live = chat.querySelector('.nb-hitl-live');
-  if (live === null) { resolve(null); return; }  // the answer finished first: no trial
-  const button = [...chat.querySelectorAll('button')].find(
-    (b) => b.textContent.trim() === 'Stop');
-  const words = live.textContent.split(/\\s+/).length;
-  let done = false;
-  const check = () => {
-    if (!done && live.matches('.nb-hitl-interrupted, .nb-hitl-stopping')) {
+CLICK_STOP = page_function("""
+  return new Promise((resolve) => {
+    const chat = document.querySelector('.nb-hitl-chat');
+    const live = chat.querySelector('.nb-hitl-live');
+    if (live === null) { resolve(null); return; }  // the answer finished first: no trial
+    const button = [...chat.querySelectorAll('button')].find(
+      (b) => b.textContent.trim() === 'Stop');
+    const words = live.textContent.split(/\\s+/).length;
+    let done = false;
+    watchClick(button, live, {attributes: true, attributeFilter: ['class']}, (ms, stop) => {
+      if (done || !live.matches('.nb-hitl-interrupted, .nb-hitl-stopping')) return;
       done = true;
-      observer.disconnect();
-      const seen = performance.now() - t0;
+      stop();
+      const seen = ms();
       const by = live.classList.contains('nb-hitl-stopping') ? 'front' : 'kernel';
-      // The frame renders right after its requestAnimationFrame callbacks, in the same task;
-      // a user-blocking task posted from there runs after it, ahead of queued ordinary tasks.
-      requestAnimationFrame(() => {
-        const frame = performance.now() - t0;
-        scheduler.postTask(
-          () => resolve({seen, frame, painted: performance.now() - t0, words, by}),
-          {priority: 'user-blocking'});
-      });
-    }
-  };
-  const observer = new MutationObserver(check);
-  observer.observe(live, {attributes: true, attributeFilter: ['class']});
-  const t0 = performance.now();
-  button.click();
-  check();
-})"""
+      afterPaint((frameAt) => resolve({seen, frame: ms(frameAt), painted: ms(), words, by}));
+    });
+  });""")
 
 ENOUGH_WORDS = """(n) => {
   const live = document.querySelector('.nb-hitl-chat .nb-hitl-live');
@@ -103,39 +92,10 @@ ENOUGH_WORDS = """(n) => {
 }"""
 
 
-def load_average() -> str:
-    """The 1, 5 and 15 minute load averages and the core count, as one line."""
-    one, five, fifteen = os.getloadavg()
-    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
-
-
-class Kernel:
-    """A second client of the notebook's kernel, to switch the path between trials."""
-
-    def __init__(self, lab: LabServer) -> None:
-        from jupyter_client import BlockingKernelClient
-
-        with open(next((lab.tmp / "runtime").glob("kernel-*.json"))) as f:
-            info = json.load(f)
-        self.client = BlockingKernelClient()
-        self.client.load_connection_info(info)
-        self.client.start_channels()
-
-    def run(self, code: str) -> None:
-        reply = self.client.execute_interactive(code, timeout=60, output_hook=lambda _m: None)
-        if reply["content"]["status"] != "ok":
-            raise RuntimeError(f"{code!r} failed: {reply['content']}")
-
-    def close(self) -> None:
-        self.client.stop_channels()
-
-
 def run(args: argparse.Namespace) -> dict[str, list[dict[str, float]]]:
     from playwright.sync_api import sync_playwright
 
-    chromium = find_chromium()
-    if chromium is None:
-        sys.exit("No chromium found: apt-get install -y chromium")
+    chromium = chromium_or_exit()
     lab = LabServer(server_extension=not args.nagle)
     paths = ["front", "kernel"] if args.paths == "both" else [args.paths]
     fronts = args.front_ends.split(",")
@@ -146,15 +106,9 @@ def run(args: argparse.Namespace) -> dict[str, list[dict[str, float]]]:
         lab.set_setting("@jupyterlab/apputils-extension", "kernels-settings",
                         {"commsOverSubshells": args.comms})  # fmt: skip
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(
-                lab.write_notebook("stop-bench.ipynb", [SETUP.format(words=args.words * 3,
-                                                                     rate=args.rate)])
-            )  # fmt: skip
-            page.wait_for_selector("text=/\\| Idle/", timeout=90_000)
-            page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-            page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+            browser, page = new_page(pw, chromium)
+            setup = SETUP.format(words=args.words * 3, rate=args.rate)
+            run_notebook(page, lab, "stop-bench.ipynb", [setup])
             page.wait_for_selector(".nb-hitl-chat textarea", timeout=90_000)
             page.wait_for_selector(".nb-hitl-chat .nb-hitl-keys", state="attached", timeout=60_000)
             kernel = Kernel(lab)
@@ -222,14 +176,9 @@ def main() -> None:
         if not found:
             print(f"  {path}: no trial")
             continue
-        seen = [r["seen"] for r in found]
-        painted = [r["painted"] for r in found]
-        print(
-            f"  {path:18}, {len(found)} trials: style applied median "
-            f"{statistics.median(seen):.1f} ms, p99 {pct(seen, 0.99):.1f} ms; painted median "
-            f"{statistics.median(painted):.1f} ms, p99 {pct(painted, 0.99):.1f} ms, "
-            f"max {max(painted):.1f} ms   (goal: painted p99 <= 50 ms)"
-        )
+        print(f"  {path}, {len(found)} trials:")
+        print(f"    style applied  {figures([r['seen'] for r in found])}")
+        print(f"    painted        {figures([r['painted'] for r in found], goal=50)}")
 
 
 if __name__ == "__main__":

@@ -15,51 +15,42 @@ Needs Debian's chromium and playwright (the test extra).
 from __future__ import annotations
 
 import argparse
-import os
-import statistics
-import sys
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
-sys.path.insert(0, str(ROOT / "bench"))
-from _stats import pct  # noqa: E402
-from lab_server import CHROMIUM_ARGS, find_chromium  # noqa: E402
-from marimo_server import MarimoServer  # noqa: E402
+import _bootstrap  # noqa: F401  (this checkout's nb_hitl and test servers)
+from _page_timing import chromium_or_exit, figures, load_average, new_page, page_function
+from marimo_server import MarimoServer
 
 SHADOW = "document.querySelector('marimo-anywidget').shadowRoot"
 
-CLICK_STOP = (
-    """() => new Promise((resolve) => {
-  const root = """
+CLICK_STOP = page_function(
+    """
+  return new Promise((resolve) => {
+    const root = """
     + SHADOW
     + """;
-  const chat = root.querySelector('.nb-hitl-chat');
-  const live = chat.querySelector('.nb-hitl-live');
-  if (live === null) { resolve(null); return; }
-  const button = chat.querySelector('button.nb-hitl-stop');
-  const words = live.textContent.split(/\\s+/).length;
-  const out = {words};
-  const painted = (name) => requestAnimationFrame(() => scheduler.postTask(() => {
-    out[name] = performance.now() - t0;
-    if (out.front !== undefined && out.kernel !== undefined) resolve(out);
-  }, {priority: 'user-blocking'}));
-  const check = () => {
-    if (out.frontSeen === undefined && live.matches('.nb-hitl-stopping')) {
-      out.frontSeen = performance.now() - t0; painted('front');
-    }
-    if (out.kernelSeen === undefined && live.matches('.nb-hitl-interrupted')) {
-      out.kernelSeen = performance.now() - t0; painted('kernel');
-      if (out.frontSeen === undefined) { out.frontSeen = out.kernelSeen; painted('front'); }
-    }
-  };
-  const observer = new MutationObserver(check);
-  observer.observe(live, {attributes: true, attributeFilter: ['class']});
-  const t0 = performance.now();
-  button.click();
-  check();
-})"""
+    const chat = root.querySelector('.nb-hitl-chat');
+    const live = chat.querySelector('.nb-hitl-live');
+    if (live === null) { resolve(null); return; }
+    const button = chat.querySelector('button.nb-hitl-stop');
+    const words = live.textContent.split(/\\s+/).length;
+    const out = {words};
+    let clickMs = null;
+    const painted = (name) => afterPaint(() => {
+      out[name] = clickMs();
+      if (out.front !== undefined && out.kernel !== undefined) resolve(out);
+    });
+    watchClick(button, live, {attributes: true, attributeFilter: ['class']}, (ms, stop) => {
+      clickMs = ms;
+      if (out.frontSeen === undefined && live.matches('.nb-hitl-stopping')) {
+        out.frontSeen = ms(); painted('front');
+      }
+      if (out.kernelSeen === undefined && live.matches('.nb-hitl-interrupted')) {
+        out.kernelSeen = ms(); painted('kernel'); stop();
+        if (out.frontSeen === undefined) { out.frontSeen = out.kernelSeen; painted('front'); }
+      }
+    });
+  });"""
 )
 
 ENOUGH_WORDS = (
@@ -73,17 +64,15 @@ def main() -> None:
     parser.add_argument("--words", type=int, default=2000, help="words on screen at Stop")
     parser.add_argument("--trials", type=int, default=20)
     args = parser.parse_args()
+    print(f"start: {load_average()}", flush=True)
     from playwright.sync_api import sync_playwright
 
-    chromium = find_chromium()
-    if chromium is None:
-        sys.exit("No chromium found: apt-get install -y chromium")
+    chromium = chromium_or_exit()
     server = MarimoServer()
     results: list[dict[str, Any]] = []
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            browser, page = new_page(pw, chromium)
             page.goto(server.page_url("bench"))
             page.wait_for_selector(".nb-hitl-chat textarea", timeout=90_000)
             for trial in range(args.trials):
@@ -103,15 +92,13 @@ def main() -> None:
             browser.close()
     finally:
         server.stop()
-    one, five, _ = os.getloadavg()
-    print(f"\nStop in marimo ({len(results)} trials, ~{args.words} words on screen; load "
-          f"{one:.2f} {five:.2f} on {os.cpu_count()} cores):")  # fmt: skip
+    print(f"\nStop in marimo ({len(results)} trials, ~{args.words} words on screen; end: "
+          f"{load_average()}):")  # fmt: skip
     for key, label in (("front", "interrupted style painted (front end)"),
                        ("kernel", "kernel's interrupted style painted")):  # fmt: skip
         values = [r[key] for r in results]
         if values:
-            print(f"  {label:40} median {statistics.median(values):7.1f} ms   "
-                  f"p99 {pct(values, 99):7.1f} ms")  # fmt: skip
+            print(f"  {label:40} {figures(values)}")
 
 
 if __name__ == "__main__":

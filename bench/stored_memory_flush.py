@@ -15,14 +15,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
+import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
 from _stats import median_p99, timed
 
 from nb_hitl.memory import AsyncSQLAlchemyMemory

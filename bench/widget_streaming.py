@@ -26,13 +26,12 @@ import random
 import statistics
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 # Agents print their replies to the console in scripts (as AgentScope's do); not here.
 os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "kernel"))
+import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
 from _stats import pct
 from kernel_harness import KernelHarness, chat_interrupted, chat_text, state_text
 
