@@ -58,7 +58,7 @@ class CountingComm(BaseComm):
 
 comm.create_comm = CountingComm  # what ipywidgets calls to open each widget's comm
 
-import nb_hitl.widgets._transcript as _transcript  # noqa: E402
+import nb_hitl.widgets._live_rows as _live_rows  # noqa: E402
 from nb_hitl import Msg, ReActAgent, ScriptedModel  # noqa: E402
 from nb_hitl.pipeline import FanoutPipeline, MsgHub  # noqa: E402
 from nb_hitl.widgets import ChatWidget, HubPanel  # noqa: E402
@@ -105,7 +105,7 @@ def peak_3s(times: list[float]) -> float:
 async def run(
     n: int, rate: float, seconds: float, hub: bool, shared: bool, front_end: str
 ) -> dict[str, Any]:
-    _transcript.LIVE_FRONT_END = front_end
+    _live_rows.LIVE_FRONT_END = front_end
     budget = redraw_budget()
     budget.set_rate(REDRAWS_PER_SECOND if shared else None)
     tokens = int(rate * seconds)

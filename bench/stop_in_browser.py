@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> dict[str, list[dict[str, float]]]:
                 rows = ".nb-hitl-live" if path == "front" else ""
                 kernel.run(
                     f"panel.chat.shortcuts.stopping_rows = {rows!r}\n"
-                    f"import nb_hitl.widgets._transcript as _t; _t.LIVE_FRONT_END = {front_end!r}"
+                    f"import nb_hitl.widgets._live_rows as _t; _t.LIVE_FRONT_END = {front_end!r}"
                 )
                 page.locator(".nb-hitl-chat textarea").fill(f"Tell me everything ({trial}).")
                 page.locator(".nb-hitl-chat button.nb-hitl-send").click()

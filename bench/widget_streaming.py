@@ -69,7 +69,7 @@ def long_text(n):
 
 def use_front_end(k: KernelHarness, front_end: str) -> None:
     """Streaming rows from now on: ``delta`` (LiveMessage) or ``html`` (the former rows)."""
-    k.execute(f"import nb_hitl.widgets._transcript as _t; _t.LIVE_FRONT_END = {front_end!r}")
+    k.execute(f"import nb_hitl.widgets._live_rows as _t; _t.LIVE_FRONT_END = {front_end!r}")
 
 
 def bench_stream(

@@ -36,6 +36,7 @@ from ._chat_tools import ChatTools, CompressionRows
 from ._input import WidgetInput
 from ._keys import KeyBindings
 from ._live import html
+from ._live_rows import LiveRows
 from ._loop import LoopBridge, WidgetRegistry
 from ._pacer import comm_pacer, walk
 from ._question import QuestionCards
@@ -48,7 +49,7 @@ from ._send_mode import (
 )
 from ._status import StatusLine
 from ._step_stop import StepStop
-from ._transcript import Entry, LiveRows, Transcript
+from ._transcript import Entry, Transcript
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase

@@ -42,6 +42,7 @@ from ._chat_branches import BranchControls
 from ._chat_tools import GAUGE_DELAY, ChatTools, CompressionRows, context_gauge
 from ._invisible import is_blank
 from ._live import html
+from ._live_rows import LiveRows
 from ._loop import LoopBridge
 from ._resume import EditRequest, RegenerateRequest, Request, ResumeRequest
 from ._send_mode import (
@@ -50,7 +51,7 @@ from ._send_mode import (
 )
 from ._status import StatusLine
 from ._step_stop import STOPPED_AFTER_STEP, StepStop
-from ._transcript import Entry, LiveRows, Transcript
+from ._transcript import Entry, Transcript
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase

@@ -1,16 +1,21 @@
-"""Transcript: the chat's rows, one widget per message, only the most recent ones drawn.
+"""Transcript: the chat's rows, only the most recent ones drawn.
 
-Rows are drawn lazily (a message gets its widget when it first becomes visible) and only the
+Rows are drawn lazily (a message gets its row when it first becomes visible) and only the
 last ``window`` rows are in the box (up to half a window more before the oldest go, together:
 ``_hidden``); "Show earlier messages" widens the window. Messages the
 person just sent stay after whatever the interrupted reply still commits, so the transcript
 shows the order memory holds.
+
+Finished message rows are drawn by the front end: consecutive ones share one ``RowsSegment``
+(``_segment.py``: one comm for the run, keyed ops when it changes); interactive rows (cards,
+notes, collapsed long messages) and streaming rows (``LiveMessage``) are widgets between
+segments. A streaming row that finished joins its neighbours' segment at the next render
+(its widget is then closed): a long chat keeps a handful of comms, not one per message.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
@@ -18,27 +23,37 @@ import ipywidgets as w
 from nb_hitl._render import RemoteImages, msg_html, with_copy_button
 
 from ._collapsed import CollapsedMessage, is_long
-from ._live import LiveMessageView, html
+from ._live import html
 from ._live_delta import LiveMessage
-from ._pacer import CommPacer, comm_pacer
-from ._redraw import redraw_budget
+from ._pacer import CommPacer
 from ._seam import continued_html, folded_ids, is_continuation
+from ._segment import RowsSegment, SegmentRow, Segments
 
 if TYPE_CHECKING:
     from nb_hitl.message import Msg, ToolUseBlock
 
-    from ._loop import LoopBridge
+ROWS_FRONT_END = "segment"
+"""How finished message rows are drawn: ``"segment"`` (``RowsSegment``: consecutive rows in
+one front-end widget, keyed ops) or ``"html"`` (one ``ipywidgets.HTML`` per row, the former
+way; kept for comparison in ``bench/``)."""
 
 
 class Entry:
     """One transcript row: a message (drawn lazily) or an arbitrary widget."""
 
-    __slots__ = ("key", "msg", "view")
+    __slots__ = ("key", "msg", "row", "view")
 
     def __init__(self, key: str, msg: Msg | None = None, view: w.Widget | None = None) -> None:
         self.key = key
         self.msg = msg
         self.view = view
+        self.row: SegmentRow | None = None
+        """The message's row in a segment (when it has no widget of its own)."""
+
+    @property
+    def drawn(self) -> w.Widget | SegmentRow | None:
+        """What draws the entry: its widget, else its row in a segment (None: not yet)."""
+        return self.view if self.view is not None else self.row
 
 
 class Transcript:
@@ -84,11 +99,22 @@ class Transcript:
         self.inner.add_class("nb-hitl-rows")
         self.box = w.VBox([self.inner])
         self.box.add_class("nb-hitl-transcript")
+        self.front_end = ROWS_FRONT_END
+        if self.front_end not in ("segment", "html"):
+            raise ValueError(
+                f'ROWS_FRONT_END must be "segment" or "html" (got {self.front_end!r}).'
+            )
+        self.segments = Segments(callback)
+        self._retired: list[w.Widget] = []
 
     @property
-    def rows(self) -> list[w.Widget]:
-        """The row widgets drawn, oldest first."""
-        return list(self.inner.children)
+    def rows(self) -> list[Any]:
+        """The rows drawn, oldest first: widgets, and ``SegmentRow`` for each finished
+        message row a segment draws (its ``value`` / ``drawn_html()`` is the row's HTML)."""
+        rows: list[Any] = []
+        for child in self.inner.children:
+            rows.extend(child.handles if isinstance(child, RowsSegment) else [child])
+        return rows
 
     def get(self, key: str) -> Entry | None:
         """The entry with ``key``."""
@@ -153,7 +179,7 @@ class Transcript:
             return False
         if entry.view is not None:
             entry.view.close()
-        entry.msg, entry.view = msg, None
+        entry.msg, entry.view, entry.row = msg, None, None
         self.render()
         return True
 
@@ -220,23 +246,39 @@ class Transcript:
         """Classes a message row carries besides its own (a hub speaker's colour); none here."""
         return []
 
-    def _view(self, entry: Entry) -> w.Widget:
-        if entry.view is None:
-            assert entry.msg is not None
-            classes = ("nb-hitl-row", *self.row_classes(entry.msg))  # in the opening message
-            if is_long(entry.msg):  # e.g. a 1 MB paste: a preview and "Show all"
-                entry.view = CollapsedMessage(entry.msg, self.images, self.callback)
-                for c in classes:
-                    entry.view.add_class(c)
-            elif is_continuation(entry.msg):  # agent.resume(): one answer, with its seam
-                instruction = self.instruction_for(entry.msg)
-                row = continued_html(entry.msg, self.images, self._msg_of, instruction)
-                row = with_copy_button(entry.msg, self._actions(entry.msg, row))
-                entry.view = html(row, classes)
-            else:
-                row = self._actions(entry.msg, msg_html(entry.msg, self.images))
-                entry.view = html(with_copy_button(entry.msg, row), classes)
-        return entry.view
+    def _view(self, entry: Entry) -> w.Widget | SegmentRow:
+        """The entry's widget, or its row in a segment (a finished message)."""
+        view = entry.view
+        if isinstance(view, LiveMessage) and view.finished and self.front_end == "segment":
+            self._retired.append(view)  # a finished streaming row joins the segments
+            entry.view = view = None
+        if view is not None:
+            return view
+        assert entry.msg is not None
+        classes = ("nb-hitl-row", *self.row_classes(entry.msg))  # in the opening message
+        if is_long(entry.msg):  # e.g. a 1 MB paste: a preview and "Show all"
+            entry.view = CollapsedMessage(entry.msg, self.images, self.callback)
+            for c in classes:
+                entry.view.add_class(c)
+            return entry.view
+        row = entry.row
+        cls = " ".join(classes)
+        if row is None or row.msg is not entry.msg:
+            row = SegmentRow(entry.key, self._row_html(entry.msg), cls, entry.msg)
+        elif row.cls != cls:
+            row = SegmentRow(entry.key, row.html, cls, entry.msg)
+        entry.row = row
+        if self.front_end == "html":
+            entry.view = html(row.html, classes)
+            return entry.view
+        return row
+
+    def _row_html(self, msg: Msg) -> str:
+        if is_continuation(msg):  # agent.resume(): one answer, with its seam
+            instruction = self.instruction_for(msg)
+            row = continued_html(msg, self.images, self._msg_of, instruction)
+            return with_copy_button(msg, self._actions(msg, row))
+        return with_copy_button(msg, self._actions(msg, msg_html(msg, self.images)))
 
     def _actions(self, msg: Msg, row: str) -> str:
         return self.row_actions(msg, row) if self.row_actions is not None else row
@@ -262,153 +304,32 @@ class Transcript:
         return start
 
     def render(self) -> None:
-        """Put the recent rows in the box (creating their widgets on first sight)."""
+        """Put the recent rows in the box (creating their rows on first sight)."""
         shown = [e for e in self.entries if e.key not in self.folded]
         hidden = self._hidden(shown)
         self.earlier.layout.display = "" if hidden else "none"
         if hidden:
             self.earlier.description = f"Show earlier messages ({hidden} hidden)"
-        children = tuple(self._view(e) for e in shown[hidden:])
+        self._retired = []
+        items = [self._view(e) for e in shown[hidden:]]
+        children, gone = self.segments.layout(items)
         if self.pacer is not None:
             self.pacer.pace(children)
         if children != self.inner.children:
             self.inner.children = children
+        self._close([*self._retired, *gone])
 
-
-LIVE_FRONT_END = "delta"
-"""How streaming rows are drawn: ``"delta"`` (``LiveMessage``: the front end appends what is
-new) or ``"html"`` (``LiveMessageView``: ipywidgets HTML segments, the tail resent whole on
-each redraw, slowed down for fast streams; kept for comparison in ``bench/``)."""
-FAST_CHARS_PER_SECOND = 4_000
-"""Above this text rate, ``"html"`` rows redraw less often (at most one per ``MAX_INTERVAL``)."""
-MAX_INTERVAL = 0.25
-"""The longest wait between redraws of a very fast stream."""
-
-
-class LiveRows:
-    """The streaming rows of a transcript, redrawn at most once per ``interval`` seconds.
-
-    ``push`` records the newest state of a streaming message (deltas are coalesced: only the
-    latest state is drawn); ``commit`` freezes a row when memory holds its message; ``stop``
-    drops what is not drawn yet; ``end`` removes rows a finished reply never committed.
-
-    Rows are ``LiveMessage`` anywidgets: a redraw sends only the text that is new, so every
-    stream keeps its full rate. With ``front_end="html"`` (the former rows, for benchmarks) a
-    very fast stream (over ``FAST_CHARS_PER_SECOND``) is redrawn less often, down to one
-    redraw per ``MAX_INTERVAL``, because each of those redraws resends the growing tail.
-
-    Redraws come from the loop's shared ``RedrawBudget``: with many streams at once (many
-    chats, a hub's participants) each is redrawn less often, in fair turns, so that the kernel
-    stays under Jupyter server's iopub rate limit; ``commit`` draws the final text regardless.
-    """
-
-    def __init__(
-        self,
-        transcript: Transcript,
-        bridge: LoopBridge,
-        interval: float,
-        on_flush: Callable[[], None] = lambda: None,
-        front_end: str | None = None,
-    ) -> None:
-        self.front_end = front_end or LIVE_FRONT_END
-        if self.front_end not in ("delta", "html"):
-            raise ValueError(f'front_end must be "delta" or "html" (got {self.front_end!r}).')
-        self.transcript = transcript
-        self.bridge = bridge
-        self.interval = interval
-        self.on_flush = on_flush
-        self.views: dict[str, LiveMessage | LiveMessageView] = {}
-        self.pending: dict[str, Msg] = {}
-        self.flushes = 0
-        """How many coalesced redraws happened (for benchmarks and tests)."""
-        self.budget = redraw_budget(bridge.loop)
-        if transcript.pacer is None:
-            transcript.pacer = comm_pacer(bridge.loop)
-        """The loop's shared redraw budget, which calls ``flush`` when this row's turn comes."""
-        self.last_flush = 0.0
-        self._next_interval = interval
-        self._drawn_len: dict[str, int] = {}
-
-    def push(self, msg: Msg) -> None:
-        """Draw ``msg`` (the whole message so far) at the next redraw."""
-        self.pending[msg.id] = msg
-        self.budget.request(self, self.last_flush + self._next_interval)
-
-    def stop(self) -> None:
-        """Forget what is not drawn yet (deltas of a stopped reply are never drawn)."""
-        self.pending.clear()
-        self.budget.cancel(self)
-
-    def mark_interrupted(self) -> None:
-        """Show every streaming row in the interrupted style at once (Stop was pressed),
-        ahead of any updates waiting in the loop's pacer."""
-        pacer = comm_pacer(self.bridge.loop)
-        for view in self.views.values():
-            with pacer.urgent(view):
-                view.mark_interrupted()
-
-    def commit(self, msg: Msg) -> bool:
-        """Freeze the live row of ``msg`` with its final content; False if it has none."""
-        self.pending.pop(msg.id, None)
-        if not self.pending:
-            self.budget.cancel(self)
-        self._drawn_len.pop(msg.id, None)
-        view = self.views.pop(msg.id, None)
-        if view is None:
-            return False
-        view.finish(msg)
-        entry = self.transcript.get(msg.id)
-        if entry is not None:
-            entry.msg = msg
-        return True
-
-    def flush(self) -> None:
-        """Redraw every message with pending updates (creating its row on first sight)."""
-        self.budget.cancel(self)
-        self.last_flush = time.monotonic()
-        if not self.pending:
+    def _close(self, widgets: Sequence[w.Widget]) -> None:
+        """Close widgets the box no longer shows, once the pacer sent the update that took
+        them out (a close is not paced: sent earlier, it would blank the row meanwhile)."""
+        if not widgets:
             return
-        self.flushes += 1
-        pending, self.pending = self.pending, {}
-        grown = 0
-        for msg_id, msg in pending.items():
-            view = self.views.get(msg_id)
-            if view is None:
-                if self.transcript.get(msg_id) is not None:
-                    continue  # already committed and frozen
-                self.transcript.fold_continued(msg)
-                instruction = self.transcript.instruction_for(msg)
-                view = self._new_view(msg, instruction)
-                view.actions = self.transcript.row_actions
-                self.views[msg_id] = view
-                self.transcript.add(Entry(msg_id, msg, view))
-            view.update(msg)
-            size = len(msg.get_text_content() or "")
-            grown += max(0, size - self._drawn_len.get(msg_id, 0))
-            self._drawn_len[msg_id] = size
-        if self.front_end == "html":
-            fast = grown / FAST_CHARS_PER_SECOND
-            self._next_interval = min(MAX_INTERVAL, max(self.interval, fast))
-        self.on_flush()
-
-    def _new_view(self, msg: Msg, instruction: str) -> LiveMessage | LiveMessageView:
-        images = self.transcript.images
-        if self.front_end == "html":
-            return LiveMessageView(msg, images, instruction)
-        classes = self.transcript.row_classes(msg)
-        return LiveMessage(msg, images, instruction, self.transcript.callback, classes)
-
-    def end(self) -> None:
-        """Remove streaming rows the reply never committed (an interrupt kept nothing)."""
-        self.stop()
-        self._drawn_len.clear()
-        self._next_interval = self.interval
-        if not self.views:
+        pacer = self.pacer
+        if pacer is None or not pacer.backlog:
+            for widget in widgets:
+                widget.close()
             return
-        for msg_id in list(self.views):
-            self.views.pop(msg_id).close()
-            self.transcript.remove(msg_id, render=False)
-        self.transcript.render()
+        pacer.loop.call_later(0.05, self._close, widgets)
 
 
-__all__ = ["Entry", "LiveRows", "Transcript"]
+__all__ = ["ROWS_FRONT_END", "Entry", "Transcript"]

@@ -201,8 +201,17 @@ def chat_text(msg: dict[str, Any]) -> str:
         value = snapshot.get("html") or "".join(
             [snapshot.get("head", ""), *snapshot.get("blocks", []), snapshot.get("tail", "")]
         )
+    rows = state.get("rows")
+    if isinstance(rows, dict):  # a rows segment (finished rows): each row's HTML
+        value = "".join(str(r.get("html", "")) for r in rows.get("rows", []))
     custom = data.get("content") if data.get("method") == "custom" else None
-    if isinstance(custom, dict):  # a streaming row's delta: the row's text so far
+    if (
+        isinstance(custom, dict)
+        and custom.get("t") in ("ops", "snapshot")
+        and (custom.get("t") == "ops" or "state" in custom)
+    ):  # a rows segment's ops (each insert / replace is a whole row) or its snapshot
+        value = "".join(segment_rows(msg))
+    elif isinstance(custom, dict):  # a streaming row's delta: the row's text so far
         row = custom.get("row") if isinstance(custom.get("row"), dict) else {}
         added = "".join(
             [str(op.get(k, "")) for op in custom.get("ops", []) for k in _DELTA_TEXT]
@@ -216,13 +225,29 @@ def chat_text(msg: dict[str, Any]) -> str:
     return value
 
 
+def segment_rows(msg: dict[str, Any]) -> list[str]:
+    """The rows (HTML) a comm message draws in a rows segment: its opening state, the rows
+    its ops insert or replace, a snapshot's rows ([] for other messages)."""
+    data = msg["content"].get("data", {})
+    rows = data.get("state", {}).get("rows")
+    content = data.get("content") if data.get("method") == "custom" else None
+    if isinstance(content, dict) and isinstance(content.get("state"), dict):
+        rows = content["state"]
+    if isinstance(rows, dict):
+        return [str(r.get("html", "")) for r in rows.get("rows", [])]
+    if isinstance(content, dict) and content.get("t") == "ops":
+        return [str(op["html"]) for op in content.get("ops", []) if "html" in op]
+    return []
+
+
 def chat_interrupted(msg: dict[str, Any]) -> bool:
     """The chat drew a row in the interrupted style (a live row's class, or a new row)."""
     state = msg["content"].get("data", {}).get("state", {})
     if "nb-hitl-interrupted" in (state.get("_dom_classes") or []):
         return True
-    return chat_text(msg).startswith('<div class="nb-hitl-msg') and (
-        "nb-hitl-interrupted" in chat_text(msg)[:120]
+    rows = segment_rows(msg) or [chat_text(msg)]
+    return any(
+        r.startswith('<div class="nb-hitl-msg') and "nb-hitl-interrupted" in r[:120] for r in rows
     )
 
 

@@ -17,6 +17,7 @@ from nb_hitl.widgets import ChatWidget
 from nb_hitl.widgets._chat import EMPTY_INPUT_NOTE
 from nb_hitl.widgets._collapsed import CollapsedMessage
 from nb_hitl.widgets._live_delta import LiveMessage
+from nb_hitl.widgets._segment import SegmentRow
 
 LONG = " ".join(f"word{i}" for i in range(400))
 
@@ -70,7 +71,9 @@ async def test_stop_mid_stream_interrupts_and_styles_what_was_kept() -> None:
     assert "nb-hitl-interrupted" in view._dom_classes
     assert "partial · interrupted" in all_html(view)
     last = chat.rows[-1]
-    assert isinstance(last, w.HTML) and "nb-hitl-interrupted" in last.value
+    assert (
+        isinstance(last, SegmentRow) and "nb-hitl-interrupted" in last.value
+    )  # drawn by a segment
     assert "[Interrupted]" in last.value
     assert "interrupted" in chat.status.text()
     partial = agent.memory.messages[1]
@@ -221,13 +224,16 @@ async def test_model_error_shows_in_transcript_and_widget_stays_usable() -> None
     chat.send_button.click()
     await until(lambda: chat.state == "error", what="error state")
     err = chat.rows[-1]
-    assert isinstance(err, w.HTML) and "nb-hitl-error" in err.value
+    assert isinstance(err, SegmentRow) and "nb-hitl-error" in err.value
     assert "model exploded &lt;img" in err.value and "<img" not in err.value
     assert "error" in chat.status.text()
     assert chat.input.value == "please answer"  # nothing typed is lost
-    (partial,) = live_views(chat)  # what streamed before the failure: an error, not an interrupt
-    assert "nb-hitl-error" in partial._dom_classes
-    assert "nb-hitl-interrupted" not in partial._dom_classes
+    # What streamed before the failure: an error, not an interrupt (its streaming row has
+    # joined the segment of finished rows since the error row was added after it).
+    (partial,) = [r for r in chat.rows if "word0" in all_html(r)]
+    head = all_html(partial)[:200]
+    assert isinstance(partial, SegmentRow) and "nb-hitl-error" in head
+    assert "nb-hitl-interrupted" not in head
     assert chat.stop_button.disabled and not chat.send_button.disabled
     chat.send_button.click()
     await until(lambda: chat.state == "idle", what="second reply")
@@ -376,7 +382,7 @@ async def test_compression_during_a_reply_shows_a_note_row() -> None:
 async def test_very_fast_streams_are_redrawn_less_often_and_normal_ones_at_full_rate() -> None:
     # Driven with chosen amounts of new text per redraw, so the rule is checked exactly and
     # not through the scripted model's real speed (which a loaded machine cannot guarantee).
-    from nb_hitl.widgets._transcript import FAST_CHARS_PER_SECOND, MAX_INTERVAL
+    from nb_hitl.widgets._live_rows import FAST_CHARS_PER_SECOND, MAX_INTERVAL
 
     chat = ChatWidget(slow_agent([LONG], tps=40))
     live = chat.live

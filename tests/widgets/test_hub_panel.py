@@ -92,7 +92,7 @@ async def test_show_hub_gives_a_hub_panel_with_a_colour_per_participant() -> Non
     assert panel.outcome == "finished"
     for name in ("Alice", "Bob", "Carol"):
         (row,) = rows_of(panel, name)
-        assert panel.speaker_class(name) in row.view._dom_classes
+        assert panel.speaker_class(name) in row.drawn._dom_classes
     # colours stay with their participant when another joins
     dave = speaker("Dave", ["Dave here."])
     hub.add(dave)
@@ -140,10 +140,10 @@ async def test_stop_during_the_second_speakers_turn_pauses_with_a_prompt() -> No
     bob_rows = rows_of(panel, "Bob")
     assert len(bob_rows) == 2
     for entry in bob_rows:
-        assert "nb-hitl-interrupted" in entry.view._dom_classes or (
-            "nb-hitl-interrupted" in entry.view.value
+        assert "nb-hitl-interrupted" in entry.drawn._dom_classes or (
+            "nb-hitl-interrupted" in entry.drawn.value
         )
-    assert panel.speaker_class("Bob") in bob_rows[0].view._dom_classes  # still Bob's colour
+    assert panel.speaker_class("Bob") in bob_rows[0].drawn._dom_classes  # still Bob's colour
     # what Alice and Carol observed is not drawn a second time
     assert len([e for e in panel.transcript.entries if e.msg and e.msg.is_interrupted]) == 1
     with pytest.raises(RuntimeError, match="already running"):
@@ -260,7 +260,7 @@ async def test_a_user_agent_in_the_discussion_types_in_the_panel() -> None:
     assert panel.input.value == "" and panel.send_button.disabled
     (row,) = rows_of(panel, "You")
     assert row.msg.get_text_content() == "Tabs, obviously."
-    assert panel.speaker_class("You") in row.view._dom_classes
+    assert panel.speaker_class("You") in row.drawn._dom_classes
     assert bob.model.calls[0].messages[-1]["content"] == "Tabs, obviously."
     assert "You" not in [label for label, _ in panel.inspectors.picker.options]  # no memory
     with pytest.raises(ValueError, match="no memory"):

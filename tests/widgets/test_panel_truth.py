@@ -29,13 +29,15 @@ from nb_hitl.widgets import (
     MemoryInspector,
 )
 from nb_hitl.widgets._approval import ApprovalCard
+from nb_hitl.widgets._segment import SegmentRow
 
 LONG = " ".join(f"word{i}" for i in range(400))
 COUNTER = TokenCounter()
 
 
-def error_rows(rows: list[w.Widget]) -> list[str]:
-    return [r.value for r in rows if isinstance(r, w.HTML) and "nb-hitl-error" in r.value]
+def error_rows(rows: list[Any]) -> list[str]:
+    drawn = (w.HTML, SegmentRow)  # a card, or a finished row a segment draws
+    return [r.value for r in rows if isinstance(r, drawn) and "nb-hitl-error" in r.value]
 
 
 async def test_error_cards_have_no_stray_true_line_in_chat_and_hub() -> None:
@@ -95,8 +97,8 @@ async def test_approve_edited_shows_the_edited_arguments_on_the_call_line() -> N
     assert ran == [{"query": "select 1", "limit": 2}]
     asked = next(m for m in agent.memory.messages if m.get_content_blocks("tool_use"))
     row = chat.transcript.get(asked.id)
-    assert row is not None and row.view is not None
-    page = all_html(row.view)
+    assert row is not None and row.drawn is not None
+    page = all_html(row.drawn)
     assert "select 1" in page and "edited by you" in page
     assert "drop table users" in page  # the model's own, under "the model asked for"
     assert page.index("select 1") < page.index("drop table users")

@@ -128,8 +128,11 @@ def row_matches(entry: Entry | None, text: str) -> bool:
     if isinstance(entry.view, LiveMessage):  # streamed, then sent once whole when final
         shown = html_lib.unescape(re.sub(r"<[^>]+>", " ", entry.view.snapshot["html"]))
         return entry.view.finished and memory in " ".join(shown.split())
-    # done before its first turn came: drawn once, whole, from memory
-    assert entry.view is not None
+    # done before its first turn came, or a finished row since: drawn whole, from memory
+    if entry.view is None:  # a row of a segment
+        assert entry.row is not None
+        body = html_lib.unescape(re.sub(r"<[^>]+>", " ", entry.row.html))
+        return memory in " ".join(body.split())
     body = html_lib.unescape(re.sub(r"<[^>]+>", " ", "\n".join(in_order(entry.view))))
     return memory in " ".join(body.split())
 

@@ -34,8 +34,10 @@ from nb_hitl.message import Msg
 
 from .._approval import ApprovalCards
 from .._live import html
+from .._live_rows import LiveRows
 from .._question import QuestionCards
-from .._transcript import Entry, LiveRows, Transcript
+from .._segment import SegmentRow
+from .._transcript import Entry, Transcript
 from ._style import PALETTE, speaker_class
 
 if TYPE_CHECKING:
@@ -56,10 +58,11 @@ class _HubTranscript(Transcript):
         cls = self.classes(msg.name) if msg is not None else ""
         return [cls] if cls else []
 
-    def _view(self, entry: Entry) -> w.Widget:
+    def _view(self, entry: Entry) -> w.Widget | SegmentRow:
         view = super()._view(entry)
-        for cls in self.row_classes(entry.msg):
-            view.add_class(cls)  # rows made before (a no-op for those made with it)
+        if isinstance(view, w.Widget):
+            for cls in self.row_classes(entry.msg):
+                view.add_class(cls)  # rows made before (a no-op for those made with it)
         return view
 
 
