@@ -55,8 +55,8 @@ const view = new NbHitlSegment.SegmentView(el);
 if (input.start) view.reset(input.start);
 const verdicts = input.messages.map((m) => view.apply(m));
 const own = new Set(["lm-Widget", "jupyter-widgets", "widget-inline-hbox", "widget-html"]);
-const dom = el.children.map((n) => ({ id: n.dataset.nbHitlKey,
-                                      cls: n.className.split(" ").filter((c) => !own.has(c)).join(" "),
+const mine = (n) => n.className.split(" ").filter((c) => !own.has(c)).join(" ");
+const dom = el.children.map((n) => ({ id: n.dataset.nbHitlKey, cls: mine(n),
                                       html: n.children[0].innerHTML }));
 process.stdout.write(JSON.stringify({ state: view.state, verdicts, dom }));
 """
