@@ -13,6 +13,13 @@ STOP = f"{CHAT} button:has-text('Stop')"
 STATUS = ".nb-hitl-status"
 INTERRUPTED = f"{CHAT} .nb-hitl-msg.nb-hitl-interrupted"
 
+ROWS_JS = (
+    "(el) => Array.from(el.children).flatMap((c) =>"
+    " c.classList.contains('nb-hitl-segment') ? Array.from(c.children) : [c])"
+)
+"""JavaScript: the rows of a ``.nb-hitl-rows`` box in reading order (a rows segment's
+finished message rows, and each widget row between segments)."""
+
 STREAMING_SETUP = """\
 %load_ext nb_hitl
 import nb_hitl

@@ -14,7 +14,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lab_page import CHAT, INPUT, SEND, open_and_run_all, open_in_notebook7, wait_status
+from lab_page import (
+    CHAT,
+    INPUT,
+    ROWS_JS,
+    SEND,
+    open_and_run_all,
+    open_in_notebook7,
+    wait_status,
+)
 from lab_server import LabServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(400)]
@@ -182,7 +190,8 @@ def test_everyday_controls(
         assert "**all good**" not in text
 
         # Clear empties the agent's memory; Undo clear brings it back.
-        before = int(page.locator(f"{CHAT} .nb-hitl-rows > *").count())
+        rows_now = f"() => ({ROWS_JS})(document.querySelector('{CHAT} .nb-hitl-rows')).length"
+        before = int(page.evaluate(rows_now))
         page.locator(f"{CHAT} button.nb-hitl-clear").click()
         page.wait_for_selector(f"{CHAT} .nb-hitl-cleared", timeout=30_000)
         assert rows_with(page, "Recovered:") == 0
@@ -192,11 +201,7 @@ def test_everyday_controls(
         page.wait_for_selector(f"{CHAT} .nb-hitl-cleared", state="detached", timeout=30_000)
         # The note goes first; the rows come back in the kernel's next (paced) updates.
         page.locator(f"{CHAT} .nb-hitl-msg", has_text="Recovered:").first.wait_for(timeout=30_000)
-        page.wait_for_function(
-            "([sel, n]) => document.querySelectorAll(sel).length === n",
-            arg=[f"{CHAT} .nb-hitl-rows > *", before],
-            timeout=30_000,
-        )
+        page.wait_for_function(f"(n) => ({rows_now})() === n", arg=before, timeout=30_000)
         assert rows_with(page, "Recovered:") == 1
         assert memory(lab) == (held, False, 0)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lab_page import CHAT, INPUT, SEND, STATUS, open_and_run_all, wait_status
+from lab_page import CHAT, INPUT, ROWS_JS, SEND, STATUS, open_and_run_all, wait_status
 from lab_server import LabServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -58,7 +58,7 @@ def row_texts(page: Any) -> list[str]:
     """The transcript's rows in reading order, as the browser shows them."""
     return list(
         page.locator(f"{CHAT} .nb-hitl-rows").first.evaluate(
-            "el => Array.from(el.children).map(r => r.innerText)"
+            f"el => ({ROWS_JS})(el).map(r => r.innerText)"
         )
     )
 

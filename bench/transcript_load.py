@@ -1,0 +1,208 @@
+"""Benchmark what a panel with a long history costs to open, finished rows drawn two ways.
+
+    python bench/transcript_load.py [--messages 200] [--turns 20] [--trials 5] [--browser]
+
+In a real kernel (ipykernel of this venv, driven by jupyter_client), for the rows segments
+(``RowsSegment``: consecutive finished rows in one front-end widget, the default) next to the
+former rows (one ``ipywidgets.HTML`` per row, ``ROWS_FRONT_END = "html"``), measured in the
+same run:
+
+- an ``AgentPanel`` over a ``--messages`` history (the default window: the last 50 rows drawn),
+  then "Show earlier messages" until every row is drawn: comms opened, comm messages and bytes
+  the kernel sent, and the comms the panel holds open (under ``commsOverSubshells=perComm``
+  each is a kernel thread; a reloaded page opens a model for each);
+- a live ``ChatWidget`` after ``--turns`` streamed replies: comms it holds open at the end;
+- with ``--browser`` (JupyterLab + Chromium, as ``tests/browser``): the time from Run All to
+  the last of the history's rows drawn on the page (median and p99 over ``--trials``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "kernel"))
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+from _stats import pct  # noqa: E402
+from kernel_harness import KernelHarness  # noqa: E402
+from widget_streaming import COMM_TYPES, wire_size  # noqa: E402
+
+MODES = ("html", "segment")
+"""The former finished rows (one HTML widget each) and the rows segments."""
+
+HISTORY = """
+import nb_hitl
+from nb_hitl import Msg, ReActAgent, ScriptedModel
+from nb_hitl.widgets import AgentPanel
+def history(n):
+    out = []
+    for i in range(n):
+        text = (f"Message **{{i}}**: " + "the agent reads the memory and plans a step; " * 6
+                + f"\\n\\n- item {{i}}a\\n- item {{i}}b")
+        out.append(Msg("User" if i % 2 == 0 else "Friday", text,
+                       "user" if i % 2 == 0 else "assistant"))
+    return out
+agent = ReActAgent("Friday", "sys", ScriptedModel(["ok"] * {turns}, tokens_per_second=4000))
+agent.memory.add_sync(history({messages}))
+"""
+
+
+def use_rows(k: KernelHarness, mode: str) -> None:
+    k.execute(f"import nb_hitl.widgets._transcript as _t; _t.ROWS_FRONT_END = {mode!r}")
+
+
+def open_comms(k: KernelHarness) -> int:
+    code = "from comm import get_comm_manager\nprint(len(get_comm_manager().comms))"
+    return int(k.execute(code).strip())
+
+
+def comms_sent(k: KernelHarness, mark: int) -> tuple[int, int, int]:
+    """(comm opens, comm messages, bytes) on iopub since ``mark``."""
+    time.sleep(0.3)
+    k.execute("pass")  # what the pacer still had goes out meanwhile
+    msgs = [m for _, m in k.log[mark:] if m["msg_type"] in COMM_TYPES]
+    opens = sum(m["msg_type"] == "comm_open" for m in msgs)
+    return opens, len(msgs), sum(wire_size(m) for m in msgs)
+
+
+def bench_load(messages: int, turns: int) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for mode in MODES:
+        k = KernelHarness(sys.executable)
+        try:
+            use_rows(k, mode)
+            k.execute(HISTORY.format(messages=messages, turns=turns))
+            base = open_comms(k)
+            mark = len(k.log)
+            k.execute("import time\nt0 = time.perf_counter()\n"
+                      "panel = AgentPanel(agent, session=None)\n"
+                      "build = time.perf_counter() - t0\ndisplay(panel)")  # fmt: skip
+            first = comms_sent(k, mark)
+            held = open_comms(k) - base
+            build = float(k.execute("print(build)").strip())
+            mark = len(k.log)
+            k.execute(
+                "t = panel.chat.transcript\n"
+                "while t.earlier.layout.display != 'none':\n    t.show_earlier()\n"
+            )
+            earlier = comms_sent(k, mark)
+            held_all = open_comms(k) - base
+            k.execute(
+                "import asyncio\n"
+                "live = ReActAgent('Friday', 'sys', ScriptedModel(['An answer. ' * 40] * "
+                f"{turns}, tokens_per_second=4000))\n"
+                "from nb_hitl.widgets import ChatWidget\n"
+                "chat = ChatWidget(live)\n"
+                "async def turns():\n"
+                f"    for i in range({turns}):\n"
+                "        chat.send(f'question {i}')\n"
+                "        while chat.state != 'idle' or live.is_replying:\n"
+                "            await asyncio.sleep(0.02)\n"
+                "task = asyncio.get_running_loop().create_task(turns())\n"
+            )
+            while k.execute("print(task.done())").strip() != "True":
+                time.sleep(0.3)
+            live_held = open_comms(k) - base - held_all
+            out[mode] = dict(first=first, held=held, build=build, earlier=earlier,
+                             held_all=held_all, live_held=live_held)  # fmt: skip
+        finally:
+            k.close()
+    return out
+
+
+def print_load(out: dict[str, dict[str, Any]], messages: int, turns: int) -> None:
+    print(f"panel over a {messages}-message history (the last 50 rows drawn at first):")
+    for mode in MODES:
+        r = out[mode]
+        opens, msgs, size = r["first"]
+        print(f"  {mode:>7} rows: {opens} comms opened, {msgs} comm messages, {size:,} bytes; "
+              f"{r['held']} comms held open; built in {r['build'] * 1000:.0f} ms")  # fmt: skip
+    for mode in MODES:
+        r = out[mode]
+        opens, msgs, size = r["earlier"]
+        print(f"  {mode:>7} rows, 'Show earlier' until all {messages} are drawn: {opens} more "
+              f"comms opened, {msgs} messages, {size:,} bytes; "
+              f"{r['held_all']} comms held")  # fmt: skip
+    old, new = out["html"], out["segment"]
+    print(f"  ratio (segment / html): comms opened {new['first'][0] / old['first'][0]:.2f}, "
+          f"bytes {new['first'][2] / old['first'][2]:.2f}; with every row drawn: comms held "
+          f"{new['held_all'] / old['held_all']:.2f}")  # fmt: skip
+    print(f"a ChatWidget after {turns} streamed turns, comms it holds open:")
+    for mode in MODES:
+        print(f"  {mode:>7} rows: {out[mode]['live_held']}")
+
+
+def bench_browser(messages: int, trials: int) -> None:
+    from lab_page import run_all
+    from lab_server import CHROMIUM_ARGS, LabServer, find_chromium
+    from playwright.sync_api import sync_playwright
+
+    chromium = find_chromium()
+    if chromium is None:
+        print("page time: skipped (no Chromium)")
+        return
+    lab = LabServer()
+    times: dict[str, list[float]] = {m: [] for m in MODES}
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+            for trial in range(trials):
+                for mode in MODES:
+                    cells = [
+                        f"import nb_hitl.widgets._transcript as _t; _t.ROWS_FRONT_END = {mode!r}",
+                        HISTORY.format(messages=messages, turns=1)
+                        + "panel = nb_hitl.show(agent, session=None, "
+                        f"chat={{'max_rendered': {messages}}})\npanel",
+                    ]
+                    url = lab.write_notebook(f"load-{mode}-{trial}", cells)
+                    page = browser.new_page(viewport={"width": 1400, "height": 900})
+                    last = f"Message {messages - 1}:"
+                    page.goto(url)
+                    page.wait_for_selector("text=/\\| Idle/", timeout=90_000)
+                    t0 = time.perf_counter()
+                    run_all(page)
+                    page.wait_for_function(
+                        "([n, last]) => document.querySelectorAll('.nb-hitl-chat .nb-hitl-msg')"
+                        ".length >= n && document.body.innerText.includes(last)",
+                        arg=[messages, last],
+                        timeout=180_000,
+                        polling="raf",
+                    )
+                    times[mode].append((time.perf_counter() - t0) * 1000)
+                    lab.shutdown_kernels()
+                    page.close()
+            browser.close()
+    finally:
+        lab.stop()
+    print(f"page time, Run All -> all {messages} rows drawn (JupyterLab + Chromium, "
+          f"{trials} trials, window=200):")  # fmt: skip
+    for mode in MODES:
+        v = times[mode]
+        print(f"  {mode:>7} rows: median {statistics.median(v):.0f} ms, p99 {pct(v, 0.99):.0f} ms")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--messages", type=int, default=200)
+    ap.add_argument("--turns", type=int, default=20)
+    ap.add_argument("--trials", type=int, default=5)
+    ap.add_argument("--browser", action="store_true", help="also time the page in Chromium")
+    args = ap.parse_args()
+    out = bench_load(args.messages, args.turns)
+    print_load(out, args.messages, args.turns)
+    if args.browser:
+        bench_browser(args.messages, args.trials)
+    print(json.dumps({m: {k: v for k, v in r.items()} for m, r in out.items()}))
+
+
+if __name__ == "__main__":
+    main()
