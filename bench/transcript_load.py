@@ -24,17 +24,14 @@ import os
 import statistics
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "kernel"))
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
-from _stats import pct  # noqa: E402
-from kernel_harness import KernelHarness  # noqa: E402
-from widget_streaming import COMM_TYPES, wire_size  # noqa: E402
+import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
+from _stats import pct
+from kernel_harness import KernelHarness
+from widget_streaming import COMM_TYPES, wire_size
 
 MODES = ("html", "segment")
 """The former finished rows (one HTML widget each) and the rows segments."""
