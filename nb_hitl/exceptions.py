@@ -22,6 +22,8 @@
     ├── RemoteAgentError      an AG-UI server failed a run (HTTP error, unreachable, stalled,
     │                         dropped or malformed stream, RUN_ERROR)
     ├── HookError             a hook registered on an agent raised
+    ├── SharedLookError       a layout or style several panel widgets share was changed
+    │                         (also an AttributeError; give the widget its own)
     └── ServeError            the AG-UI server refused a request (HTTP status, code, what to do)
 
 Interruption is not an error: it is signalled by ``asyncio.CancelledError`` inside the reply
@@ -192,6 +194,12 @@ class HookError(NbHitlError):
         self.hook_type = hook_type
         self.hook_name = hook_name
         self.error = error
+
+
+class SharedLookError(NbHitlError, AttributeError):
+    """A ``Layout`` or style that several nb_hitl widgets share (one comm for all) was changed;
+    nothing changed. Give the widget its own first: ``widget.layout = ipywidgets.Layout(...)``.
+    """
 
 
 class ServeError(NbHitlError):

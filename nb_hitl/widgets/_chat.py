@@ -37,6 +37,7 @@ from ._input import WidgetInput
 from ._keys import KeyBindings
 from ._live import html
 from ._live_rows import LiveRows
+from ._look import look
 from ._loop import LoopBridge, WidgetRegistry
 from ._pacer import comm_pacer, walk
 from ._question import QuestionCards
@@ -114,19 +115,26 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
         self.status = StatusLine(self._bridge)
         self._note = html()
         self.input = w.Textarea(
-            placeholder=f"Message {agent.name}…", layout={"width": "100%", "height": "64px"}
+            placeholder=f"Message {agent.name}…",
+            **look(w.Textarea, layout={"width": "100%", "height": "64px"}),
         )
-        self.send_button = w.Button(description="Send", button_style="primary", icon="paper-plane")
+        self.send_button = w.Button(
+            description="Send", button_style="primary", icon="paper-plane", **look(w.Button)
+        )
         self.send_button.add_class("nb-hitl-send")  # its label changes with the send mode
-        self.stop_button = w.Button(description="Stop", button_style="danger", icon="stop")
+        self.stop_button = w.Button(
+            description="Stop", button_style="danger", icon="stop", **look(w.Button)
+        )
         self.stop_button.disabled = True
-        self.continue_button = w.Button(description="Continue", icon="play", disabled=True)
+        self.continue_button = w.Button(
+            description="Continue", icon="play", disabled=True, **look(w.Button)
+        )
         self.mode_picker = w.ToggleButtons(
             options=[(label, mode) for mode, label in MODE_LABELS.items()],
             value=send_mode,
             description="While running:",
             tooltips=[MODE_HINTS[m] for m in MODE_LABELS],
-            style={"button_width": "auto", "description_width": "initial"},
+            **look(w.ToggleButtons, style={"button_width": "auto", "description_width": "initial"}),
         )
         self.mode_picker.add_class("nb-hitl-send-mode")
         self.mode_picker.observe(self._bridge.callback(lambda _c: self._show_mode()), "value")
@@ -139,10 +147,10 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
         self.step_stop.button.on_click(self._bridge.callback(lambda _b: self.stop_after_step()))
         buttons = w.VBox(
             [self.send_button, self.stop_button, self.step_stop.button, self.continue_button],
-            layout={"width": "130px", "flex": "0 0 auto"},
+            **look(w.VBox, layout={"width": "130px", "flex": "0 0 auto"}),
         )
         buttons.add_class("nb-hitl-chat-buttons")  # buttons as wide as the column (CSS)
-        bar = w.HBox([self.input, buttons], layout={"width": "100%"})
+        bar = w.HBox([self.input, buttons], **look(w.HBox, layout={"width": "100%"}))
         self.tools = ChatTools(self)
         """Retry, Clear / Undo clear, Export (the row under the status line)."""
         self.compressions = CompressionRows(self)

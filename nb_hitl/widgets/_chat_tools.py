@@ -20,6 +20,7 @@ from nb_hitl.events import CompressionFinished, CompressionStarted, CompressionU
 
 from ._export import EXPORT_FORMATS, ExportFormat, export_transcript
 from ._live import html
+from ._look import look, set_display
 from ._loop import LoopBridge
 from ._transcript import Entry, Transcript
 
@@ -66,23 +67,27 @@ class ChatTools(w.HBox):
             description="Retry",
             icon="repeat",
             tooltip="Ask the agent again: it replies to what its memory holds",
-            layout={"display": "none"},
+            **look(w.Button, layout={"display": "none"}),  # shown after a model error
         )
         self.retry_button.add_class("nb-hitl-retry")
         self.clear_button = w.Button(
-            description="Clear", icon="eraser", tooltip="Clear the chat and the agent's memory"
+            description="Clear",
+            icon="eraser",
+            tooltip="Clear the chat and the agent's memory",
+            **look(w.Button),
         )
         self.clear_button.add_class("nb-hitl-clear")
         self.export_format = w.Dropdown(
             options=[("Markdown", "markdown"), ("HTML", "html")],
             value="markdown",
-            layout={"width": "auto"},
+            **look(w.Dropdown, layout={"width": "auto"}),
         )
         self.export_format.add_class("nb-hitl-export-format")
         self.export_button = w.Button(
             description="Export",
             icon="download",
             tooltip="Save the transcript as a file next to the notebook",
+            **look(w.Button),
         )
         self.export_button.add_class("nb-hitl-export")
         self.retry_button.on_click(on(lambda _b: chat.retry()))
@@ -90,13 +95,14 @@ class ChatTools(w.HBox):
         self.export_button.on_click(on(lambda _b: self._export_clicked()))
         self._cleared: tuple[Any, list[Entry], str] | None = None
         super().__init__(
-            [self.retry_button, self.clear_button, self.export_format, self.export_button]
+            [self.retry_button, self.clear_button, self.export_format, self.export_button],
+            **look(w.HBox),
         )
         self.add_class("nb-hitl-chat-tools")
 
     def show_retry(self, shown: bool) -> None:
         """Show Retry (after a model error) or hide it."""
-        self.retry_button.layout.display = "" if shown else "none"
+        set_display(self.retry_button, "" if shown else "none")
 
     # -- clear -----------------------------------------------------------------------------------
     def clear(self) -> bool:
@@ -113,7 +119,12 @@ class ChatTools(w.HBox):
         memory.restore([], {}, "")
         entries = chat.transcript.clear()
         key = "cleared-" + str(id(snapshot))
-        undo = w.Button(description="Undo clear", icon="undo", tooltip="Bring the chat back")
+        undo = w.Button(
+            description="Undo clear",
+            icon="undo",
+            tooltip="Bring the chat back",
+            **look(w.Button),  # hidden once a message is sent (``set_display``)
+        )
         undo.add_class("nb-hitl-undo-clear")
         undo.on_click(chat._bridge.callback(lambda _b: self.undo_clear()))
         note = html(
@@ -121,7 +132,7 @@ class ChatTools(w.HBox):
             f"Chat cleared: {n:,} message{'' if n == 1 else 's'} removed from the agent's "
             "memory.</div>"
         )
-        row = w.HBox([note, undo])
+        row = w.HBox([note, undo], **look(w.HBox))
         row.add_class("nb-hitl-cleared")
         chat.transcript.add(Entry(key, None, row))
         self._cleared = (snapshot, entries, key)
@@ -157,7 +168,7 @@ class ChatTools(w.HBox):
         self._cleared = None
         entry = self.chat.transcript.get(key)
         if entry is not None and isinstance(entry.view, w.HBox):
-            entry.view.children[1].layout.display = "none"
+            set_display(entry.view.children[1], "none")
 
     # -- export ----------------------------------------------------------------------------------
     def export(self, path: str | Path | None = None, fmt: ExportFormat | None = None) -> Path:

@@ -23,6 +23,7 @@ from ._inspector_chart import Step, StepsChart
 from ._inspector_draw import InspectorDrawing
 from ._keys import KeyBindings
 from ._live import html
+from ._look import look
 from ._loop import LoopBridge, WidgetRegistry
 from ._memory_table import row_id
 from ._plan_view import (
@@ -93,19 +94,28 @@ class MemoryInspector(InspectorDrawing, w.VBox):
         for slider in (self.threshold_slider, self.keep_slider):
             slider.observe(self._bridge.callback(lambda _ch: self._what_if_changed()), "value")
         self._plan_html = html()
-        self.compress_button = w.Button(description="Compress now", icon="compress")
-        self.undo_button = w.Button(description="Undo", icon="undo")
-        self.reset_button = w.Button(description="Reset what-if", icon="refresh")
-        self.pin_ref = w.Text(placeholder="row # or message id", layout={"width": "160px"})
-        self.pin_button = w.Button(description="Pin", icon="thumb-tack", tooltip="Pin (Enter)")
+        self.compress_button = w.Button(
+            description="Compress now", icon="compress", **look(w.Button)
+        )
+        self.undo_button = w.Button(description="Undo", icon="undo", **look(w.Button))
+        self.reset_button = w.Button(description="Reset what-if", icon="refresh", **look(w.Button))
+        self.pin_ref = w.Text(
+            placeholder="row # or message id", **look(w.Text, layout={"width": "160px"})
+        )
+        self.pin_button = w.Button(
+            description="Pin", icon="thumb-tack", tooltip="Pin (Enter)", **look(w.Button)
+        )
         self.pin_ref.add_class("nb-hitl-pin-ref")  # Enter in it presses Pin (see _keys.py)
         self.pin_button.add_class("nb-hitl-pin")
-        self.unpin_button = w.Button(description="Unpin")
-        self.show_all_button = w.ToggleButton(description="Show all rows", value=False)
+        self.unpin_button = w.Button(description="Unpin", **look(w.Button))
+        self.show_all_button = w.ToggleButton(
+            description="Show all rows", value=False, **look(w.ToggleButton)
+        )
         self.explore_button = w.Button(
             description="Explore settings",
             icon="line-chart",
             tooltip="Replay this conversation under any threshold and keep_recent, and sweep",
+            **look(w.Button),
         )
         self.explore_button.on_click(self._bridge.callback(lambda _b: self.open_explorer()))
         self.compress_button.on_click(self._bridge.callback(lambda _b: self.compress_now()))
@@ -122,24 +132,29 @@ class MemoryInspector(InspectorDrawing, w.VBox):
         self._chart = self._history.view
         controls = w.VBox(
             [
-                w.HBox([self.threshold_slider, self.threshold_box]),
-                w.HBox([self.keep_slider, self.keep_box]),
+                w.HBox([self.threshold_slider, self.threshold_box], **look(w.HBox)),
+                w.HBox([self.keep_slider, self.keep_box], **look(w.HBox)),
                 w.HBox(
                     [
                         self.compress_button,
                         self.undo_button,
                         self.reset_button,
                         self.explore_button,
-                    ]
+                    ],
+                    **look(w.HBox),
                 ),
-                w.HBox([self.pin_ref, self.pin_button, self.unpin_button, self.show_all_button]),
+                w.HBox(
+                    [self.pin_ref, self.pin_button, self.unpin_button, self.show_all_button],
+                    **look(w.HBox),
+                ),
                 KeyBindings(
                     "nb-hitl-inspector",
                     [{"key": "Enter", "within": ".nb-hitl-pin-ref", "click": ".nb-hitl-pin"}],
                     self._bridge,
                     inactive_scope="",
                 ),
-            ]
+            ],
+            **look(w.VBox),
         )
         top: list[w.Widget] = [html(CSS)] if css else []
         super().__init__(

@@ -37,6 +37,7 @@ from typing import Any
 import anywidget
 import traitlets
 
+from ._look import look
 from ._loop import LoopBridge
 
 INACTIVE_TEXT = "kernel restarted: this panel is inactive"
@@ -357,6 +358,7 @@ class KeyBindings(anywidget.AnyWidget):
             stopping_rows=stopping_rows,
             stop_button=stop_button,
             stop_action=stop_action,
+            **look(anywidget.AnyWidget),  # drawn nowhere: the one shared layout
         )
         self._bridge = bridge
         self._actions: dict[str, Callable[[str], Any]] = {}

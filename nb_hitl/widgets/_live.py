@@ -30,6 +30,7 @@ from nb_hitl._render import (
     plain,
 )
 
+from ._look import shared
 from ._row_deltas import cut
 from ._seam import is_continuation, render_with_seams, resumed_header, seam_html
 
@@ -41,8 +42,6 @@ SEGMENT_MIN = 2_000
 GROUP = 16
 """Segments per group box."""
 
-_SHARED: dict[str, w.Widget] = {}
-
 
 def html(value: str = "", classes: tuple[str, ...] = ()) -> w.HTML:
     """An ``HTML`` widget sharing one layout and one style with its peers.
@@ -50,26 +49,20 @@ def html(value: str = "", classes: tuple[str, ...] = ()) -> w.HTML:
     A fresh ``HTML`` opens three comms (itself, a layout, a style); sharing makes it one.
     ``classes`` go in the widget's opening message (``add_class`` afterwards sends another).
     """
-    if "layout" not in _SHARED or _SHARED["layout"].comm is None:
-        _SHARED["layout"] = w.Layout()
-        _SHARED["style"] = HTMLStyle()
     return w.HTML(
-        value, layout=_SHARED["layout"], style=_SHARED["style"], _dom_classes=tuple(classes)
+        value, layout=shared(w.Layout), style=shared(HTMLStyle), _dom_classes=tuple(classes)
     )
 
 
 def shared_layout() -> w.Layout:
     """The empty ``Layout`` rows share (a widget of its own would open one more comm)."""
-    if "row_layout" not in _SHARED or _SHARED["row_layout"].comm is None:
-        _SHARED["row_layout"] = w.Layout()
-    return _SHARED["row_layout"]
+    layout: w.Layout = shared(w.Layout)
+    return layout
 
 
 def box(children: tuple[w.Widget, ...] = ()) -> w.VBox:
     """A ``VBox`` sharing one layout with its peers."""
-    if "box_layout" not in _SHARED or _SHARED["box_layout"].comm is None:
-        _SHARED["box_layout"] = w.Layout()
-    return w.VBox(children=children, layout=_SHARED["box_layout"])
+    return w.VBox(children=children, layout=shared(w.Layout))
 
 
 def _cut(tail: str, fence_open: bool) -> int:

@@ -13,6 +13,7 @@ from nb_hitl.agent._approval import ToolApprovalMixin
 from ._chat import ChatWidget
 from ._inspector import MemoryInspector
 from ._live import html
+from ._look import look
 from ._permissions_view import PermissionsView
 from ._remote_view import RemoteStateView, apply_limits, is_remote
 from ._session import DEFAULT_SESSION_PATH, SessionBar
@@ -56,7 +57,7 @@ class AgentPanel(w.VBox):
             halves.append(self.inspector)
         # Side by side when there is room; the inspector goes below the chat when there is not
         # (the stylesheet's nb-hitl-columns: flex-wrap on minimum widths).
-        row = w.HBox(halves)
+        row = w.HBox(halves, **look(w.HBox))
         row.add_class("nb-hitl-columns")
         self._row = row
         self.session: SessionBar | None = None

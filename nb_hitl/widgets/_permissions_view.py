@@ -21,6 +21,7 @@ from nb_hitl.events import Event, ReplyFinished, ReplyStarted, ToolResultReady
 from nb_hitl.exceptions import ConfigError
 
 from ._invisible import show_invisible
+from ._look import look
 from ._loop import LoopBridge
 
 if TYPE_CHECKING:
@@ -51,15 +52,15 @@ class PermissionsView(w.VBox):
             options=[(m.replace("_", " "), m) for m in MODES],
             value=agent.permissions.mode,
             description="Permissions",
-            layout={"width": "230px"},
+            **look(w.Dropdown, layout={"width": "230px"}),
         )
         self.mode_picker.add_class("nb-hitl-permission-mode-picker")
-        self.mode_text = w.HTML()
-        self.rules_box = w.VBox()
+        self.mode_text = w.HTML(**look(w.HTML))
+        self.rules_box = w.VBox(**look(w.VBox))
         self.rules_box.add_class("nb-hitl-rules")
-        self.tasks_box = w.VBox()
+        self.tasks_box = w.VBox(**look(w.VBox))
         self.tasks_box.add_class("nb-hitl-tasks")
-        self.note = w.HTML()
+        self.note = w.HTML(**look(w.HTML))
         self.note.add_class("nb-hitl-approval-error")
         self.revoke_buttons: dict[str, w.Button] = {}
         """Revoke buttons by rule id."""
@@ -67,8 +68,8 @@ class PermissionsView(w.VBox):
         """Stop buttons by background task id."""
         super().__init__(
             children=[
-                w.HTML(VIEW_CSS),
-                w.HBox([self.mode_picker, self.mode_text]),
+                w.HTML(VIEW_CSS, **look(w.HTML)),
+                w.HBox([self.mode_picker, self.mode_text], **look(w.HBox)),
                 self.rules_box,
                 self.tasks_box,
                 self.note,
@@ -110,18 +111,21 @@ class PermissionsView(w.VBox):
             text = w.HTML(
                 f'<span class="nb-hitl-badge nb-hitl-badge-other">{esc(rule.behavior)}</span> '
                 f"{esc(show_invisible(rule.describe(self.agent.toolkit)))}"
-                + (f" &middot; <i>{esc(show_invisible(rule.note))}</i>" if rule.note else "")
+                + (f" &middot; <i>{esc(show_invisible(rule.note))}</i>" if rule.note else ""),
+                **look(w.HTML),
             )
             text.add_class("nb-hitl-rule-text")
-            button = w.Button(description="Revoke", icon="times", tooltip="Remove this rule")
+            button = w.Button(
+                description="Revoke", icon="times", tooltip="Remove this rule", **look(w.Button)
+            )
             button.add_class("nb-hitl-revoke")
             button.on_click(self._bridge.callback(lambda _b, rid=rule.id: self.revoke(rid)))
             self.revoke_buttons[rule.id] = button
-            row = w.HBox([text, button])
+            row = w.HBox([text, button], **look(w.HBox))
             row.add_class("nb-hitl-rule")
             rows.append(row)
         if not rows:
-            rows.append(w.HTML("<i>No permission rules: the mode decides.</i>"))
+            rows.append(w.HTML("<i>No permission rules: the mode decides.</i>", **look(w.HTML)))
         self.rules_box.children = tuple(rows)
         tasks: list[w.Widget] = []
         self.stop_buttons = {}
@@ -130,9 +134,12 @@ class PermissionsView(w.VBox):
             label = w.HTML(
                 f"&#9881; background <code>{esc(show_invisible(task.tool_name))}</code> "
                 f"running for {max(0, int(now - task.started_at))} s"
-                + (" (outlives its reply)" if task.outlive_reply else "")
+                + (" (outlives its reply)" if task.outlive_reply else ""),
+                **look(w.HTML),
             )
-            stop = w.Button(description="Stop", icon="stop", button_style="warning")
+            stop = w.Button(
+                description="Stop", icon="stop", button_style="warning", **look(w.Button)
+            )
             stop.add_class("nb-hitl-stop-task")
             stop.on_click(self._bridge.callback(lambda _b, tid=task.task_id: self.stop(tid)))
             self.stop_buttons[task.task_id] = stop

@@ -27,6 +27,7 @@ from nb_hitl._render import esc
 from nb_hitl.events import ApprovalRequested, Event, ReplyFinished, ReplyStarted
 from nb_hitl.exceptions import NbHitlError
 
+from ._look import look, set_display
 from ._loop import LoopBridge
 
 if TYPE_CHECKING:
@@ -75,22 +76,34 @@ class SessionBar(w.HBox):
         self.path_input = w.Text(
             value=session_path_for(path, agent.name),
             description="Session",
-            layout={"flex": "1 1 320px", "min_width": "min(240px, 100%)"},
+            **look(w.Text, layout={"flex": "1 1 320px", "min_width": "min(240px, 100%)"}),
         )
-        self.save_button = w.Button(description="Save", icon="save", layout=_BUTTON)
-        self.load_button = w.Button(description="Load", icon="folder-open", layout=_BUTTON)
+        self.save_button = w.Button(
+            description="Save", icon="save", **look(w.Button, layout=_BUTTON)
+        )
+        self.load_button = w.Button(
+            description="Load", icon="folder-open", **look(w.Button, layout=_BUTTON)
+        )
         self.undo_button = w.Button(
-            description="Undo load", icon="undo", disabled=True, layout=_BUTTON
+            description="Undo load", icon="undo", disabled=True, **look(w.Button, layout=_BUTTON)
         )
         self.undo_button.tooltip = "Bring back the conversation from before the last Load"
         self.autosave_box = w.Checkbox(
-            value=autosave, description="Autosave", indent=False, layout={"width": "auto"}
+            value=autosave,
+            description="Autosave",
+            indent=False,
+            **look(w.Checkbox, layout={"width": "auto"}),
         )
-        self.note = w.HTML()
+        self.note = w.HTML(**look(w.HTML))
         self.replace_button = w.Button(
-            description="Replace", button_style="warning", layout={**_BUTTON, "display": "none"}
+            description="Replace",
+            button_style="warning",
+            **look(w.Button, layout={**_BUTTON, "display": "none"}),  # shown to confirm a Load
         )
-        self.cancel_button = w.Button(description="Cancel", layout={**_BUTTON, "display": "none"})
+        self.cancel_button = w.Button(
+            description="Cancel",
+            **look(w.Button, layout={**_BUTTON, "display": "none"}),
+        )
         self.saves = 0
         """Successful saves (buttons and autosave)."""
         super().__init__(
@@ -227,8 +240,8 @@ class SessionBar(w.HBox):
 
     def _show_confirm(self, show: bool) -> None:
         display = "" if show else "none"
-        self.replace_button.layout.display = display
-        self.cancel_button.layout.display = display
+        set_display(self.replace_button, display)
+        set_display(self.cancel_button, display)
         self.load_button.disabled = show
 
     def _cancel(self) -> None:

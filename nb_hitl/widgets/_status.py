@@ -24,6 +24,7 @@ from nb_hitl.events import (
     ToolResultReady,
 )
 
+from ._look import look
 from ._loop import LoopBridge
 
 STATES = ("idle", "running", "stopping", "waiting", "error")
@@ -41,7 +42,7 @@ class StatusLine(w.HTML):
     """The chat's status line (an ``HTML`` widget)."""
 
     def __init__(self, bridge: LoopBridge) -> None:
-        super().__init__()
+        super().__init__(**look(w.HTML))
         self.add_class("nb-hitl-status-line")
         self._bridge = bridge
         self.state = "idle"

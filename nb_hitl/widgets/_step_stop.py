@@ -15,6 +15,8 @@ import ipywidgets as w
 
 from nb_hitl.events import Event, ReplyFinished, ReplyStarted, StoppedAfterStep, StopRequested
 
+from ._look import look
+
 if TYPE_CHECKING:
     from ._status import StatusLine
 
@@ -35,11 +37,13 @@ class StepStop:
         self.agent = agent
         self.status = status
         self.button = w.Button(
-            description="After step", icon="step-forward", disabled=True, tooltip=TOOLTIP
+            description="After step",
+            icon="step-forward",
+            disabled=True,
+            tooltip=TOOLTIP,
+            **look(w.Button, layout={} if self.supported else {"display": "none"}),
         )
         self.button.add_class("nb-hitl-stop-step")
-        if not self.supported:
-            self.button.layout.display = "none"
         self.pending = False
         """A graceful stop was asked for and the reply has not ended yet."""
         self.stopped = False

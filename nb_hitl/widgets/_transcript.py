@@ -25,6 +25,7 @@ from nb_hitl._render import RemoteImages, msg_html, with_copy_button
 from ._collapsed import CollapsedMessage, is_long
 from ._live import html
 from ._live_delta import LiveMessage
+from ._look import look, set_display
 from ._pacer import CommPacer
 from ._seam import continued_html, folded_ids, is_continuation
 from ._segment import RowsSegment, SegmentRow, Segments
@@ -91,13 +92,16 @@ class Transcript:
         """Paces the rows' updates (the panel's loop's ``comm_pacer``); None: not paced."""
         self.row_actions: Callable[[Msg, str], str] | None = None
         """Adds a message row's buttons (Edit, Regenerate) to its HTML; None: no buttons."""
-        self.earlier = w.Button(description="Show earlier messages", layout={"display": "none"})
+        self.earlier = w.Button(
+            description="Show earlier messages",
+            **look(w.Button, layout={"display": "none"}),  # shown when rows are hidden
+        )
         # The scrolling box is a ``column-reverse`` flex box (see ``CSS``) around one inner box
         # holding the rows in reading order: its scroll starts at the bottom and stays there
         # as rows grow, so the newest row is always in view, without JavaScript.
-        self.inner = w.VBox()
+        self.inner = w.VBox(**look(w.VBox))
         self.inner.add_class("nb-hitl-rows")
-        self.box = w.VBox([self.inner])
+        self.box = w.VBox([self.inner], **look(w.VBox))
         self.box.add_class("nb-hitl-transcript")
         self.front_end = ROWS_FRONT_END
         if self.front_end not in ("segment", "html"):
@@ -307,7 +311,7 @@ class Transcript:
         """Put the recent rows in the box (creating their rows on first sight)."""
         shown = [e for e in self.entries if e.key not in self.folded]
         hidden = self._hidden(shown)
-        self.earlier.layout.display = "" if hidden else "none"
+        set_display(self.earlier, "" if hidden else "none")
         if hidden:
             self.earlier.description = f"Show earlier messages ({hidden} hidden)"
         self._retired = []

@@ -12,6 +12,7 @@ import ipywidgets as w
 
 from nb_hitl._render import esc
 
+from ._look import look
 from ._loop import LoopBridge
 
 
@@ -45,8 +46,11 @@ def slider_pair(
     **slider_options: Any,
 ) -> tuple[w.IntSlider, w.BoundedIntText]:
     """A slider from ``low`` to ``high`` and a number box up to ``box_max``, mirrored (``pair``)."""
-    slider = w.IntSlider(value=value, min=low, max=high, description=description, **slider_options)
-    box = w.BoundedIntText(value=value, min=low, max=box_max, layout={"width": "110px"})
+    options = {**look(w.IntSlider), **slider_options}
+    slider = w.IntSlider(value=value, min=low, max=high, description=description, **options)
+    box = w.BoundedIntText(
+        value=value, min=low, max=box_max, **look(w.BoundedIntText, layout={"width": "110px"})
+    )
     pair(slider, box, bridge)
     return slider, box
 

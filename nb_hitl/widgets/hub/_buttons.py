@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import ipywidgets as w
 
+from .._look import look, set_display
 from .._loop import LoopBridge
 
 
@@ -36,24 +37,27 @@ class RunButtons:
             icon="play",
             button_style="primary",
             tooltip="Start the discussion (what you typed goes first)",
+            **look(w.Button),  # shown and hidden by ``show`` (``set_display``)
         )
         self.start_button.add_class("nb-hitl-hub-start")
         self.next_button = w.Button(
             description="Next round",
             icon="repeat",
             tooltip="Everyone speaks once more (what you typed goes first)",
+            **look(w.Button),
         )
         self.next_button.add_class("nb-hitl-hub-next")
         self.continue_button = w.Button(
             description="Continue",
             icon="forward",
             tooltip="Go on where you stopped: that speaker answers again, then the rest",
+            **look(w.Button),
         )
         self.continue_button.add_class("nb-hitl-hub-continue")
         for button in (self.start_button, self.next_button):
             button.on_click(bridge.callback(lambda _b: start()))
         self.continue_button.on_click(bridge.callback(lambda _b: go_on()))
-        self.box = w.HBox(self.buttons)
+        self.box = w.HBox(self.buttons, **look(w.HBox))
         """The row holding them (above the input box: room for their labels at any width)."""
         self.box.add_class("nb-hitl-hub-runs")
 
@@ -70,7 +74,7 @@ class RunButtons:
             self.continue_button: not running and can_continue,
         }
         for button, visible in shown.items():
-            button.layout.display = "" if visible else "none"
+            set_display(button, "" if visible else "none")
             button.disabled = not live
 
 

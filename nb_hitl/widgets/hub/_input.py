@@ -16,6 +16,7 @@ from nb_hitl.message import Msg
 
 from .._input import WidgetInput
 from .._invisible import is_blank
+from .._look import look
 from .._loop import LoopBridge
 
 NOT_WAITING_NOTE = (
@@ -47,20 +48,28 @@ class HubInputBar(w.HBox):
         say: Callable[[str], None],
     ) -> None:
         self.input = w.Textarea(
-            placeholder=IDLE_PLACEHOLDER, layout={"width": "100%", "height": "52px"}
+            placeholder=IDLE_PLACEHOLDER,
+            **look(w.Textarea, layout={"width": "100%", "height": "52px"}),
         )
         self.input.add_class("nb-hitl-hub-input")
         self.send_button = w.Button(
-            description="Send", button_style="primary", icon="paper-plane", disabled=True
+            description="Send",
+            button_style="primary",
+            icon="paper-plane",
+            disabled=True,
+            **look(w.Button),
         )
         self.send_button.add_class("nb-hitl-hub-send")
         self.send_button.on_click(bridge.callback(lambda _b: self.send_typed()))
         self._on_waiting = on_waiting
         self._say = say
         self._source: WidgetInput | None = None
-        buttons = w.VBox([self.send_button, *extra], layout={"width": "110px", "flex": "0 0 auto"})
+        buttons = w.VBox(
+            [self.send_button, *extra],
+            **look(w.VBox, layout={"width": "110px", "flex": "0 0 auto"}),
+        )
         buttons.add_class("nb-hitl-chat-buttons")  # buttons as wide as the column (chat CSS)
-        super().__init__([self.input, buttons], layout={"width": "100%"})
+        super().__init__([self.input, buttons], **look(w.HBox, layout={"width": "100%"}))
 
     def source(self) -> WidgetInput:
         """The input source a ``UserAgent`` reads (one per bar)."""

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
+from .._look import look
 from .._loop import LoopBridge
 
 if TYPE_CHECKING:
@@ -28,9 +29,9 @@ class InspectorSwitch(w.VBox):
 
     def __init__(self, bridge: LoopBridge) -> None:
         self.agents: list[AgentBase] = []
-        self.picker = w.Dropdown(description="Memory of", options=[])
+        self.picker = w.Dropdown(description="Memory of", options=[], **look(w.Dropdown))
         self.picker.add_class("nb-hitl-hub-picker")
-        self._box = w.VBox()
+        self._box = w.VBox(**look(w.VBox))
         self._inspectors: dict[int, MemoryInspector] = {}
         super().__init__(children=[self.picker, self._box])
         self.picker.observe(bridge.callback(self._picked), "value")

@@ -25,6 +25,7 @@ from nb_hitl.pipeline import MsgHub
 from .._invisible import is_blank
 from .._keys import KeyBindings
 from .._live import html
+from .._look import look
 from .._loop import LoopBridge, WidgetRegistry
 from .._pacer import comm_pacer, walk
 from ._buttons import RunButtons
@@ -103,7 +104,7 @@ class HubPanel(DiscussionRun, w.VBox):
         self.pause = PausePrompt(self._bridge, self._chosen)
         self._note = html()
         self.stop_button = w.Button(
-            description="Stop", button_style="danger", icon="stop", disabled=True
+            description="Stop", button_style="danger", icon="stop", disabled=True, **look(w.Button)
         )
         self.stop_button.tooltip = "Interrupt whoever is speaking (Esc)"
         self.stop_button.add_class("nb-hitl-hub-stop")
@@ -142,6 +143,7 @@ class HubPanel(DiscussionRun, w.VBox):
                 self.bar,
                 self.shortcuts,
             ],
+            **look(w.VBox),
         )
         left.add_class("nb-hitl-column-main")
         halves: list[w.Widget] = [left]
@@ -151,7 +153,7 @@ class HubPanel(DiscussionRun, w.VBox):
             self.inspectors = InspectorSwitch(self._bridge)
             self.inspectors.add_class("nb-hitl-column-side")
             halves.append(self.inspectors)
-        row = w.HBox(halves)
+        row = w.HBox(halves, **look(w.HBox))
         row.add_class("nb-hitl-columns")  # side by side, or stacked when narrow
         super().__init__(children=[html(CSS + HUB_CSS), row])
         self.add_class("nb-hitl-hub")

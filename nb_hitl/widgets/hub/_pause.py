@@ -12,6 +12,7 @@ import ipywidgets as w
 from nb_hitl._render import esc
 
 from .._live import html
+from .._look import look
 from .._loop import LoopBridge
 
 
@@ -27,12 +28,16 @@ class PausePrompt(w.VBox):
         self.question = html()
         self.instruction = w.Textarea(
             placeholder="Instruction (optional): what should happen next?",
-            layout={"width": "100%", "height": "52px"},
+            **look(w.Textarea, layout={"width": "100%", "height": "52px"}),
         )
         self.instruction.add_class("nb-hitl-hub-instruction")
-        self.retry_button = w.Button(description="Retry", button_style="primary", icon="redo")
-        self.skip_button = w.Button(description="Skip", icon="forward")
-        self.stop_button = w.Button(description="Stop", button_style="danger", icon="stop")
+        self.retry_button = w.Button(
+            description="Retry", button_style="primary", icon="redo", **look(w.Button)
+        )
+        self.skip_button = w.Button(description="Skip", icon="forward", **look(w.Button))
+        self.stop_button = w.Button(
+            description="Stop", button_style="danger", icon="stop", **look(w.Button)
+        )
         for button, action in (
             (self.retry_button, "retry"),
             (self.skip_button, "skip"),
@@ -44,7 +49,7 @@ class PausePrompt(w.VBox):
             children=[
                 self.question,
                 self.instruction,
-                w.HBox([self.retry_button, self.skip_button, self.stop_button]),
+                w.HBox([self.retry_button, self.skip_button, self.stop_button], **look(w.HBox)),
             ],
             layout={"display": "none"},
         )

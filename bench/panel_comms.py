@@ -1,0 +1,100 @@
+"""Count the comms a panel opens: ``show(agent)`` and a hub panel, shared looks on and off.
+
+    python bench/panel_comms.py [--participants 3]
+
+Every ipywidget opens a comm, and most open two more: a ``Layout`` and a ``Style``. Under
+JupyterLab's ``commsOverSubshells=perComm`` each comm is a kernel thread, and each is one
+more model the page builds. nb_hitl's widgets that it never restyles share one frozen
+``Layout`` and one frozen style of each kind (``nb_hitl.widgets._look``). The comm send path
+is hooked (``comm.create_comm`` returns a comm that counts what it would publish), so the
+figures are the ``comm_open`` messages a kernel would send. For each panel it prints the
+comms opened with the shared looks ("shared") and, in the same run, with every widget given
+its own (``_look.SHARED = False``, how the panels were built before), by model kind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's nb_hitl
+
+os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
+
+import comm
+from comm.base_comm import BaseComm
+
+OPENED: collections.Counter[str] = collections.Counter()
+"""Model name -> comms opened."""
+
+
+class CountingComm(BaseComm):
+    """A comm that counts the comms opened instead of sending anything."""
+
+    def publish_msg(
+        self,
+        msg_type: str,
+        data: Any = None,
+        metadata: Any = None,
+        buffers: Any = None,
+        **keys: Any,
+    ) -> None:
+        if msg_type == "comm_open":
+            OPENED[str((data or {}).get("state", {}).get("_model_name"))] += 1
+
+
+comm.create_comm = CountingComm  # what ipywidgets calls to open each widget's comm
+
+import nb_hitl  # noqa: E402
+from nb_hitl import ReActAgent, ScriptedModel  # noqa: E402
+from nb_hitl.pipeline import MsgHub  # noqa: E402
+from nb_hitl.widgets import _look  # noqa: E402
+
+
+def agent(name: str = "Friday") -> ReActAgent:
+    return ReActAgent(name, "You are a test agent.", ScriptedModel(["Hello there."]))
+
+
+async def count(make: Any, shared: bool) -> collections.Counter[str]:
+    """Comms opened by ``make()`` (the panel and everything it builds at once)."""
+    _look.SHARED = shared
+    _look.forget()  # no instance left over from the other mode
+    OPENED.clear()
+    panel = make()
+    await asyncio.sleep(0)
+    got = collections.Counter(OPENED)
+    panel.close_all() if hasattr(panel, "close_all") else None
+    return got
+
+
+def kinds(opened: collections.Counter[str]) -> str:
+    layouts = opened["LayoutModel"]
+    styles = sum(n for k, n in opened.items() if k.endswith("StyleModel"))
+    return f"{sum(opened.values()):4d}  (layouts {layouts:3d}, styles {styles:3d})"
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--participants", type=int, default=3)
+    args = parser.parse_args()
+    cases = {
+        "show(agent)": lambda: nb_hitl.show(agent()),
+        f"show(MsgHub of {args.participants})": lambda: nb_hitl.show(
+            MsgHub([agent(f"A{i}") for i in range(args.participants)])
+        ),
+    }
+    print("comms opened when the panel is built (comm_open messages)")
+    print(f"{'panel':26s} {'own looks (before)':34s} shared looks (after)")
+    for name, make in cases.items():
+        before = await count(make, shared=False)
+        after = await count(make, shared=True)
+        print(f"{name:26s} {kinds(before):34s} {kinds(after)}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
