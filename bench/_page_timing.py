@@ -12,10 +12,13 @@ Times are measured in the page, from the click, with ``performance.now()``:
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import json
 import os
 import statistics
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import _bootstrap  # noqa: F401  (this checkout's nb_hitl and test servers)
@@ -74,6 +77,50 @@ def run_notebook(page: Any, lab: LabServer, name: str, cells: list[str]) -> None
     page.wait_for_selector("text=/\\| Idle/", timeout=90_000)
     page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+
+
+def lab_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--comms`` (JupyterLab's commsOverSubshells) and ``--nagle`` (no server extension)."""
+    parser.add_argument("--comms", default="disabled", help="commsOverSubshells setting")
+    parser.add_argument("--nagle", action="store_true", help="the Jupyter server without "
+                        "nb_hitl's server extension (Nagle's algorithm on its kernel "
+                        "websockets, as before it)")  # fmt: skip
+
+
+def lab_settings(args: argparse.Namespace) -> str:
+    """The ``lab_arguments`` a run used, for its summary line."""
+    return f"commsOverSubshells={args.comms}, server extension {'off' if args.nagle else 'on'}"
+
+
+@contextlib.contextmanager
+def lab_page(
+    args: argparse.Namespace, name: str, cells: list[str], ready: tuple[str, ...]
+) -> Iterator[tuple[Any, Kernel]]:
+    """A JupyterLab (``lab_arguments``) and a Chromium page that ran the notebook ``cells``;
+    yields the page once every selector in ``ready`` is in it, and a second kernel client.
+    Everything is closed and stopped (by PID) on the way out."""
+    from playwright.sync_api import sync_playwright
+
+    chromium = chromium_or_exit()
+    lab = LabServer(server_extension=not args.nagle)
+    kernel: Kernel | None = None
+    try:
+        lab.set_setting("@jupyterlab/apputils-extension", "kernels-settings",
+                        {"commsOverSubshells": args.comms})  # fmt: skip
+        with sync_playwright() as pw:
+            browser, page = new_page(pw, chromium)
+            run_notebook(page, lab, name, cells)
+            for selector in ready:
+                page.wait_for_selector(selector, state="attached", timeout=90_000)
+            kernel = Kernel(lab)
+            try:
+                yield page, kernel
+            finally:
+                browser.close()
+    finally:
+        if kernel is not None:
+            kernel.close()
+        lab.stop()
 
 
 class Kernel:

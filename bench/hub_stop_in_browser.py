@@ -1,6 +1,6 @@
 """Hub Stop as a person sees it: real JupyterLab, real Chromium, a speaker mid-stream.
 
-    python bench/hub_stop_in_browser.py [--trials 20] [--rate 40] [--words 200]
+    python bench/hub_stop_in_browser.py [--trials 20] [--rate 40] [--words 60] [--nagle]
 
 A ``HubPanel`` runs Alice, Bob and Carol in turn; while Bob streams (``--words`` words on
 screen) the bench clicks the hub's Stop (a DOM click on the button) and measures, in the page,
@@ -15,6 +15,10 @@ from the click:
 Then it answers the prompt with Stop and starts the next trial from a second kernel client.
 Goal: hub Stop -> "Paused" painted <= 100 ms (p99). The load average is printed too.
 
+``--nagle``: the Jupyter server without nb_hitl's server extension (see stop_in_browser.py).
+Run 40 trials or more to see that late trials are like early ones: the transcript passes its
+80-row window after ~16 trials (before the window slid in steps each new row redrew every row).
+
 Needs Debian's chromium and playwright (the test extra); never `playwright install`.
 """
 
@@ -25,16 +29,7 @@ import time
 from typing import Any
 
 import _bootstrap  # noqa: F401  (this checkout's nb_hitl and test servers)
-from _page_timing import (
-    Kernel,
-    chromium_or_exit,
-    figures,
-    load_average,
-    new_page,
-    page_function,
-    run_notebook,
-)
-from lab_server import LabServer
+from _page_timing import figures, lab_arguments, lab_page, lab_settings, load_average, page_function
 
 SETUP = """\
 import nb_hitl
@@ -86,51 +81,34 @@ ENOUGH_WORDS = """(n) => {
 
 
 def run(args: argparse.Namespace) -> list[dict[str, Any]]:
-    from playwright.sync_api import sync_playwright
-
-    chromium = chromium_or_exit()
-    lab = LabServer(server_extension=not args.nagle)
     results: list[dict[str, Any]] = []
-    kernel: Kernel | None = None
-    try:
-        lab.set_setting("@jupyterlab/apputils-extension", "kernels-settings",
-                        {"commsOverSubshells": args.comms})  # fmt: skip
-        with sync_playwright() as pw:
-            browser, page = new_page(pw, chromium)
-            setup = SETUP.format(rate=args.rate, inspector=not args.no_inspector)
-            run_notebook(page, lab, "hub-bench.ipynb", [setup])
-            page.wait_for_selector(f"{HUB} .nb-hitl-hub-stop", state="attached", timeout=90_000)
-            page.wait_for_selector(f"{HUB} .nb-hitl-keys", state="attached", timeout=60_000)
-            kernel = Kernel(lab)
-            for trial in range(args.trials):
-                kernel.run(f"_ = panel.start(msg=Msg('User', 'Round {trial}.', 'user'))")
-                page.wait_for_function(ENOUGH_WORDS, arg=args.words, timeout=120_000,
-                                       polling=50)  # fmt: skip
-                result: dict[str, Any] | None = page.evaluate(CLICK_STOP)
-                if result is None:
-                    print(f"trial {trial + 1:3}: Bob finished before Stop; skipped")
-                else:
-                    results.append(result)
-                    style = result["style"]
-                    print(
-                        f"trial {trial + 1:3}: {result['words']:5} words, style after "
-                        f"{style if style is not None else float('nan'):6.1f} ms, 'Paused' after "
-                        f"{result['paused']:6.1f} ms, painted {result['painted']:6.1f} ms   "
-                        f"{load_average()}",
-                        flush=True,
-                    )
-                    page.locator(f"{HUB} .nb-hitl-pause-stop").click()
-                page.wait_for_function(
-                    "() => !/Paused|speaking|Running|Stopping/.test("
-                    "document.querySelector('.nb-hitl-hub-speakers').textContent)",
-                    timeout=120_000,
+    setup = SETUP.format(rate=args.rate, inspector=not args.no_inspector)
+    ready = (f"{HUB} .nb-hitl-hub-stop", f"{HUB} .nb-hitl-keys")
+    with lab_page(args, "hub-bench.ipynb", [setup], ready) as (page, kernel):
+        for trial in range(args.trials):
+            kernel.run(f"_ = panel.start(msg=Msg('User', 'Round {trial}.', 'user'))")
+            page.wait_for_function(ENOUGH_WORDS, arg=args.words, timeout=120_000,
+                                   polling=50)  # fmt: skip
+            result: dict[str, Any] | None = page.evaluate(CLICK_STOP)
+            if result is None:
+                print(f"trial {trial + 1:3}: Bob finished before Stop; skipped")
+            else:
+                results.append(result)
+                style = result["style"]
+                print(
+                    f"trial {trial + 1:3}: {result['words']:5} words, style after "
+                    f"{style if style is not None else float('nan'):6.1f} ms, 'Paused' after "
+                    f"{result['paused']:6.1f} ms, painted {result['painted']:6.1f} ms   "
+                    f"{load_average()}",
+                    flush=True,
                 )
-                time.sleep(0.3)
-            browser.close()
-    finally:
-        if kernel is not None:
-            kernel.close()
-        lab.stop()
+                page.locator(f"{HUB} .nb-hitl-pause-stop").click()
+            page.wait_for_function(
+                "() => !/Paused|speaking|Running|Stopping/.test("
+                "document.querySelector('.nb-hitl-hub-speakers').textContent)",
+                timeout=120_000,
+            )
+            time.sleep(0.3)
     return results
 
 
@@ -139,18 +117,14 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--rate", type=float, default=40.0, help="Bob's tokens per second")
     parser.add_argument("--words", type=int, default=60, help="Bob's words on screen at Stop")
-    parser.add_argument("--comms", default="disabled", help="commsOverSubshells setting")
-    parser.add_argument("--nagle", action="store_true", help="the Jupyter server without "
-                        "nb_hitl's server extension (Nagle's algorithm on its kernel "
-                        "websockets, as before it)")  # fmt: skip
+    lab_arguments(parser)
     parser.add_argument("--no-inspector", action="store_true", help="the panel without its "
                         "memory inspector (default: as nb_hitl.show(hub) makes it)")  # fmt: skip
     args = parser.parse_args()
     print(f"start: {load_average()}", flush=True)
     found = run(args)
     print(
-        f"\nhub Stop, commsOverSubshells={args.comms}, inspector {not args.no_inspector}, "
-        f"server extension {'off' if args.nagle else 'on'}; "
+        f"\nhub Stop, {lab_settings(args)}, inspector {not args.no_inspector}; "
         f"end: {load_average()}"
     )
     if not found:

@@ -1,7 +1,7 @@
 """Stop latency as a person sees it: real JupyterLab, real Chromium, a long partial answer.
 
     python bench/stop_in_browser.py [--words 2000] [--rate 500] [--trials 30] [--comms disabled]
-                                    [--paths both|front|kernel] [--front-ends html,delta]
+                                    [--paths both|front|kernel] [--front-ends html,delta] [--nagle]
 
 A panel streams a long answer; once ``--words`` words are on screen the bench clicks Stop (a
 DOM click on the button) and measures, in the page, two times from the click:
@@ -21,6 +21,10 @@ resent whole on each redraw). Goal: painted p99 <= 50 ms for a 2,000-word partia
 (delta rows, front path). The load average is printed with the figures: the machine may be
 shared.
 
+The server runs nb_hitl's Jupyter server extension (kernel websockets with ``TCP_NODELAY``), as
+a user's does; ``--nagle`` runs it without (Nagle's algorithm on: before it, the kernel path's
+style waited for the browser's delayed ACK, ~40-50 ms in every trial on a quiet machine).
+
 Needs Debian's chromium and playwright (the test extra); never `playwright install`.
 """
 
@@ -31,16 +35,7 @@ import time
 from typing import Any
 
 import _bootstrap  # noqa: F401  (this checkout's nb_hitl and test servers)
-from _page_timing import (
-    Kernel,
-    chromium_or_exit,
-    figures,
-    load_average,
-    new_page,
-    page_function,
-    run_notebook,
-)
-from lab_server import LabServer
+from _page_timing import figures, lab_arguments, lab_page, lab_settings, load_average, page_function
 
 SETUP = """\
 import random
@@ -93,60 +88,43 @@ ENOUGH_WORDS = """(n) => {
 
 
 def run(args: argparse.Namespace) -> dict[str, list[dict[str, float]]]:
-    from playwright.sync_api import sync_playwright
-
-    chromium = chromium_or_exit()
-    lab = LabServer(server_extension=not args.nagle)
     paths = ["front", "kernel"] if args.paths == "both" else [args.paths]
     fronts = args.front_ends.split(",")
     combos = [(p, f) for p in paths for f in fronts]
     results: dict[str, list[dict[str, float]]] = {f"{f} rows, {p}": [] for p, f in combos}
-    kernel: Kernel | None = None
-    try:
-        lab.set_setting("@jupyterlab/apputils-extension", "kernels-settings",
-                        {"commsOverSubshells": args.comms})  # fmt: skip
-        with sync_playwright() as pw:
-            browser, page = new_page(pw, chromium)
-            setup = SETUP.format(words=args.words * 3, rate=args.rate)
-            run_notebook(page, lab, "stop-bench.ipynb", [setup])
-            page.wait_for_selector(".nb-hitl-chat textarea", timeout=90_000)
-            page.wait_for_selector(".nb-hitl-chat .nb-hitl-keys", state="attached", timeout=60_000)
-            kernel = Kernel(lab)
-            for trial in range(args.trials):
-                path, front_end = combos[trial % len(combos)]
-                rows = ".nb-hitl-live" if path == "front" else ""
-                kernel.run(
-                    f"panel.chat.shortcuts.stopping_rows = {rows!r}\n"
-                    f"import nb_hitl.widgets._live_rows as _t; _t.LIVE_FRONT_END = {front_end!r}"
-                )
-                page.locator(".nb-hitl-chat textarea").fill(f"Tell me everything ({trial}).")
-                page.locator(".nb-hitl-chat button.nb-hitl-send").click()
-                page.wait_for_function(ENOUGH_WORDS, arg=args.words, timeout=300_000,
-                                       polling=100)  # fmt: skip
-                result: dict[str, Any] | None = page.evaluate(CLICK_STOP)
-                if result is None:
-                    print(f"trial {trial + 1:3}: the answer finished before Stop; skipped")
-                    page.wait_for_selector(".nb-hitl-status[data-state='idle']", timeout=60_000)
-                    continue
-                if result["by"] != path:
-                    raise RuntimeError(f"trial {trial + 1}: the {result['by']} path drew the "
-                                       f"style, not the {path} path")  # fmt: skip
-                results[f"{front_end} rows, {path}"].append(result)
-                print(
-                    f"trial {trial + 1:3} ({front_end:5}, {path:6}): {result['words']:5} words, "
-                    f"style after "
-                    f"{result['seen']:6.1f} ms, frame {result['frame']:6.1f} ms, painted after "
-                    f"{result['painted']:6.1f} ms   "
-                    f"{load_average()}",
-                    flush=True,
-                )
+    setup = SETUP.format(words=args.words * 3, rate=args.rate)
+    ready = (".nb-hitl-chat textarea", ".nb-hitl-chat .nb-hitl-keys")
+    with lab_page(args, "stop-bench.ipynb", [setup], ready) as (page, kernel):
+        for trial in range(args.trials):
+            path, front_end = combos[trial % len(combos)]
+            rows = ".nb-hitl-live" if path == "front" else ""
+            kernel.run(
+                f"panel.chat.shortcuts.stopping_rows = {rows!r}\n"
+                f"import nb_hitl.widgets._live_rows as _t; _t.LIVE_FRONT_END = {front_end!r}"
+            )
+            page.locator(".nb-hitl-chat textarea").fill(f"Tell me everything ({trial}).")
+            page.locator(".nb-hitl-chat button.nb-hitl-send").click()
+            page.wait_for_function(ENOUGH_WORDS, arg=args.words, timeout=300_000,
+                                   polling=100)  # fmt: skip
+            result: dict[str, Any] | None = page.evaluate(CLICK_STOP)
+            if result is None:
+                print(f"trial {trial + 1:3}: the answer finished before Stop; skipped")
                 page.wait_for_selector(".nb-hitl-status[data-state='idle']", timeout=60_000)
-                time.sleep(0.3)
-            browser.close()
-    finally:
-        if kernel is not None:
-            kernel.close()
-        lab.stop()
+                continue
+            if result["by"] != path:
+                raise RuntimeError(f"trial {trial + 1}: the {result['by']} path drew the "
+                                   f"style, not the {path} path")  # fmt: skip
+            results[f"{front_end} rows, {path}"].append(result)
+            print(
+                f"trial {trial + 1:3} ({front_end:5}, {path:6}): {result['words']:5} words, "
+                f"style after "
+                f"{result['seen']:6.1f} ms, frame {result['frame']:6.1f} ms, painted after "
+                f"{result['painted']:6.1f} ms   "
+                f"{load_average()}",
+                flush=True,
+            )
+            page.wait_for_selector(".nb-hitl-status[data-state='idle']", timeout=60_000)
+            time.sleep(0.3)
     return results
 
 
@@ -155,10 +133,7 @@ def main() -> None:
     parser.add_argument("--words", type=int, default=2000, help="words on screen at Stop")
     parser.add_argument("--rate", type=float, default=500.0, help="tokens per second")
     parser.add_argument("--trials", type=int, default=30)
-    parser.add_argument("--comms", default="disabled", help="commsOverSubshells setting")
-    parser.add_argument("--nagle", action="store_true", help="the Jupyter server without "
-                        "nb_hitl's server extension (Nagle's algorithm on its kernel "
-                        "websockets, as before it)")  # fmt: skip
+    lab_arguments(parser)
     parser.add_argument("--paths", choices=("both", "front", "kernel"), default="both",
                         help="front: style drawn by the front end at the click; kernel: "
                         "by the kernel's answer (the path before); both: alternate")  # fmt: skip
@@ -169,7 +144,7 @@ def main() -> None:
     results = run(args)
     print(
         f"\nStop -> interrupted style, {args.words:,}-word partial answer, {args.rate:g} tok/s, "
-        f"commsOverSubshells={args.comms}, server extension {'off' if args.nagle else 'on'}; "
+        f"{lab_settings(args)}; "
         f"end: {load_average()}"
     )
     for path, found in results.items():

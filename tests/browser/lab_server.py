@@ -81,10 +81,8 @@ class LabServer:
         if server_extension:  # the file the wheel installs into etc/jupyter
             paths = [str(REPO / "jupyter-config"), env.get("JUPYTER_CONFIG_PATH", "")]
             env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(p for p in paths if p)
-        else:  # the user's config dir comes first: off even where the wheel's file is installed
-            off = self.tmp / "config" / "jupyter_server_config.d"
-            off.mkdir(parents=True)
-            (off / "nb_hitl.json").write_text(
+        else:  # ServerApp.jpserver_extensions itself wins over every *.d file (the wheel's too)
+            (self.tmp / "config" / "jupyter_server_config.json").write_text(
                 json.dumps({"ServerApp": {"jpserver_extensions": {"nb_hitl": False}}})
             )
         for key in [k for k in env if k.startswith("PYTEST")]:
