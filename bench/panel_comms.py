@@ -18,14 +18,11 @@ import argparse
 import asyncio
 import collections
 import os
-import sys
-from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's nb_hitl
 
 os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
 
+import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
 import comm
 from comm.base_comm import BaseComm
 
