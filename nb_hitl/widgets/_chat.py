@@ -68,7 +68,8 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
     Args:
         agent: the agent to talk to (``ReActAgent``...).
         user_name: name on the messages the person sends.
-        max_rendered: how many recent rows are drawn; older ones behind "Show earlier".
+        max_rendered: how many recent rows are drawn (new rows add up to half as many again
+            before the oldest go, together); older ones behind "Show earlier".
         max_updates_per_second: redraw rate of the streaming message (deltas are coalesced).
         continue_text: what the Continue button sends.
         css: include the stylesheet (``AgentPanel`` includes it once for both halves).

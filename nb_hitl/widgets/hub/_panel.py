@@ -59,7 +59,8 @@ class HubPanel(DiscussionRun, w.VBox):
     Args:
         hub: the ``MsgHub`` (the panel enters it on the first run unless it is open already).
         user_name: name on the instructions the person types in the pause prompt.
-        max_rendered: how many recent rows are drawn; older ones behind "Show earlier".
+        max_rendered: how many recent rows are drawn (new rows add up to half as many again
+            before the oldest go, together); older ones behind "Show earlier".
         max_updates_per_second: redraw rate of a streaming message (deltas are coalesced).
         inspector: show the memory inspector (with a participant picker).
         remote_images: the chat's policy for images from URLs (see ``ChatWidget``).
