@@ -172,9 +172,13 @@ def test_look_in_light_and_dark_at_600_800_and_1400_icons_and_approval(
         if not icon_paints(icon):
             missing.append(f"{name}: its icon paints nothing ({selector})")
     assert not missing, "\n".join(missing)
-    card = page.locator(".nb-hitl-approval").first
-    card.scroll_into_view_if_needed()
-    card.screenshot(path=str(artifacts / "marimo-icons-approval.png"))
+    page.locator(".nb-hitl-approval").first.screenshot(
+        path=str(artifacts / "marimo-icons-approval.png")
+    )
+    # Back to the newest row (the icons above are in the oldest): the transcript's scroll is a
+    # column-reverse box, whose 0 is the bottom.
+    page.locator(f"{CHAT} .nb-hitl-transcript").first.evaluate("e => { e.scrollTop = 0; }")
+    page.mouse.move(0, 0)  # no hover (marimo's cell menu) in the pictures
     found: dict[str, list[str]] = {}
     for scheme in ("light", "dark"):
         page.emulate_media(color_scheme=scheme)
