@@ -10,7 +10,10 @@ comm messages a kernel would put on iopub. For each N it prints, for the shared 
 for the per-message behaviour before it (``redraw_budget().set_rate(None)``), measured in the
 same run: comm messages per second (peak over any 3 s window, which is how Jupyter server's
 ``iopub_msg_rate_limit`` of 1,000/s is measured, and mean), redraws per second of one live
-message, and whether every panel's final text equals the agent's memory. "while streaming"
+message, and whether every panel's final text equals the agent's memory once the panels have
+taken in the reply's last events (they arrive on the loop's next turns, after memory) and the
+comm pacer has sent what it holds; rows not drawn yet when memory was final are counted as
+"behind", with how long the panels took to catch up. "while streaming"
 is the peak between the moment every row streams and the first finish: the whole-run peak
 also holds the bursts of starting (and finishing) N replies in the same instant, which the
 panels' comm pacer (``nb_hitl.widgets._pacer``) spreads out. Modes: the former HTML rows
@@ -64,6 +67,7 @@ from nb_hitl.pipeline import FanoutPipeline, MsgHub  # noqa: E402
 from nb_hitl.widgets import ChatWidget, HubPanel  # noqa: E402
 from nb_hitl.widgets._live import LiveMessageView  # noqa: E402
 from nb_hitl.widgets._live_delta import LiveMessage  # noqa: E402
+from nb_hitl.widgets._pacer import comm_pacer  # noqa: E402
 from nb_hitl.widgets._redraw import REDRAWS_PER_SECOND, redraw_budget  # noqa: E402
 
 
@@ -100,6 +104,27 @@ def peak_3s(times: list[float]) -> float:
             j += 1
         best = max(best, i - j + 1)
     return best / 3.0
+
+
+FINAL_WAIT = 10.0
+"""How long the panels may take to draw (and send) the final text once memory has it."""
+
+
+def matching(agents: list[ReActAgent], panels: list[Any], hub: bool) -> int:
+    """How many agents' final message their panel's row draws in full."""
+    count = 0
+    for i, agent in enumerate(agents):
+        final = agent.memory.messages[-1]
+        if hub:
+            entry = panels[0].transcript.get(final.id)
+            view = entry.view if entry is not None else None
+        else:
+            live = (LiveMessageView, LiveMessage)
+            view = next((r for r in panels[i].rows if isinstance(r, live)), None)
+            if view is None:
+                view = panels[i].rows[-1] if panels[i].rows else None
+        count += row_matches(view, final.get_text_content() or "")
+    return count
 
 
 async def run(
@@ -144,19 +169,19 @@ async def run(
     if hub:
         await panels[0].wait()
     wall = time.monotonic() - start
+    # Memory is final now, but the panels take the last events in on the loop's next turns
+    # (the agent's event bus delivers with call_soon) and the comm pacer may still hold
+    # updates: the panels are read once they are drawn and sent, or after FINAL_WAIT.
+    behind = len(agents) - matching(agents, panels, hub)  # read at once (the former bench did)
+    pacer = comm_pacer(asyncio.get_running_loop())
+    caught_up = time.monotonic()
+    while time.monotonic() - caught_up < FINAL_WAIT:
+        if matching(agents, panels, hub) == len(agents) and not pacer.backlog:
+            break
+        await asyncio.sleep(0.005)
+    lag = time.monotonic() - caught_up
     times = [t for t, _ in SENT]
-    ok = True
-    for i, agent in enumerate(agents):
-        final = agent.memory.messages[-1]
-        if hub:
-            entry = panels[0].transcript.get(final.id)
-            view = entry.view if entry is not None else None
-        else:
-            live = (LiveMessageView, LiveMessage)
-            view = next((r for r in panels[i].rows if isinstance(r, live)), None)
-            if view is None:
-                view = panels[i].rows[-1] if panels[i].rows else None
-        ok = ok and row_matches(view, final.get_text_content() or "")
+    ok = matching(agents, panels, hub) == len(agents) and not pacer.backlog
     per_row = [(lv.flushes - f0) / wall for lv, f0 in zip(lives, flushes0, strict=True)]
     for p in panels:
         p.close()
@@ -169,6 +194,8 @@ async def run(
         "bytes": sum(b for _, b in SENT),
         "row_hz": statistics.median(per_row),
         "ok": ok,
+        "behind": behind,
+        "lag": lag,
         "wall": wall,
     }
 
@@ -187,9 +214,15 @@ async def main() -> None:
         ">= 15 redraws/s, final text == memory"
     )
     print(
+        "final == memory: every panel's row draws its agent's final message in full and the "
+        f"comm pacer has sent it all, read once drawn (at most {FINAL_WAIT:.0f} s after memory "
+        "is final); 'behind' rows were not drawn yet at that moment, 'drawn after' is how long "
+        "the panels took to catch up"
+    )
+    print(
         f"{'N':>4} | {'mode':<19} | {'peak msg/s (3 s)':>16} | {'while streaming':>15} | "
         f"{'mean msg/s':>10} | "
-        f"{'redraws/s per row':>17} | {'kB sent':>8} | final == memory"
+        f"{'redraws/s per row':>17} | {'kB sent':>8} | final == memory | behind | drawn after"
     )
     for n in [int(x) for x in args.agents.split(",")]:
         for front_end, shared in (("html", False), ("html", True), ("delta", True)):
@@ -198,7 +231,8 @@ async def main() -> None:
             print(
                 f"{n:>4} | {mode:<19} | {r['peak']:>16.0f} | {r['streaming']:>15.0f} | "
                 f"{r['mean']:>10.0f} | "
-                f"{r['row_hz']:>17.1f} | {r['bytes'] / 1000:>8.0f} | {r['ok']}"
+                f"{r['row_hz']:>17.1f} | {r['bytes'] / 1000:>8.0f} | {r['ok']!s:>15} | "
+                f"{r['behind']:>6} | {r['lag'] * 1000:>8.0f} ms"
                 + (f"  (took {r['wall']:.1f} s)" if r["wall"] > args.seconds * 1.5 else "")
             )
     redraw_budget().set_rate(REDRAWS_PER_SECOND)
