@@ -80,47 +80,60 @@ def run_notebook(page: Any, lab: LabServer, name: str, cells: list[str]) -> None
 
 
 def lab_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--comms`` (JupyterLab's commsOverSubshells) and ``--nagle`` (no server extension)."""
+    """``--comms`` (JupyterLab's commsOverSubshells), ``--nagle`` (no server extension) and
+    ``--compare-nagle`` (both, trial by trial)."""
     parser.add_argument("--comms", default="disabled", help="commsOverSubshells setting")
     parser.add_argument("--nagle", action="store_true", help="the Jupyter server without "
                         "nb_hitl's server extension (Nagle's algorithm on its kernel "
                         "websockets, as before it)")  # fmt: skip
+    parser.add_argument("--compare-nagle", action="store_true", help="two JupyterLabs, with "
+                        "and without the server extension, trials alternating between them: "
+                        "before and after it in one run, under the same load")  # fmt: skip
+
+
+def servers(args: argparse.Namespace) -> list[str]:
+    """The servers a run alternates between: ``on`` (nb_hitl's server extension), ``off``."""
+    if args.compare_nagle:
+        return ["on", "off"]
+    return ["off"] if args.nagle else ["on"]
 
 
 def lab_settings(args: argparse.Namespace) -> str:
     """The ``lab_arguments`` a run used, for its summary line."""
-    return f"commsOverSubshells={args.comms}, server extension {'off' if args.nagle else 'on'}"
+    ext = "on and off, alternating" if args.compare_nagle else servers(args)[0]
+    return f"commsOverSubshells={args.comms}, server extension {ext}"
 
 
 @contextlib.contextmanager
-def lab_page(
+def lab_pages(
     args: argparse.Namespace, name: str, cells: list[str], ready: tuple[str, ...]
-) -> Iterator[tuple[Any, Kernel]]:
-    """A JupyterLab (``lab_arguments``) and a Chromium page that ran the notebook ``cells``;
-    yields the page once every selector in ``ready`` is in it, and a second kernel client.
+) -> Iterator[dict[str, tuple[Any, Kernel]]]:
+    """For each of ``servers(args)``: a JupyterLab and a Chromium (a browser each: nothing is
+    a background tab) whose page ran the notebook ``cells``. Yields ``{server: (page, kernel)}``
+    once every selector in ``ready`` is in each page (``kernel``: a second kernel client).
     Everything is closed and stopped (by PID) on the way out."""
     from playwright.sync_api import sync_playwright
 
     chromium = chromium_or_exit()
-    lab = LabServer(server_extension=not args.nagle)
-    kernel: Kernel | None = None
-    try:
-        lab.set_setting("@jupyterlab/apputils-extension", "kernels-settings",
-                        {"commsOverSubshells": args.comms})  # fmt: skip
-        with sync_playwright() as pw:
+    with contextlib.ExitStack() as stack:
+        labs: dict[str, LabServer] = {}
+        for server in servers(args):
+            lab = labs[server] = LabServer(server_extension=server == "on")
+            stack.callback(lab.stop)
+            lab.set_setting("@jupyterlab/apputils-extension", "kernels-settings",
+                            {"commsOverSubshells": args.comms})  # fmt: skip
+        pw = stack.enter_context(sync_playwright())
+        out: dict[str, tuple[Any, Kernel]] = {}
+        for server, lab in labs.items():
             browser, page = new_page(pw, chromium)
+            stack.callback(browser.close)
             run_notebook(page, lab, name, cells)
             for selector in ready:
                 page.wait_for_selector(selector, state="attached", timeout=90_000)
             kernel = Kernel(lab)
-            try:
-                yield page, kernel
-            finally:
-                browser.close()
-    finally:
-        if kernel is not None:
-            kernel.close()
-        lab.stop()
+            stack.callback(kernel.close)
+            out[server] = (page, kernel)
+        yield out
 
 
 class Kernel:

@@ -1,6 +1,7 @@
 """Hub Stop as a person sees it: real JupyterLab, real Chromium, a speaker mid-stream.
 
-    python bench/hub_stop_in_browser.py [--trials 20] [--rate 40] [--words 60] [--nagle]
+    python bench/hub_stop_in_browser.py [--trials 20] [--rate 40] [--words 60]
+                                         [--nagle | --compare-nagle]
 
 A ``HubPanel`` runs Alice, Bob and Carol in turn; while Bob streams (``--words`` words on
 screen) the bench clicks the hub's Stop (a DOM click on the button) and measures, in the page,
@@ -15,7 +16,8 @@ from the click:
 Then it answers the prompt with Stop and starts the next trial from a second kernel client.
 Goal: hub Stop -> "Paused" painted <= 100 ms (p99). The load average is printed too.
 
-``--nagle``: the Jupyter server without nb_hitl's server extension (see stop_in_browser.py).
+``--nagle``: the Jupyter server without nb_hitl's server extension (see stop_in_browser.py);
+``--compare-nagle``: both, trials alternating (each server gets every other trial).
 Run 40 trials or more to see that late trials are like early ones: the transcript passes its
 80-row window after ~16 trials (before the window slid in steps each new row redrew every row).
 
@@ -29,7 +31,15 @@ import time
 from typing import Any
 
 import _bootstrap  # noqa: F401  (this checkout's nb_hitl and test servers)
-from _page_timing import figures, lab_arguments, lab_page, lab_settings, load_average, page_function
+from _page_timing import (
+    figures,
+    lab_arguments,
+    lab_pages,
+    lab_settings,
+    load_average,
+    page_function,
+    servers,
+)
 
 SETUP = """\
 import nb_hitl
@@ -80,23 +90,27 @@ ENOUGH_WORDS = """(n) => {
 }"""
 
 
-def run(args: argparse.Namespace) -> list[dict[str, Any]]:
-    results: list[dict[str, Any]] = []
+def run(args: argparse.Namespace) -> dict[str, list[dict[str, Any]]]:
+    exts = servers(args)
+    results: dict[str, list[dict[str, Any]]] = {ext: [] for ext in exts}
     setup = SETUP.format(rate=args.rate, inspector=not args.no_inspector)
     ready = (f"{HUB} .nb-hitl-hub-stop", f"{HUB} .nb-hitl-keys")
-    with lab_page(args, "hub-bench.ipynb", [setup], ready) as (page, kernel):
+    with lab_pages(args, "hub-bench.ipynb", [setup], ready) as pages:
         for trial in range(args.trials):
-            kernel.run(f"_ = panel.start(msg=Msg('User', 'Round {trial}.', 'user'))")
+            ext = exts[trial % len(exts)]
+            page, kernel = pages[ext]
+            kernel.run(f"_ = panel.start(msg=Msg('User', 'Round {trial // len(exts)}.', 'user'))")
             page.wait_for_function(ENOUGH_WORDS, arg=args.words, timeout=120_000,
                                    polling=50)  # fmt: skip
             result: dict[str, Any] | None = page.evaluate(CLICK_STOP)
             if result is None:
                 print(f"trial {trial + 1:3}: Bob finished before Stop; skipped")
             else:
-                results.append(result)
+                results[ext].append(result)
                 style = result["style"]
                 print(
-                    f"trial {trial + 1:3}: {result['words']:5} words, style after "
+                    f"trial {trial + 1:3} (extension {ext:3}): {result['words']:5} words, style "
+                    f"after "
                     f"{style if style is not None else float('nan'):6.1f} ms, 'Paused' after "
                     f"{result['paused']:6.1f} ms, painted {result['painted']:6.1f} ms   "
                     f"{load_average()}",
@@ -127,13 +141,16 @@ def main() -> None:
         f"\nhub Stop, {lab_settings(args)}, inspector {not args.no_inspector}; "
         f"end: {load_average()}"
     )
-    if not found:
-        print("  no trial")
-        return
-    for key, goal in (("style", 50), ("paused", 100), ("painted", 100)):
-        vals = [r[key] for r in found if r[key] is not None]
-        if vals:
-            print(f"  {key:8} {len(vals)} trials: {figures(vals, goal)}")
+    for ext, trials in found.items():
+        if len(found) > 1:
+            print(f" extension {ext}:")
+        if not trials:
+            print("  no trial")
+            continue
+        for key, goal in (("style", 50), ("paused", 100), ("painted", 100)):
+            vals = [r[key] for r in trials if r[key] is not None]
+            if vals:
+                print(f"  {key:8} {len(vals)} trials: {figures(vals, goal)}")
 
 
 if __name__ == "__main__":

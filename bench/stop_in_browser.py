@@ -1,7 +1,8 @@
 """Stop latency as a person sees it: real JupyterLab, real Chromium, a long partial answer.
 
     python bench/stop_in_browser.py [--words 2000] [--rate 500] [--trials 30] [--comms disabled]
-                                    [--paths both|front|kernel] [--front-ends html,delta] [--nagle]
+                                    [--paths both|front|kernel] [--front-ends html,delta]
+                                    [--nagle | --compare-nagle]
 
 A panel streams a long answer; once ``--words`` words are on screen the bench clicks Stop (a
 DOM click on the button) and measures, in the page, two times from the click:
@@ -23,7 +24,9 @@ shared.
 
 The server runs nb_hitl's Jupyter server extension (kernel websockets with ``TCP_NODELAY``), as
 a user's does; ``--nagle`` runs it without (Nagle's algorithm on: before it, the kernel path's
-style waited for the browser's delayed ACK, ~40-50 ms in every trial on a quiet machine).
+style waited for the browser's delayed ACK, ~40-50 ms in every trial on a quiet machine);
+``--compare-nagle`` runs both servers, trials alternating between them (before and after it in
+one run, under the same load).
 
 Needs Debian's chromium and playwright (the test extra); never `playwright install`.
 """
@@ -35,7 +38,15 @@ import time
 from typing import Any
 
 import _bootstrap  # noqa: F401  (this checkout's nb_hitl and test servers)
-from _page_timing import figures, lab_arguments, lab_page, lab_settings, load_average, page_function
+from _page_timing import (
+    figures,
+    lab_arguments,
+    lab_pages,
+    lab_settings,
+    load_average,
+    page_function,
+    servers,
+)
 
 SETUP = """\
 import random
@@ -90,13 +101,19 @@ ENOUGH_WORDS = """(n) => {
 def run(args: argparse.Namespace) -> dict[str, list[dict[str, float]]]:
     paths = ["front", "kernel"] if args.paths == "both" else [args.paths]
     fronts = args.front_ends.split(",")
-    combos = [(p, f) for p in paths for f in fronts]
-    results: dict[str, list[dict[str, float]]] = {f"{f} rows, {p}": [] for p, f in combos}
+    exts = servers(args)
+    combos = [(p, f, x) for p in paths for f in fronts for x in exts]
+
+    def key(path: str, front_end: str, ext: str) -> str:
+        return f"{front_end} rows, {path}" + (f", extension {ext}" if len(exts) > 1 else "")
+
+    results: dict[str, list[dict[str, float]]] = {key(*c): [] for c in combos}
     setup = SETUP.format(words=args.words * 3, rate=args.rate)
     ready = (".nb-hitl-chat textarea", ".nb-hitl-chat .nb-hitl-keys")
-    with lab_page(args, "stop-bench.ipynb", [setup], ready) as (page, kernel):
+    with lab_pages(args, "stop-bench.ipynb", [setup], ready) as pages:
         for trial in range(args.trials):
-            path, front_end = combos[trial % len(combos)]
+            path, front_end, ext = combos[trial % len(combos)]
+            page, kernel = pages[ext]
             rows = ".nb-hitl-live" if path == "front" else ""
             kernel.run(
                 f"panel.chat.shortcuts.stopping_rows = {rows!r}\n"
@@ -114,9 +131,10 @@ def run(args: argparse.Namespace) -> dict[str, list[dict[str, float]]]:
             if result["by"] != path:
                 raise RuntimeError(f"trial {trial + 1}: the {result['by']} path drew the "
                                    f"style, not the {path} path")  # fmt: skip
-            results[f"{front_end} rows, {path}"].append(result)
+            results[key(path, front_end, ext)].append(result)
             print(
-                f"trial {trial + 1:3} ({front_end:5}, {path:6}): {result['words']:5} words, "
+                f"trial {trial + 1:3} ({front_end:5}, {path:6}, extension {ext:3}): "
+                f"{result['words']:5} words, "
                 f"style after "
                 f"{result['seen']:6.1f} ms, frame {result['frame']:6.1f} ms, painted after "
                 f"{result['painted']:6.1f} ms   "
