@@ -1,4 +1,4 @@
-"""Count the comms a panel opens: ``show(agent)`` and a hub panel, shared looks on and off.
+"""Count the comms a panel opens: ``show(agent)``, a hub panel, the explorer; shared looks on/off.
 
     python bench/panel_comms.py [--participants 3]
 
@@ -49,6 +49,7 @@ comm.create_comm = CountingComm  # what ipywidgets calls to open each widget's c
 
 import nb_hitl  # noqa: E402
 from nb_hitl import ReActAgent, ScriptedModel  # noqa: E402
+from nb_hitl.demo import long_task_transcript  # noqa: E402
 from nb_hitl.pipeline import MsgHub  # noqa: E402
 from nb_hitl.widgets import _look  # noqa: E402
 
@@ -57,16 +58,24 @@ def agent(name: str = "Friday") -> ReActAgent:
     return ReActAgent(name, "You are a test agent.", ScriptedModel(["Hello there."]))
 
 
+def explorer() -> Any:
+    """The inspector's *Explore settings* on a 30-message history (only the explorer counted)."""
+    friday = agent()
+    friday.memory.add_sync(long_task_transcript()[:30])
+    panel = nb_hitl.show(friday)
+    OPENED.clear()
+    panel.inspector.open_explorer()
+    return panel
+
+
 async def count(make: Any, shared: bool) -> collections.Counter[str]:
     """Comms opened by ``make()`` (the panel and everything it builds at once)."""
     _look.SHARED = shared
     _look.forget()  # no instance left over from the other mode
     OPENED.clear()
-    panel = make()
+    make()
     await asyncio.sleep(0)
-    got = collections.Counter(OPENED)
-    panel.close_all() if hasattr(panel, "close_all") else None
-    return got
+    return collections.Counter(OPENED)
 
 
 def kinds(opened: collections.Counter[str]) -> str:
@@ -84,13 +93,14 @@ async def main() -> None:
         f"show(MsgHub of {args.participants})": lambda: nb_hitl.show(
             MsgHub([agent(f"A{i}") for i in range(args.participants)])
         ),
+        "Explore settings (explorer)": explorer,
     }
     print("comms opened when the panel is built (comm_open messages)")
-    print(f"{'panel':26s} {'own looks (before)':34s} shared looks (after)")
+    print(f"{'panel':28s} {'own looks (before)':34s} shared looks (after)")
     for name, make in cases.items():
         before = await count(make, shared=False)
         after = await count(make, shared=True)
-        print(f"{name:26s} {kinds(before):34s} {kinds(after)}")
+        print(f"{name:28s} {kinds(before):34s} {kinds(after)}")
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ from nb_hitl.events import CompressionConfigChanged, Event
 
 from ._explorer_svg import prompt_curve, sweep_heatmap
 from ._live import html
+from ._look import look
 from ._loop import LoopBridge
 from ._what_if import WhatIfSliders, note_html, set_slider, slider_pair
 
@@ -144,21 +145,27 @@ class CompressionExplorer(WhatIfSliders, w.VBox):
             min=1,
             max=10**9,
             description="budget",
-            layout={"width": "220px"},
+            **look(w.BoundedIntText, layout={"width": "220px"}),
         )
-        self.policy_dropdown = w.Dropdown(options=labels, value=label, description="summary")
+        self.policy_dropdown = w.Dropdown(
+            options=labels, value=label, description="summary", **look(w.Dropdown)
+        )
         self.metric_dropdown = w.Dropdown(
             options=[(text, key) for key, text in METRICS.items()],
             value="total_tokens",
             description="colour by",
+            **look(w.Dropdown),
         )
-        self.sweep_button = w.Button(description="Run sweep", icon="th")
-        self.cheapest_button = w.Button(description="Use cheapest", icon="star", disabled=True)
+        self.sweep_button = w.Button(description="Run sweep", icon="th", **look(w.Button))
+        self.cheapest_button = w.Button(
+            description="Use cheapest", icon="star", disabled=True, **look(w.Button)
+        )
         self.apply_button = w.Button(
             description="Apply to agent",
             icon="check",
             disabled=self.agent is None,
             tooltip="Set the agent's compression_config to these settings",
+            **look(w.Button),
         )
         for ctl in (self.threshold_slider, self.keep_slider):
             ctl.observe(self._bridge.callback(lambda _ch: self.update()), "value")
@@ -181,9 +188,9 @@ class CompressionExplorer(WhatIfSliders, w.VBox):
                     f"{len(self._prep.calls)} model calls · counts "
                     f"{'exact' if counter.exact else 'APPROXIMATE'} ({esc(counter.encoding_name)})"
                 ),
-                w.HBox([self.threshold_slider, self.threshold_box]),
-                w.HBox([self.keep_slider, self.keep_box]),
-                w.HBox([self.budget_box, self.policy_dropdown]),
+                w.HBox([self.threshold_slider, self.threshold_box], **look(w.HBox)),
+                w.HBox([self.keep_slider, self.keep_box], **look(w.HBox)),
+                w.HBox([self.budget_box, self.policy_dropdown], **look(w.HBox)),
                 self._curve,
                 self._totals,
                 w.HBox(
@@ -192,7 +199,8 @@ class CompressionExplorer(WhatIfSliders, w.VBox):
                         self.metric_dropdown,
                         self.cheapest_button,
                         self.apply_button,
-                    ]
+                    ],
+                    **look(w.HBox),
                 ),
                 self._sweep_html,
                 self._note,

@@ -46,7 +46,11 @@ def slider_pair(
     **slider_options: Any,
 ) -> tuple[w.IntSlider, w.BoundedIntText]:
     """A slider from ``low`` to ``high`` and a number box up to ``box_max``, mirrored (``pair``)."""
-    options = {**look(w.IntSlider), **slider_options}
+    given = slider_options.pop("layout", True)  # a dict: the shared layout with those values
+    options = {**look(w.IntSlider, layout=given if isinstance(given, dict) else True)}
+    if isinstance(given, w.Layout):
+        options["layout"] = given
+    options.update(slider_options)
     slider = w.IntSlider(value=value, min=low, max=high, description=description, **options)
     box = w.BoundedIntText(
         value=value, min=low, max=box_max, **look(w.BoundedIntText, layout={"width": "110px"})

@@ -13,6 +13,7 @@ from widget_helpers import RecordingComm
 
 import nb_hitl
 from nb_hitl import ReActAgent, ScriptedModel
+from nb_hitl.demo import long_task_transcript
 from nb_hitl.exceptions import NbHitlError, SharedLookError
 from nb_hitl.pipeline import MsgHub
 from nb_hitl.widgets._look import is_shared, look, set_display
@@ -44,6 +45,10 @@ async def test_a_panel_opens_about_half_the_comms_it_did(opened: list[Any]) -> N
     opened.clear()
     nb_hitl.show(MsgHub([friday(f"A{i}") for i in range(3)]))
     assert comm_opens(opened) <= 80  # 125 before
+    opened.clear()
+    first.chat.agent.memory.add_sync(long_task_transcript()[:30])
+    first.inspector.open_explorer()
+    assert comm_opens(opened) <= 25  # 45 before
     # What users restyle keeps a layout of its own: the panel and its columns.
     first.layout.width = "900px"
     assert not is_shared(first.chat.layout) and not is_shared(first.inspector.layout)
