@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
 from typing import Any
@@ -29,7 +28,6 @@ from typing import Any
 os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
 
 import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
-from _stats import pct
 from kernel_harness import KernelHarness
 from widget_streaming import COMM_TYPES, wire_size
 
@@ -139,6 +137,7 @@ def print_load(out: dict[str, dict[str, Any]], messages: int, turns: int) -> Non
 
 
 def bench_browser(messages: int, trials: int) -> None:
+    from _page_timing import figures, load_average
     from lab_page import run_all
     from lab_server import CHROMIUM_ARGS, LabServer, find_chromium
     from playwright.sync_api import sync_playwright
@@ -160,7 +159,7 @@ def bench_browser(messages: int, trials: int) -> None:
                         + "panel = nb_hitl.show(agent, session=None, "
                         f"chat={{'max_rendered': {messages}}})\npanel",
                     ]
-                    url = lab.write_notebook(f"load-{mode}-{trial}", cells)
+                    url = lab.write_notebook(f"load-{mode}-{trial}.ipynb", cells)
                     page = browser.new_page(viewport={"width": 1400, "height": 900})
                     last = f"Message {messages - 1}:"
                     page.goto(url)
@@ -181,10 +180,9 @@ def bench_browser(messages: int, trials: int) -> None:
     finally:
         lab.stop()
     print(f"page time, Run All -> all {messages} rows drawn (JupyterLab + Chromium, "
-          f"{trials} trials, window=200):")  # fmt: skip
+          f"{trials} trials, max_rendered={messages}; {load_average()}):")  # fmt: skip
     for mode in MODES:
-        v = times[mode]
-        print(f"  {mode:>7} rows: median {statistics.median(v):.0f} ms, p99 {pct(v, 0.99):.0f} ms")
+        print(f"  {mode:>7} rows: {figures(times[mode])}")
 
 
 def main() -> None:
