@@ -1,4 +1,4 @@
-"""Count the comms a panel opens: ``show(agent)``, a hub panel, the explorer; shared looks on/off.
+"""Count the comms panels open: ``show(agent)``, a hub, the explorer, a card; shared looks on/off.
 
     python bench/panel_comms.py [--participants 3]
 
@@ -50,12 +50,22 @@ comm.create_comm = CountingComm  # what ipywidgets calls to open each widget's c
 import nb_hitl  # noqa: E402
 from nb_hitl import ReActAgent, ScriptedModel  # noqa: E402
 from nb_hitl.demo import long_task_transcript  # noqa: E402
+from nb_hitl.message import ToolUseBlock  # noqa: E402
 from nb_hitl.pipeline import MsgHub  # noqa: E402
 from nb_hitl.widgets import _look  # noqa: E402
+from nb_hitl.widgets._approval import ApprovalCard  # noqa: E402
 
 
 def agent(name: str = "Friday") -> ReActAgent:
     return ReActAgent(name, "You are a test agent.", ScriptedModel(["Hello there."]))
+
+
+def approval_card() -> Any:
+    """One more approval card (the cards' stylesheet and shared looks made by a first one)."""
+    friday = agent()
+    ApprovalCard(friday, ToolUseBlock(id="first", name="deploy", input={"env": "prod"}))
+    OPENED.clear()
+    return ApprovalCard(friday, ToolUseBlock(id="next", name="deploy", input={"env": "prod"}))
 
 
 def explorer() -> Any:
@@ -94,6 +104,7 @@ async def main() -> None:
             MsgHub([agent(f"A{i}") for i in range(args.participants)])
         ),
         "Explore settings (explorer)": explorer,
+        "an approval card": approval_card,
     }
     print("comms opened when the panel is built (comm_open messages)")
     print(f"{'panel':28s} {'own looks (before)':34s} shared looks (after)")

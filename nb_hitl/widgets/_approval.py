@@ -34,6 +34,7 @@ from nb_hitl.exceptions import ApprovalError, ConfigError
 from nb_hitl.message import ToolUseBlock
 
 from ._invisible import show_invisible
+from ._look import look, set_display
 from ._loop import LoopBridge
 
 if TYPE_CHECKING:
@@ -93,23 +94,31 @@ class ApprovalCard(w.VBox):
         self._bridge = bridge or LoopBridge()
         self.header = w.HTML(
             f"<b>{TOOL_GLYPH} Approval needed:</b> <code>{esc(show_invisible(call.name))}</code> "
-            '<span class="nb-hitl-status nb-hitl-status-waiting">waiting for you</span>'
+            '<span class="nb-hitl-status nb-hitl-status-waiting">waiting for you</span>',
+            **look(w.HTML),
         )
-        self.arguments_view = w.HTML(f"<pre>{esc(pretty_arguments(call.input))}</pre>")
-        self.approve_button = w.Button(description="Approve", button_style="success", icon="check")
-        self.edit_button = w.Button(description="Edit", icon="pencil")
-        self.deny_button = w.Button(description="Deny", button_style="danger", icon="times")
+        self.arguments_view = w.HTML(
+            f"<pre>{esc(pretty_arguments(call.input))}</pre>", **look(w.HTML)
+        )
+        self.approve_button = w.Button(
+            description="Approve", button_style="success", icon="check", **look(w.Button)
+        )
+        self.edit_button = w.Button(description="Edit", icon="pencil", **look(w.Button))
+        self.deny_button = w.Button(
+            description="Deny", button_style="danger", icon="times", **look(w.Button)
+        )
         self.always_button = w.Button(
             description="Always allow",
             icon="unlock",
             tooltip=f"Never ask again for {show_invisible(call.name)}",
+            **look(w.Button),
         )
         try:
             suggestion = agent.permissions.suggest(call.name, call.input)
             rule = f"Or {suggestion.describe(agent.toolkit).rsplit(' for ', 1)[0]}"
         except ConfigError:  # a name no rule can hold (a remote server's tool name)
             rule = "No rule can name this tool"
-        self.rule_text = w.HTML(esc(show_invisible(rule)))
+        self.rule_text = w.HTML(esc(show_invisible(rule)), **look(w.HTML))
         self.rule_text.add_class("nb-hitl-approval-rule")
         self.rule_scope = w.Dropdown(
             options=[
@@ -118,46 +127,57 @@ class ApprovalCard(w.VBox):
                 ("always", "always"),
             ],
             value="session",
-            layout={"width": "150px"},
+            **look(w.Dropdown, layout={"width": "150px"}),
         )
         self.rule_scope.add_class("nb-hitl-rule-scope")
         self.rule_button = w.Button(
             description="Allow similar",
             icon="check-double",
             tooltip="Approve and add this rule (the panel's rule list can revoke it)",
+            **look(w.Button),
         )
         self.rule_button.add_class("nb-hitl-allow-similar")
-        self.rule_row = w.HBox([self.rule_text, self.rule_scope, self.rule_button])
+        self.rule_row = w.HBox([self.rule_text, self.rule_scope, self.rule_button], **look(w.HBox))
         no_rules = (getattr(agent, "unsupported", None) or {}).get("rules")
         if no_rules:  # a remote agent: the server keeps its rules; said, not hidden
             for control in (self.always_button, self.rule_scope, self.rule_button):
                 control.disabled = True
                 control.tooltip = no_rules
         self.edit_area = w.Textarea(
-            value=pretty_arguments(call.input), rows=6, layout={"width": "100%"}
+            value=pretty_arguments(call.input),
+            rows=6,
+            **look(w.Textarea, layout={"width": "100%"}),
         )
-        self.edit_ok = w.Button(description="Approve edited", button_style="success")
-        self.edit_cancel = w.Button(description="Cancel")
-        self.reason = w.Text(placeholder="Why not? (the model sees this)", layout={"flex": "1"})
+        self.edit_ok = w.Button(
+            description="Approve edited", button_style="success", **look(w.Button)
+        )
+        self.edit_cancel = w.Button(description="Cancel", **look(w.Button))
+        self.reason = w.Text(
+            placeholder="Why not? (the model sees this)", **look(w.Text, layout={"flex": "1"})
+        )
         self.deny_ok = w.Button(
-            description="Deny with reason", button_style="danger", tooltip="Deny (Enter)"
+            description="Deny with reason",
+            button_style="danger",
+            tooltip="Deny (Enter)",
+            **look(w.Button),
         )
         self.reason.add_class("nb-hitl-deny-reason")  # Enter in it presses deny_ok (_keys.py)
         self.deny_ok.add_class("nb-hitl-deny-ok")
-        self.deny_cancel = w.Button(description="Cancel")
-        self.error = w.HTML()
+        self.deny_cancel = w.Button(description="Cancel", **look(w.Button))
+        self.error = w.HTML(**look(w.HTML))
         self.error.add_class("nb-hitl-approval-error")
-        self.result = w.HTML()
+        self.result = w.HTML(**look(w.HTML))
         self.actions = w.HBox(
-            [self.approve_button, self.edit_button, self.deny_button, self.always_button]
+            [self.approve_button, self.edit_button, self.deny_button, self.always_button],
+            **look(w.HBox),
         )
+        hidden = {"display": "none", "flex": "0 0 auto"}  # shown by ``_open`` (``set_display``)
         self.edit_box = w.VBox(
-            [self.edit_area, w.HBox([self.edit_ok, self.edit_cancel])],
-            layout={"display": "none", "flex": "0 0 auto"},
+            [self.edit_area, w.HBox([self.edit_ok, self.edit_cancel], **look(w.HBox))],
+            **look(w.VBox, layout=hidden),
         )
         self.deny_box = w.HBox(
-            [self.reason, self.deny_ok, self.deny_cancel],
-            layout={"display": "none", "flex": "0 0 auto"},
+            [self.reason, self.deny_ok, self.deny_cancel], **look(w.HBox, layout=hidden)
         )
         super().__init__(
             children=[
@@ -169,10 +189,10 @@ class ApprovalCard(w.VBox):
                 self.deny_box,
                 self.error,
                 self.result,
-            ]
+            ],
+            # A row of a scrolling transcript: its natural height, never squeezed.
+            **look(w.VBox, layout={"flex": "0 0 auto"}),
         )
-        # A row of a scrolling transcript: keep its natural height instead of being squeezed.
-        self.layout.flex = "0 0 auto"
         self.add_class("nb-hitl-approval")
         on = self._bridge.callback
         self.approve_button.on_click(on(lambda _b: self._decide(lambda: agent.approve(call.id))))
@@ -200,8 +220,8 @@ class ApprovalCard(w.VBox):
     # -- actions (run on the agent's loop) -----------------------------------------------------
     def _open(self, box: w.Box | None) -> None:
         self.error.value = ""
-        self.edit_box.layout.display = "" if box is self.edit_box else "none"
-        self.deny_box.layout.display = "" if box is self.deny_box else "none"
+        set_display(self.edit_box, "" if box is self.edit_box else "none")
+        set_display(self.deny_box, "" if box is self.deny_box else "none")
 
     def _decide(self, action: Callable[[], object]) -> None:
         try:
@@ -236,7 +256,7 @@ class ApprovalCard(w.VBox):
         name = esc(show_invisible(self.tool_name))
         self.header.value = f"<b>{TOOL_GLYPH} Tool call:</b> <code>{name}</code>"
         for box in (self.actions, self.rule_row, self.edit_box, self.deny_box):
-            box.layout.display = "none"
+            set_display(box, "none")
         self.error.value = ""
         self.remove_class("nb-hitl-approval")
         self.add_class("nb-hitl-approval")

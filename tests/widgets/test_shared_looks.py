@@ -15,7 +15,9 @@ import nb_hitl
 from nb_hitl import ReActAgent, ScriptedModel
 from nb_hitl.demo import long_task_transcript
 from nb_hitl.exceptions import NbHitlError, SharedLookError
+from nb_hitl.message import ToolUseBlock
 from nb_hitl.pipeline import MsgHub
+from nb_hitl.widgets._approval import ApprovalCard
 from nb_hitl.widgets._look import is_shared, look, set_display
 
 
@@ -49,6 +51,11 @@ async def test_a_panel_opens_about_half_the_comms_it_did(opened: list[Any]) -> N
     first.chat.agent.memory.add_sync(long_task_transcript()[:30])
     first.inspector.open_explorer()
     assert comm_opens(opened) <= 25  # 45 before
+    opened.clear()
+    card = ApprovalCard(first.chat.agent, ToolUseBlock(id="c", name="echo", input={"q": "hi"}))
+    assert comm_opens(opened) <= 30  # 63 before (the first card also makes its shared looks)
+    card._open(card.deny_box)  # shown: a layout of its own, the edit box's stays shared
+    assert not is_shared(card.deny_box.layout) and is_shared(card.edit_box.layout)
     # What users restyle keeps a layout of its own: the panel and its columns.
     first.layout.width = "900px"
     assert not is_shared(first.chat.layout) and not is_shared(first.inspector.layout)
@@ -78,3 +85,19 @@ async def test_showing_a_widget_gives_it_its_own_layout_only_when_needed() -> No
     assert hidden.layout is not shared_layout and not is_shared(hidden.layout)
     assert hidden.layout.display == "" and hidden.layout.width == "auto"  # its values kept
     assert other.layout is shared_layout and other.layout.display == "none"
+
+
+async def test_marimo_draws_a_widget_shown_out_of_a_shared_hidden_layout() -> None:
+    from nb_hitl.widgets import MarimoHost
+
+    shown = w.Button(description="more", **look(w.Button, layout={"display": "none"}))
+    peer = w.Button(description="peer", **look(w.Button, layout={"display": "none"}))
+    host = MarimoHost(w.VBox([shown, peer]))
+    pages: list[dict[str, Any]] = []
+    host.send = lambda content, buffers=None: pages.append(content)  # type: ignore[method-assign]
+    assert "display: none" in host.full()["full"].split("more")[0].rsplit("<button", 1)[1]
+    set_display(shown, "")
+    host.flush()
+    drawn = dict(pages[-1]["replace"])
+    assert shown.model_id in drawn and "display: none" not in drawn[shown.model_id]
+    assert peer.model_id not in drawn and peer.layout.display == "none"  # its look unchanged
