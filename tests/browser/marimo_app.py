@@ -46,7 +46,14 @@ def _():
 
         agent = MsgHub(
             [
-                speaker("Alice", ["Tabs: one keystroke, one level, and everyone picks a width."]),
+                # Long enough (~10 s) that the test's Stop lands mid-stream on a loaded machine.
+                speaker(
+                    "Alice",
+                    [
+                        "Tabs: one keystroke, one level, and everyone picks a width. "
+                        + " ".join(f"reason{i}" for i in range(600))
+                    ],
+                ),
                 speaker("Bob", ["Spaces: the same everywhere, in every editor and every diff."]),
             ],
             announcement=Msg("Host", "Tabs or spaces?", "user"),
