@@ -49,11 +49,13 @@ comm.create_comm = CountingComm  # what ipywidgets calls to open each widget's c
 
 import nb_hitl  # noqa: E402
 from nb_hitl import ReActAgent, ScriptedModel  # noqa: E402
+from nb_hitl.agent import Question  # noqa: E402
 from nb_hitl.demo import long_task_transcript  # noqa: E402
 from nb_hitl.message import ToolUseBlock  # noqa: E402
 from nb_hitl.pipeline import MsgHub  # noqa: E402
 from nb_hitl.widgets import _look  # noqa: E402
 from nb_hitl.widgets._approval import ApprovalCard  # noqa: E402
+from nb_hitl.widgets._question import QuestionCard  # noqa: E402
 
 
 def agent(name: str = "Friday") -> ReActAgent:
@@ -66,6 +68,18 @@ def approval_card() -> Any:
     ApprovalCard(friday, ToolUseBlock(id="first", name="deploy", input={"env": "prod"}))
     OPENED.clear()
     return ApprovalCard(friday, ToolUseBlock(id="next", name="deploy", input={"env": "prod"}))
+
+
+def question_card() -> Any:
+    """One more ``ask_user`` form: a choice question and a multi-select one."""
+    friday = agent()
+    questions = [
+        Question(question="Which database?", options=["PostgreSQL", "SQLite"]),
+        Question(question="Which features?", options=["auth", "search"], multi_select=True),
+    ]
+    QuestionCard(friday, "first", questions)
+    OPENED.clear()
+    return QuestionCard(friday, "next", questions)
 
 
 def explorer() -> Any:
@@ -105,6 +119,7 @@ async def main() -> None:
         ),
         "Explore settings (explorer)": explorer,
         "an approval card": approval_card,
+        "a question card (ask_user)": question_card,
     }
     print("comms opened when the panel is built (comm_open messages)")
     print(f"{'panel':28s} {'own looks (before)':34s} shared looks (after)")

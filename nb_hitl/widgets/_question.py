@@ -23,6 +23,7 @@ from nb_hitl.events import Event, QuestionAnswered, QuestionAsked
 from nb_hitl.exceptions import ApprovalError
 
 from ._invisible import show_invisible
+from ._look import look, set_display
 from ._loop import LoopBridge
 
 if TYPE_CHECKING:
@@ -58,12 +59,13 @@ class _QuestionField:
         self.question = question
         head = f'<div class="nb-hitl-question-header">{_text(question.header)}</div>'
         self.title = w.HTML(
-            (head if question.header else "") + f"<b>{_text(question.question)}</b>"
+            (head if question.header else "") + f"<b>{_text(question.question)}</b>",
+            **look(w.HTML),
         )
         hints = [
             f"{_text(o.label)}: {_text(o.description)}" for o in question.options if o.description
         ]
-        self.hint = w.HTML("<br>".join(hints))
+        self.hint = w.HTML("<br>".join(hints), **look(w.HTML))
         self.hint.add_class("nb-hitl-question-hint")
         self.choices: list[w.ToggleButton] = []
         """One toggle button per choice (one-answer questions with choices)."""
@@ -71,12 +73,16 @@ class _QuestionField:
         """One check box per choice (multi-select questions)."""
         if question.options and question.multi_select:
             self.boxes = [
-                w.Checkbox(value=False, description=o.label, indent=False) for o in question.options
+                w.Checkbox(value=False, description=o.label, indent=False, **look(w.Checkbox))
+                for o in question.options
             ]
         elif question.options:
             for option in question.options:
                 button = w.ToggleButton(
-                    value=False, description=option.label, tooltip=option.description
+                    value=False,
+                    description=option.label,
+                    tooltip=option.description,
+                    **look(w.ToggleButton),
                 )
                 button.add_class("nb-hitl-choice")
                 button.observe(bridge.callback(self._picked), names="value")
@@ -85,17 +91,21 @@ class _QuestionField:
             placeholder="Other: your own answer (Enter sends)"
             if question.options
             else "Your answer (Enter sends)",
-            layout={"width": "100%", "display": "" if question.allow_other else "none"},
+            **look(
+                w.Text, layout={"width": "100%", "display": "" if question.allow_other else "none"}
+            ),
         )
         self.other.add_class("nb-hitl-question-other")
         controls: list[w.Widget] = [self.title]
         if self.choices:
-            row = w.HBox(self.choices)
+            row = w.HBox(self.choices, **look(w.HBox))
             row.add_class("nb-hitl-choices")
             controls.append(row)
         controls += self.boxes
         controls += [self.other, self.hint]
-        self.box = w.VBox(controls, layout={"flex": "0 0 auto", "margin": "2px 0 6px 0"})
+        self.box = w.VBox(
+            controls, **look(w.VBox, layout={"flex": "0 0 auto", "margin": "2px 0 6px 0"})
+        )
 
     def _picked(self, change: dict[str, Any]) -> None:
         if change["new"]:  # one answer: picking a choice unpicks the others
@@ -146,14 +156,17 @@ class QuestionCard(w.VBox):
         self._bridge = bridge or LoopBridge()
         self.header = w.HTML(
             '<span class="nb-hitl-badge nb-hitl-badge-question">question</span> <b>for you</b> '
-            '<span class="nb-hitl-status nb-hitl-status-waiting">waiting for you</span>'
+            '<span class="nb-hitl-status nb-hitl-status-waiting">waiting for you</span>',
+            **look(w.HTML),
         )
         self.fields = [_QuestionField(q, self._bridge) for q in self.questions]
-        self.submit = w.Button(description="Send answers", button_style="primary", icon="reply")
+        self.submit = w.Button(
+            description="Send answers", button_style="primary", icon="reply", **look(w.Button)
+        )
         self.submit.add_class("nb-hitl-question-submit")
-        self.error = w.HTML()
+        self.error = w.HTML(**look(w.HTML))
         self.error.add_class("nb-hitl-approval-error")
-        self.result = w.HTML()
+        self.result = w.HTML(**look(w.HTML))
         super().__init__(
             children=[
                 self.header,
@@ -161,9 +174,9 @@ class QuestionCard(w.VBox):
                 self.submit,
                 self.error,
                 self.result,
-            ]
+            ],
+            **look(w.VBox, layout={"flex": "0 0 auto"}),  # a transcript row: never squeezed
         )
-        self.layout.flex = "0 0 auto"
         self.add_class("nb-hitl-approval")
         self.add_class("nb-hitl-question")
         self.submit.on_click(self._bridge.callback(lambda _b: self._clicked()))
@@ -204,8 +217,8 @@ class QuestionCard(w.VBox):
             self.result.value = "&#10004; Answered" + "".join(rows)
         self.header.value = '<span class="nb-hitl-badge nb-hitl-badge-question">question</span>'
         for field in self.fields:
-            field.box.layout.display = "none"
-        self.submit.layout.display = "none"
+            set_display(field.box, "none")
+        set_display(self.submit, "none")
         self.error.value = ""
         self.add_class("nb-hitl-approval-decided")
 
