@@ -60,6 +60,9 @@ def open_in_notebook7(page: Any, url: str, ready: str, timeout: float = 240.0) -
     idle = "() => [...document.querySelectorAll('.jp-Notebook-ExecutionIndicator')]"
     idle += ".some(e => e.getAttribute('data-status') === 'idle')"
     run = "() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }"
+    # A run that started shows a number or * in the first cell's prompt: it is slow to draw,
+    # not dropped, and running all again would replace the widgets the test then uses.
+    started = "() => /[0-9*]/.test(document.querySelector('.jp-InputPrompt')?.textContent || '')"
     target = page.locator(ready)
     end, ran = time.monotonic() + timeout, 0.0
     while not target.count():
@@ -69,6 +72,9 @@ def open_in_notebook7(page: Any, url: str, ready: str, timeout: float = 240.0) -
             select.first.click()
             ran = 0.0
         elif (not ran or time.monotonic() - ran > 45) and page.evaluate(idle):
+            if ran and page.evaluate(started):
+                page.wait_for_timeout(500)
+                continue
             page.evaluate(run)  # not awaited: its promise waits for the whole run
             ran = time.monotonic()
         page.wait_for_timeout(500)
