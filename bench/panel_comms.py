@@ -23,29 +23,10 @@ from typing import Any
 os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
 
 import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
-import comm
-from comm.base_comm import BaseComm
+import _counting
 
-OPENED: collections.Counter[str] = collections.Counter()
-"""Model name -> comms opened."""
-
-
-class CountingComm(BaseComm):
-    """A comm that counts the comms opened instead of sending anything."""
-
-    def publish_msg(
-        self,
-        msg_type: str,
-        data: Any = None,
-        metadata: Any = None,
-        buffers: Any = None,
-        **keys: Any,
-    ) -> None:
-        if msg_type == "comm_open":
-            OPENED[str((data or {}).get("state", {}).get("_model_name"))] += 1
-
-
-comm.create_comm = CountingComm  # what ipywidgets calls to open each widget's comm
+_counting.install()
+PUBLISHED = _counting.PUBLISHED
 
 import nb_hitl  # noqa: E402
 from nb_hitl import ReActAgent, ScriptedModel  # noqa: E402
@@ -66,7 +47,7 @@ def approval_card() -> Any:
     """One more approval card (the cards' stylesheet and shared looks made by a first one)."""
     friday = agent()
     ApprovalCard(friday, ToolUseBlock(id="first", name="deploy", input={"env": "prod"}))
-    OPENED.clear()
+    PUBLISHED.clear()
     return ApprovalCard(friday, ToolUseBlock(id="next", name="deploy", input={"env": "prod"}))
 
 
@@ -78,7 +59,7 @@ def question_card() -> Any:
         Question(question="Which features?", options=["auth", "search"], multi_select=True),
     ]
     QuestionCard(friday, "first", questions)
-    OPENED.clear()
+    PUBLISHED.clear()
     return QuestionCard(friday, "next", questions)
 
 
@@ -87,7 +68,7 @@ def explorer() -> Any:
     friday = agent()
     friday.memory.add_sync(long_task_transcript()[:30])
     panel = nb_hitl.show(friday)
-    OPENED.clear()
+    PUBLISHED.clear()
     panel.inspector.open_explorer()
     return panel
 
@@ -96,10 +77,10 @@ async def count(make: Any, shared: bool) -> collections.Counter[str]:
     """Comms opened by ``make()`` (the panel and everything it builds at once)."""
     _look.SHARED = shared
     _look.forget()  # no instance left over from the other mode
-    OPENED.clear()
+    PUBLISHED.clear()
     make()
     await asyncio.sleep(0)
-    return collections.Counter(OPENED)
+    return collections.Counter(m.model for m in PUBLISHED if m.msg_type == "comm_open")
 
 
 def kinds(opened: collections.Counter[str]) -> str:

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import html
-import json
 import os
 import re
 import statistics
@@ -36,30 +35,11 @@ from typing import Any
 os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
 
 import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
-import comm
+import _counting
 import ipywidgets as w
-from comm.base_comm import BaseComm
 
-SENT: list[tuple[float, int]] = []
-"""(time.monotonic(), bytes) of every comm message published."""
-
-
-class CountingComm(BaseComm):
-    """A comm that records what it would send on iopub instead of sending it."""
-
-    def publish_msg(
-        self,
-        msg_type: str,
-        data: Any = None,
-        metadata: Any = None,
-        buffers: Any = None,
-        **keys: Any,
-    ) -> None:
-        size = len(json.dumps(data or {}, default=str)) + sum(len(b) for b in buffers or [])
-        SENT.append((time.monotonic(), size))
-
-
-comm.create_comm = CountingComm  # what ipywidgets calls to open each widget's comm
+_counting.install()
+SENT = _counting.PUBLISHED
 
 import nb_hitl.widgets._live_rows as _live_rows  # noqa: E402
 from nb_hitl import Msg, ReActAgent, ScriptedModel  # noqa: E402
@@ -180,7 +160,7 @@ async def run(
             break
         await asyncio.sleep(0.005)
     lag = time.monotonic() - caught_up
-    times = [t for t, _ in SENT]
+    times = [m.at for m in SENT]
     ok = matching(agents, panels, hub) == len(agents) and not pacer.backlog
     per_row = [(lv.flushes - f0) / wall for lv, f0 in zip(lives, flushes0, strict=True)]
     for p in panels:
@@ -191,7 +171,7 @@ async def run(
         "peak": peak_3s(times),
         "streaming": peak_3s(streaming) if streaming else 0.0,
         "mean": len(times) / wall,
-        "bytes": sum(b for _, b in SENT),
+        "bytes": sum(m.size for m in SENT),
         "row_hz": statistics.median(per_row),
         "ok": ok,
         "behind": behind,
