@@ -4,6 +4,7 @@ interrupted rows, a slider drag, and the streaming panel the keyboard tests shar
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 CHAT = ".nb-hitl-chat"
@@ -48,36 +49,61 @@ def open_and_run_all(page: Any, url: str) -> None:
     run_all(page)
 
 
-def open_in_notebook7(page: Any, url: str, ready: str, timeout: float = 240.0) -> None:
-    """Open a notebook in Notebook 7 and Run All until ``ready`` (a selector) is on the page.
+KERNEL_READY = """() => {
+  const shell = window.jupyterapp?.shell;
+  let panel = shell?.currentWidget;
+  if (!panel?.sessionContext && shell?.widgets) {
+    for (const w of shell.widgets("main")) if (w.sessionContext) { panel = w; break; }
+  }
+  const k = panel?.sessionContext?.session?.kernel;
+  return !!k && k.connectionStatus === 'connected' && k.status === 'idle';
+}"""
+"""The current notebook's kernel is connected and idle (asked of the app: the execution
+indicator says idle before a kernel exists, and a Run All then opens the kernel dialog)."""
 
-    Notebook 7 has no status bar to wait on: a Run All before its kernel is idle is dropped
-    silently, and it may ask which kernel to start (even after a first run began); answer and
-    run again. Needs the app exposed as ``window.jupyterapp`` (the test server does that).
+
+def run_all_until(page: Any, done: Callable[[], bool], what: str, timeout: float = 240.0) -> None:
+    """Run All in the open notebook (JupyterLab or Notebook 7) until ``done()``.
+
+    Runs only once the notebook's kernel is connected and idle. If the front end asks which
+    kernel to start, answers once and waits for the dialog to go before anything else: while
+    it closes, its Select button is still on the page, and each further click (or a Run All
+    before the new kernel is up) changed the kernel again; a full run once left JupyterLab on a
+    kernel that was gone ("Disconnected"), and Run All never finished. A run that started
+    shows a number or * in the first cell's prompt: it is slow to draw, not dropped, and
+    running all again would replace the widgets the test then uses. Needs the app exposed as
+    ``window.jupyterapp`` (the test server does that).
     """
-    page.goto(url)
     page.wait_for_function("() => window.jupyterapp", timeout=90_000)
-    idle = "() => [...document.querySelectorAll('.jp-Notebook-ExecutionIndicator')]"
-    idle += ".some(e => e.getAttribute('data-status') === 'idle')"
     run = "() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }"
-    # A run that started shows a number or * in the first cell's prompt: it is slow to draw,
-    # not dropped, and running all again would replace the widgets the test then uses.
     started = "() => /[0-9*]/.test(document.querySelector('.jp-InputPrompt')?.textContent || '')"
-    target = page.locator(ready)
+    dialog = page.locator(".jp-Dialog")
     end, ran = time.monotonic() + timeout, 0.0
-    while not target.count():
-        assert time.monotonic() < end, f"Run All in Notebook 7 never showed {ready}"
+    while not done():
+        assert time.monotonic() < end, f"Run All never showed {what}"
         select = page.locator(".jp-Dialog button:has-text('Select')")
         if select.count():
             select.first.click()
+            dialog.first.wait_for(state="detached", timeout=30_000)
             ran = 0.0
-        elif (not ran or time.monotonic() - ran > 45) and page.evaluate(idle):
+        elif (not ran or time.monotonic() - ran > 45) and page.evaluate(KERNEL_READY):
             if ran and page.evaluate(started):
                 page.wait_for_timeout(500)
                 continue
             page.evaluate(run)  # not awaited: its promise waits for the whole run
             ran = time.monotonic()
         page.wait_for_timeout(500)
+
+
+def open_in_notebook7(page: Any, url: str, ready: str, timeout: float = 240.0) -> None:
+    """Open a notebook in Notebook 7 and Run All until ``ready`` (a selector) is on the page.
+
+    Notebook 7 has no status bar to wait on: a Run All before its kernel is ready is dropped
+    silently, and it may ask which kernel to start (even after a first run began).
+    """
+    page.goto(url)
+    target = page.locator(ready)
+    run_all_until(page, lambda: bool(target.count()), ready, timeout)
 
 
 def wait_status(page: Any, state: str, timeout: float = 60.0) -> None:

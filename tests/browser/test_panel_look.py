@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lab_page import wait_status
+from lab_page import run_all_until, wait_status
 from lab_server import LabServer
 from look_checks import look_problems
 
@@ -143,23 +143,8 @@ def open_notebook(page: Any, lab: LabServer, front: str) -> None:
     if front == "nb7":
         url = f"{lab.url}/notebooks/{name}?token={lab.token}"
     page.goto(url)
-    # Run All once the kernel is idle (a run before that is silently dropped); Notebook 7 may
-    # ask which kernel to start, even after a first run began: answer and run again.
-    page.wait_for_function("() => window.jupyterapp", timeout=90_000)
-    idle = "() => [...document.querySelectorAll('.jp-Notebook-ExecutionIndicator')]"
-    idle += ".some(e => e.getAttribute('data-status') === 'idle')"
     finished = page.locator(".nb-hitl-hub >> text=Finished")
-    deadline, ran = time.monotonic() + 240, 0.0
-    while not finished.count():
-        assert time.monotonic() < deadline, "Run All never finished"
-        select = page.locator(".jp-Dialog button:has-text('Select')")
-        if select.count():
-            select.first.click()
-            ran = 0.0
-        elif (not ran or time.monotonic() - ran > 45) and page.evaluate(idle):
-            command(page, "notebook:run-all-cells")
-            ran = time.monotonic()
-        page.wait_for_timeout(500)
+    run_all_until(page, lambda: bool(finished.count()), "the hub's Finished")
     page.wait_for_selector(".nb-hitl-explorer-sweep", timeout=60_000)
 
 
