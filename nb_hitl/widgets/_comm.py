@@ -108,8 +108,8 @@ class WidgetComm(BaseComm):
         """Send one message now, to the host or through the kernel's comm."""
         if self._closed:
             return
-        if self._route is not None:
-            route = self._route()
+        if self._route is not None:  # hosted: never the kernel comm, even once the host is gone
+            route = self.route
             if route is not None and isinstance(data, dict):
                 route.comm_msg(self.comm_id, data)
         elif self.inner is not None:

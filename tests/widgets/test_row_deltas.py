@@ -6,12 +6,10 @@ installed (Debian's ``nodejs``; ``scripts/test`` installs it).
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
 from typing import Any
 
 import pytest
+from widget_helpers import node_json
 
 from nb_hitl import Msg
 from nb_hitl._render import markdown
@@ -38,9 +36,6 @@ def stream(text: str, step: int) -> tuple[RowDeltas, list[dict[str, Any]]]:
 
 def reduce_in_node(start: dict[str, Any] | None, messages: list[dict[str, Any]]) -> Any:
     """The front end's state after ``messages`` (from ``start``, else an empty row)."""
-    node = shutil.which("node") or shutil.which("nodejs")
-    if node is None:
-        pytest.skip("Node.js is not installed (apt-get install nodejs): the reducer is not run")
     script = (
         ROW_CORE_JS
         + """
@@ -51,15 +46,7 @@ const verdicts = input.messages.map((m) => NbHitlRows.apply(row, m));
 process.stdout.write(JSON.stringify({ row, verdicts }));
 """
     )
-    done = subprocess.run(
-        [node, "-e", script],
-        input=json.dumps({"start": start, "messages": messages}),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return json.loads(done.stdout)
+    return node_json(script, {"start": start, "messages": messages})
 
 
 def test_a_stream_sends_appended_text_and_each_finished_paragraph_once() -> None:

@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
-import subprocess
 from typing import Any
 
 import ipywidgets as w
-import pytest
-from widget_helpers import all_html, all_state, until
+from widget_helpers import all_html, all_state, node_json, until
 
 from nb_hitl import Msg
 from nb_hitl.agent import ReActAgent
@@ -64,18 +61,7 @@ process.stdout.write(JSON.stringify({ state: view.state, verdicts, dom }));
 
 def run_in_node(start: dict[str, Any] | None, messages: list[dict[str, Any]]) -> Any:
     """The front end's state, verdicts and drawn rows after ``messages``."""
-    node = shutil.which("node") or shutil.which("nodejs")
-    if node is None:
-        pytest.skip("Node.js is not installed (apt-get install nodejs): the reducer is not run")
-    done = subprocess.run(
-        [node, "-e", FAKE_DOM + SEGMENT_CORE_JS + RUN],
-        input=json.dumps({"start": start, "messages": messages}),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return json.loads(done.stdout)
+    return node_json(FAKE_DOM + SEGMENT_CORE_JS + RUN, {"start": start, "messages": messages})
 
 
 def row(key: str, html: str | None = None, cls: str = "nb-hitl-row") -> SegmentRow:

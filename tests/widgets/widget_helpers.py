@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
+import subprocess
 from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 import ipywidgets as w
+import pytest
 from comm.base_comm import BaseComm
 
 
@@ -66,3 +69,20 @@ def all_html(widget: w.Widget) -> str:
 def all_state(widget: w.Widget) -> str:
     """Every synced trait of every widget under ``widget`` as JSON (what an .ipynb saves)."""
     return "\n".join(json.dumps(x.get_state(), default=str) for x in walk(widget))
+
+
+def node_json(script: str, payload: Any) -> Any:
+    """Run the JavaScript ``script`` under Node.js with ``payload`` as JSON on its stdin; its
+    stdout, read as JSON. Skips the test when Node.js is not installed."""
+    node = shutil.which("node") or shutil.which("nodejs")
+    if node is None:
+        pytest.skip("Node.js is not installed (apt-get install nodejs): the reducer is not run")
+    done = subprocess.run(
+        [node, "-e", script],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return json.loads(done.stdout)
