@@ -109,14 +109,30 @@ def show(agent: Any, **kwargs: Any) -> Any:
     ``HubPanel`` (one transcript for all participants, Stop, the pause prompt; run the
     discussion with ``panel.start(...)``). In a marimo notebook the panel comes inside a
     ``MarimoHost`` anywidget, which marimo displays (``host.root`` is the panel).
+
+    Raises:
+        TypeError: ``agent`` is neither an agent nor a ``MsgHub`` (checked before any widget
+            is made, so nothing is left half-built).
     """
+    from nb_hitl.agent import AgentBase
     from nb_hitl.pipeline import MsgHub
+
+    if not isinstance(agent, (AgentBase, MsgHub)):
+        from nb_hitl.model import ChatModelBase
+
+        hint = ""
+        if isinstance(agent, ChatModelBase):
+            hint = " A model is not an agent: give it to one, ReActAgent(name=..., model=model)."
+        raise TypeError(
+            "show() takes an agent (ReActAgent, UserAgent, RemoteAgent, any AgentBase) or a "
+            f"MsgHub, got {type(agent).__name__} {_short_repr(agent)}.{hint}"
+        )
     from nb_hitl.widgets._marimo import in_marimo
 
     if in_marimo():
         from nb_hitl.widgets import marimo_panel
 
-        return marimo_panel(agent, **kwargs)
+        return marimo_panel(agent, **kwargs)  # type: ignore[arg-type]  # (it takes a MsgHub too)
     if isinstance(agent, MsgHub):
         from nb_hitl.widgets import HubPanel
 
@@ -124,6 +140,11 @@ def show(agent: Any, **kwargs: Any) -> Any:
     from nb_hitl.widgets import AgentPanel
 
     return AgentPanel(agent, **kwargs)
+
+
+def _short_repr(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _jupyter_server_extension_points() -> list[dict[str, str]]:
