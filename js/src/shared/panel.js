@@ -1,0 +1,29 @@
+// A panel's view: its store, its root element, and cleanup when the view goes.
+import { sendAction } from "./actions.js";
+import { storeFor } from "./store.js";
+
+/**
+ * The anywidget `render` of a panel drawn by `draw(ctx, state, changed)`.
+ *
+ * `setup(ctx)` runs once per view and builds the static frame in `ctx.root`; `draw` runs with
+ * the whole state first (every key changed) and then after every change. `ctx.act(name, args)`
+ * sends an action. Returns anywidget's cleanup function.
+ */
+export function panelView({ className, setup, draw, extraOps }) {
+  return ({ model, el }) => {
+    const store = storeFor(model, extraOps);
+    const root = document.createElement("div");
+    root.className = className;
+    el.append(root);
+    const ctx = { model, el, root, act: (name, args) => sendAction(model, name, args), store };
+    setup?.(ctx);
+    const all = () => new Set(Object.keys(store.state));
+    draw(ctx, store.state, all(), "reset");
+    const off = store.subscribe((state, changed, verdict) => draw(ctx, state, changed, verdict));
+    return () => {
+      off();
+      ctx.teardown?.();
+      root.remove();
+    };
+  };
+}

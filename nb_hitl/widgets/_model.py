@@ -1,0 +1,205 @@
+"""PanelModel: one panel, one anywidget model: a snapshot, sequenced ops, actions from the page.
+
+A panel's front end is one ES module (``js/src/<panel>.js``, bundled into ``static/``) that
+draws the panel's whole view state. The kernel owns that state and sends it two ways:
+
+- the ``snapshot`` trait, ``{v, seq, state}``: what a new view starts from (a second
+  ``display``, a reloaded page, a saved notebook). The kernel keeps it current without
+  sending it (ipywidgets' ``_lock_property``); the page stores the same value in its model;
+- custom messages (``widget.send``): ``{t: "ops", seq, ops: [...]}``, a batch of deltas with
+  a sequence number, and ``{t: "snapshot", snapshot}``, the answer to the page's
+  ``{t: "sync", seq}`` when the page is behind (it asks when a view starts and after a gap).
+
+The ops (``apply_op``; ``js/src/shared/ops.js`` is the same reducer in JavaScript) work on the
+top-level keys of the state: ``set``, ``merge``, and ``append`` / ``insert`` / ``replace`` /
+``remove`` on a list of ``{id, ...}`` items. ``update(**parts)`` sends a ``set`` op for each
+part whose value changed, all in one batch.
+
+The page sends actions, ``{t: "action", name, args}`` (a click, a key, a slider move). They
+may arrive on any thread (JupyterLab's comms over subshells), so each runs on the kernel loop
+the panel was made on (``LoopBridge.call``); a handler that returns a coroutine runs as a task
+of that bridge. ``page_message(content)`` hands the model a message exactly as the page's
+comm delivers it: headless tests drive a panel through it, the same path a click takes.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import logging
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import traitlets
+
+from ._loop import LoopBridge
+
+logger = logging.getLogger("nb_hitl.widgets")
+
+PROTOCOL = 1
+"""The version of the snapshot (``v``)."""
+STATIC = Path(__file__).parent / "static"
+"""The bundled front ends (built from ``js/src`` by ``npm run build``; committed)."""
+
+Action = Callable[..., Any]
+
+
+def static_file(name: str) -> Path:
+    """The path of a bundled front-end file (``inspector.js``), for ``_esm`` / ``_css``."""
+    return STATIC / name
+
+
+def apply_op(state: dict[str, Any], op: Mapping[str, Any]) -> None:
+    """Apply one op to ``state`` in place, as ``js/src/shared/ops.js``'s ``applyOp`` does."""
+    kind = op.get("op")
+    key = op.get("key")
+    if not isinstance(key, str):
+        return
+    items = state.get(key)
+    items = list(items) if isinstance(items, list) else []
+    if kind == "set":
+        state[key] = op.get("value")
+    elif kind == "merge":
+        merged = dict(state.get(key) or {})
+        merged.update(op.get("value") or {})
+        state[key] = merged
+    elif kind == "append":
+        state[key] = items + list(op.get("items") or [])
+    elif kind == "insert":
+        item = op.get("item")
+        item_id = item.get("id") if isinstance(item, Mapping) else None
+        items = [x for x in items if not (isinstance(x, Mapping) and x.get("id") == item_id)]
+        at = _index(items, op.get("before")) if op.get("before") is not None else -1
+        items.insert(at if at >= 0 else len(items), item)
+        state[key] = items
+    elif kind == "replace":
+        item = op.get("item")
+        at = _index(items, item.get("id") if isinstance(item, Mapping) else None)
+        if at < 0:
+            items.append(item)
+        else:
+            items[at] = item
+        state[key] = items
+    elif kind == "remove":
+        at = _index(items, op.get("id"))
+        if at >= 0:
+            del items[at]
+            state[key] = items
+
+
+def _index(items: list[Any], item_id: Any) -> int:
+    for i, item in enumerate(items):
+        if isinstance(item, Mapping) and item.get("id") == item_id:
+            return i
+    return -1
+
+
+class PanelModel(anywidget.AnyWidget):
+    """A panel's one model: its view state, sent as sequenced ops; actions from its page.
+
+    Subclasses set ``_esm`` / ``_css`` to their bundles (``static_file("inspector.js")``) and
+    register what the page may ask for with ``on_action``.
+
+    Args:
+        state: the view state the panel starts with (JSON-able; no secrets: it is saved in the
+            notebook).
+        bridge: the kernel loop actions run on (by default the loop running now).
+        **kwargs: passed to ``anywidget.AnyWidget`` (``layout``...).
+    """
+
+    snapshot = traitlets.Dict().tag(sync=True)
+    """The state a new view starts from: ``{v, seq, state}`` (see module doc)."""
+
+    def __init__(
+        self,
+        state: Mapping[str, Any] | None = None,
+        *,
+        bridge: LoopBridge | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self.seq = 0
+        self._state: dict[str, Any] = copy.deepcopy(dict(state or {}))
+        self.bridge = bridge if bridge is not None else LoopBridge()
+        self._actions: dict[str, Action] = {}
+        self.sent = 0
+        """Op batches and snapshots sent (benches and tests)."""
+        super().__init__(snapshot=self._snapshot(), **kwargs)
+        self.on_msg(self._on_msg)
+
+    # -- the state ---------------------------------------------------------------------------
+    @property
+    def state(self) -> dict[str, Any]:
+        """A copy of the view state, as the page holds it after the last batch."""
+        return copy.deepcopy(self._state)
+
+    def _snapshot(self) -> dict[str, Any]:
+        return {"v": PROTOCOL, "seq": self.seq, "state": copy.deepcopy(self._state)}
+
+    def update(self, **parts: Any) -> list[dict[str, Any]]:
+        """Set top-level parts of the state; one batch of ``set`` ops for those that changed
+        (nothing is sent when none did). Returns the ops."""
+        ops = [
+            {"op": "set", "key": key, "value": value}
+            for key, value in parts.items()
+            if key not in self._state or self._state[key] != value
+        ]
+        return self.apply_ops(ops)
+
+    def apply_ops(self, ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Apply ``ops`` here and send them to the page as one batch (none: nothing sent)."""
+        if not ops:
+            return ops
+        ops = copy.deepcopy(ops)
+        for op in ops:
+            apply_op(self._state, op)
+        self.seq += 1
+        state = self._snapshot()
+        with self._lock_property(snapshot=state):  # ipywidgets: set, but do not send
+            self.snapshot = state
+        self._send_msg({"t": "ops", "seq": self.seq, "ops": ops})
+        return ops
+
+    def _send_msg(self, content: dict[str, Any]) -> None:
+        self.sent += 1
+        if self.comm is not None:
+            self.send(content)
+
+    # -- what the page sends -----------------------------------------------------------------
+    def on_action(self, name: str, handler: Action) -> None:
+        """Run ``handler(**args)`` on the kernel loop when the page sends action ``name``."""
+        self._actions[name] = handler
+
+    def page_message(self, content: Any) -> None:
+        """Handle ``content`` exactly as a message from the page's comm (any thread)."""
+        self._handle_msg(
+            {"content": {"data": {"method": "custom", "content": content}}, "buffers": []}
+        )
+
+    def _on_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        if not isinstance(content, dict):
+            return
+        if content.get("t") == "sync":
+            self.bridge.call(self._sync, content.get("seq"))
+        elif content.get("t") == "action":
+            args = content.get("args")
+            self.bridge.call(
+                self._run_action, content.get("name"), args if isinstance(args, dict) else {}
+            )
+
+    def _sync(self, seq: Any) -> None:
+        if seq != self.seq:
+            self._send_msg({"t": "snapshot", "snapshot": self._snapshot()})
+
+    def _run_action(self, name: Any, args: dict[str, Any]) -> None:
+        handler = self._actions.get(name) if isinstance(name, str) else None
+        if handler is None:
+            logger.warning("nb_hitl panel %s: unknown action %r", type(self).__name__, name)
+            return
+        result = handler(**args)
+        if inspect.iscoroutine(result):
+            self.bridge.spawn(result, name=f"nb_hitl {type(self).__name__} {name}")
+
+
+__all__ = ["PROTOCOL", "STATIC", "PanelModel", "apply_op", "static_file"]

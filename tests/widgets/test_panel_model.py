@@ -1,0 +1,129 @@
+"""PanelModel: the one-model panel base (snapshot + sequenced ops, actions from the page)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import comm
+import pytest
+from widget_helpers import RecordingComm, node_json, until
+
+from nb_hitl.widgets._model import PanelModel, apply_op
+
+OPS_JS = Path(__file__).resolve().parents[2] / "js" / "src" / "shared" / "ops.js"
+
+
+def custom_messages() -> list[dict[str, Any]]:
+    """The custom messages the panels sent so far (what the page receives), in order."""
+    return [
+        data["content"]
+        for kind, data in RecordingComm.log
+        if kind == "comm_msg" and data.get("method") == "custom"
+    ]
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> Callable[[], list[dict[str, Any]]]:
+    """Record what the panels publish; returns ``custom_messages``."""
+    RecordingComm.log, RecordingComm.by_comm = [], []
+    monkeypatch.setattr(comm, "create_comm", RecordingComm)
+    return custom_messages
+
+
+class Counter(PanelModel):
+    _esm = "export default { render() {} };"
+
+
+async def test_update_sends_one_batch_of_what_changed_and_keeps_the_snapshot(sent):
+    panel = Counter({"n": 0, "label": "x"})
+    assert panel.snapshot == {"v": 1, "seq": 0, "state": {"n": 0, "label": "x"}}
+    assert panel.update(n=1, label="x") == [{"op": "set", "key": "n", "value": 1}]
+    assert panel.update(n=1) == []
+    assert sent() == [{"t": "ops", "seq": 1, "ops": [{"op": "set", "key": "n", "value": 1}]}]
+    assert panel.snapshot == {"v": 1, "seq": 1, "state": {"n": 1, "label": "x"}}
+    updates = [d for k, d in RecordingComm.log if k == "comm_msg" and d.get("method") == "update"]
+    assert updates == [], "the snapshot trait is kept, not resent with every batch"
+
+
+async def test_a_page_behind_gets_a_snapshot_and_a_current_one_nothing(sent):
+    panel = Counter({"n": 0})
+    panel.update(n=1)
+    panel.page_message({"t": "sync", "seq": 1})
+    assert len(sent()) == 1
+    panel.page_message({"t": "sync", "seq": 0})
+    assert sent()[-1] == {"t": "snapshot", "snapshot": {"v": 1, "seq": 1, "state": {"n": 1}}}
+
+
+async def test_actions_from_the_page_run_their_handler_with_the_args(sent):
+    panel = Counter({"n": 0})
+    panel.on_action("add", lambda by: panel.update(n=panel.state["n"] + by))
+    panel.page_message({"t": "action", "name": "add", "args": {"by": 2}})
+    assert panel.state["n"] == 2
+
+
+async def test_an_action_from_another_thread_runs_on_the_loop_thread(sent):
+    panel = Counter({"n": 0})
+    ran_on: list[int] = []
+    panel.on_action("hit", lambda: ran_on.append(threading.get_ident()))
+    thread = threading.Thread(target=panel.page_message, args=({"t": "action", "name": "hit"},))
+    thread.start()
+    thread.join()
+    await until(lambda: ran_on, what="the action ran")
+    assert ran_on == [threading.get_ident()]
+
+
+async def test_a_coroutine_action_runs_as_a_held_task(sent):
+    panel = Counter({"n": 0})
+    done = asyncio.Event()
+
+    async def slow() -> None:
+        await asyncio.sleep(0)
+        panel.update(n=5)
+        done.set()
+
+    panel.on_action("slow", slow)
+    panel.page_message({"t": "action", "name": "slow", "args": {}})
+    await asyncio.wait_for(done.wait(), 5)
+    assert panel.state["n"] == 5
+
+
+async def test_unknown_or_failing_actions_are_logged_not_raised(sent, caplog):
+    panel = Counter({})
+    panel.on_action("boom", lambda: 1 / 0)
+    panel.page_message({"t": "action", "name": "nope"})
+    panel.page_message({"t": "action", "name": "boom"})
+    panel.page_message("junk")
+    assert "unknown action 'nope'" in caplog.text
+    assert "ZeroDivisionError" in caplog.text
+
+
+def test_python_and_javascript_reducers_agree():
+    state: dict[str, Any] = {"rows": [{"id": "a"}, {"id": "b"}], "meta": {"k": 1}}
+    ops = [
+        {"op": "set", "key": "title", "value": "<b>t</b>"},
+        {"op": "merge", "key": "meta", "value": {"j": 2}},
+        {"op": "append", "key": "rows", "items": [{"id": "c"}]},
+        {"op": "insert", "key": "rows", "item": {"id": "d"}, "before": "b"},
+        {"op": "insert", "key": "rows", "item": {"id": "a", "x": 1}, "before": None},
+        {"op": "replace", "key": "rows", "item": {"id": "c", "y": 2}},
+        {"op": "replace", "key": "rows", "item": {"id": "e"}},
+        {"op": "remove", "key": "rows", "id": "b"},
+        {"op": "remove", "key": "rows", "id": "?"},
+        {"op": "nonsense", "key": "rows"},
+    ]
+    expected = json.loads(json.dumps(state))
+    for op in ops:
+        apply_op(expected, op)
+    script = (
+        f"import({json.dumps(OPS_JS.as_uri())}).then(({{ applyOp }}) => {{"
+        "let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => {"
+        "  let { state, ops } = JSON.parse(s);"
+        "  for (const op of ops) state = applyOp(state, op);"
+        "  process.stdout.write(JSON.stringify(state)); }); });"
+    )
+    assert node_json(script, {"state": state, "ops": ops}) == expected
