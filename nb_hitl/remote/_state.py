@@ -1,6 +1,8 @@
 """``STATE_DELTA``: a JSON Patch (RFC 6902) applied to a copy of the remote state.
 
-AG-UI sends state changes as JSON Patch operations. Only what a state view needs is applied
+AG-UI sends state changes as JSON Patch operations: dicts on the wire, objects once
+``ag-ui-protocol`` 1.0 has parsed them (``ReplaceOperation(op='replace', path=...)``); both are
+taken. Only what a state view needs is applied
 (``add``, ``replace``, ``remove``, ``move``, ``copy``, ``test``); anything malformed raises
 ``ValueError`` and the state is left as it was (the patch is applied to a copy).
 """
@@ -69,6 +71,8 @@ def apply_patch(state: Any, operations: Any) -> Any:
         raise ValueError("a state delta must be a list of JSON Patch operations")
     doc = copy.deepcopy(state)
     for op in operations[:10_000]:
+        if hasattr(op, "model_dump"):  # the SDK's parsed operation (AddOperation, ...)
+            op = op.model_dump(by_alias=True, mode="json")
         if not isinstance(op, dict):
             raise ValueError(f"not a JSON Patch operation: {op!r}"[:120])
         kind, parts = op.get("op"), _pointer(op.get("path"))

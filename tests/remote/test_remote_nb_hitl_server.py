@@ -16,6 +16,7 @@ from agui_servers import AguiServer, nb_hitl_server
 from remote_helpers import Attach, approval_card, idle, question_form
 from widget_helpers import all_html, until
 
+from nb_hitl.events import Notice
 from nb_hitl.remote import RemoteAgent
 
 pytest.importorskip("nb_hitl.serve")
@@ -52,6 +53,25 @@ async def test_stream_stop_and_continue_mid_sentence(
     last = agent.memory.messages[-1]
     assert last.metadata.get("continued_from") == partial.id
     assert (last.get_text_content() or "").startswith(cut)  # continued from the cut
+
+
+async def test_a_run_leaves_no_skipped_event_or_stale_state_note(
+    nb_hitl_agui: AguiServer, attach: Attach
+) -> None:
+    """ag-ui-protocol 1.0 parses STATE_DELTA operations into objects: they apply, silently."""
+    agent, panel = attach(nb_hitl_agui.url)
+    notes: list[str] = []
+    agent.subscribe(lambda ev: notes.append(ev.text) if isinstance(ev, Notice) else None)
+    panel.chat.send("hello there")
+    await idle(panel)
+    card = await approval_card(panel, "please deploy")  # a run that parks and resumes
+    card.approve_button.click()
+    await idle(panel)
+    assert notes == []
+    page = all_html(panel)
+    assert "skipped" not in page and "may be stale" not in page
+    assert isinstance(agent.remote_state, dict)
+    assert agent.remote_state.get("replyState") != "running"  # the deltas were applied
 
 
 async def test_approval_card_and_resume(nb_hitl_agui: AguiServer, attach: Attach) -> None:

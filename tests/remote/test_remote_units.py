@@ -79,6 +79,26 @@ def test_json_patch_applies_to_a_copy_and_refuses_bad_operations() -> None:
             apply_patch(state, bad)
 
 
+def test_json_patch_takes_the_operations_the_sdk_parsed() -> None:
+    """ag-ui-protocol 1.0 parses a STATE_DELTA's operations into objects (ReplaceOperation...)."""
+    ev = parse_event(
+        json.dumps(
+            {
+                "type": "STATE_DELTA",
+                "delta": [
+                    {"op": "replace", "path": "/replyState", "value": "running"},
+                    {"op": "add", "path": "/pendingSteering", "value": 1},
+                    {"op": "move", "from": "/pendingSteering", "path": "/steered"},
+                ],
+            }
+        )
+    )
+    assert not isinstance(ev, Skipped)
+    assert not isinstance(ev.delta[0], dict)  # the SDK hands objects over
+    new = apply_patch({"replyState": "idle"}, ev.delta)
+    assert new == {"replyState": "running", "steered": 1}
+
+
 def test_messages_round_trip_with_ids_tool_calls_and_flags() -> None:
     call = ToolUseBlock(id="c1", name="deploy", input={"env": "prod"})
     messages = [
