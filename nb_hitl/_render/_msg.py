@@ -2,7 +2,9 @@
 
 Rendering reads a message only through the ``RenderableMsg`` protocol, so this package sits
 below ``nb_hitl.message`` (``Msg._repr_html_``) and imports no other nb_hitl module. Text goes
-through ``_text.py`` (``esc``, ``markdown``, the image policy).
+through ``_text.py`` (``esc``, ``markdown``, the image policy). For the same reason the metadata
+keys it reads are spelled here as their wire names; ``nb_hitl.message.MetaKey`` names each one
+(``tests/message/test_metadata_keys.py`` checks these literals are keys it names).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import asyncio
 from typing import Any
 
 from nb_hitl.events import Event, ReplyFinished, ToolCallStarted, ToolResultReady
-from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
+from nb_hitl.message import MetaKey, Msg, ToolResultBlock, ToolUseBlock
 from nb_hitl.tool import ToolResponse
 from nb_hitl.tool._background import background_owner
 
@@ -77,8 +77,8 @@ class ActingMixin(DecisionsMixin):
                 call.id = f"{base}_{k}"
             used.add(call.id)
         if renamed:
-            msg.metadata["provider_tool_call_ids"] = {
-                **msg.metadata.get("provider_tool_call_ids", {}),
+            msg.metadata[MetaKey.PROVIDER_TOOL_CALL_IDS] = {
+                **msg.metadata.get(MetaKey.PROVIDER_TOOL_CALL_IDS, {}),
                 **renamed,
             }
 

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from nb_hitl.events import ApprovalDecided, ApprovalRequested
 from nb_hitl.exceptions import ApprovalError, ToolError
-from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
+from nb_hitl.message import MetaKey, Msg, ToolResultBlock, ToolUseBlock
 
 from ._approval_saved import ParkedCallsMixin
 from ._approval_state import (
@@ -350,9 +350,9 @@ class ToolApprovalMixin(ParkedCallsMixin):
                 new if b.type == "tool_use" and b.id == old.id else b
                 for b in msg.get_content_blocks()
             ]
-            edits = dict(copy.metadata.get("edited_tool_calls", {}))
+            edits = dict(copy.metadata.get(MetaKey.EDITED_TOOL_CALLS, {}))
             edits[old.id] = {"original_input": old.input}
-            copy.metadata = {**copy.metadata, "edited_tool_calls": edits}
+            copy.metadata = {**copy.metadata, MetaKey.EDITED_TOOL_CALLS: edits}
             self.memory.replace(copy)
             return
 

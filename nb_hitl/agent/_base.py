@@ -39,7 +39,7 @@ from typing import Any
 
 from nb_hitl.events import Event, EventBus, Handler, MessageAdded, StopRequested, Subscription
 from nb_hitl.exceptions import AgentBusyError
-from nb_hitl.message import Msg
+from nb_hitl.message import MetaKey, Msg
 from nb_hitl.module import StateModule
 
 from ._broadcast import HubMixin
@@ -105,9 +105,9 @@ class AgentBase(StateModule, ConsoleMixin, ReplyTaskMixin, HubMixin):
 
     def _interrupted_msg(self, role: str = "assistant", **extra: Any) -> Msg:
         metadata: dict[str, Any] = {
-            "_is_interrupted": True,
-            "interrupted_at": self._where,
-            "interrupted_by": self._reply.cause if self._reply is not None else "interrupt",
+            MetaKey.IS_INTERRUPTED: True,
+            MetaKey.INTERRUPTED_AT: self._where,
+            MetaKey.INTERRUPTED_BY: self._reply.cause if self._reply is not None else "interrupt",
         }
         metadata.update(extra)
         return Msg(self.name, self.interrupt_text, role, metadata=metadata)  # type: ignore[arg-type]

@@ -31,7 +31,7 @@ from typing import Any
 from nb_hitl.events import BranchCheckedOut, BranchCreated
 from nb_hitl.exceptions import AgentBusyError, BranchError
 from nb_hitl.memory import COMPRESSED, InMemoryMemory
-from nb_hitl.message import Msg
+from nb_hitl.message import MetaKey, Msg
 
 from ._base import AgentBase
 
@@ -251,7 +251,7 @@ class BranchMixin(AgentBase):
                 f"edit_and_resend takes the id of a user message on this branch, got {msg_id!r}"
                 "; to answer an answer's question again, use regenerate(msg_id)."
             )
-        edited = Msg(old.name, new_content, old.role, metadata={"edited_from": old.id})
+        edited = Msg(old.name, new_content, old.role, metadata={MetaKey.EDITED_FROM: old.id})
         self.fork(msg_id, name=f"edit {len(self._table())}")
         return await self(edited, **kwargs)
 
@@ -279,8 +279,8 @@ class BranchMixin(AgentBase):
                 i
                 for i in range(index - 1, -1, -1)
                 if msgs[i].role == "user"
-                and not msgs[i].metadata.get("_steered")
-                and not msgs[i].metadata.get("_resume_instruction")
+                and not msgs[i].metadata.get(MetaKey.STEERED)
+                and not msgs[i].metadata.get(MetaKey.RESUME_INSTRUCTION)
             ),
             None,
         )
@@ -288,7 +288,7 @@ class BranchMixin(AgentBase):
             raise BranchError(f"The answer {msg_id!r} has no question before it to answer again.")
         self.fork(msgs[question + 1].id, name=f"regenerate {len(self._table())}")
         result = await self(None, **kwargs)
-        result.metadata["regenerates"] = msg_id
+        result.metadata[MetaKey.REGENERATES] = msg_id
         if self.memory.get(result.id) is result:
             self.memory.replace(result)
             await self._flush_memory()  # a database memory stores the tag before we return

@@ -28,7 +28,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from nb_hitl.message import Msg, TextBlock
+from nb_hitl.message import MetaKey, Msg, TextBlock
 
 from ._lifecycle import ACTIVE_STATES, ReplyRecord
 
@@ -53,7 +53,7 @@ class Participant(Protocol):
 
 
 _TOOL_BLOCKS = ("tool_use", "tool_result")
-_KEPT = ("_is_interrupted", "interrupted_at", "interrupted_by", "pipeline")
+_KEPT = (MetaKey.IS_INTERRUPTED, MetaKey.INTERRUPTED_AT, MetaKey.INTERRUPTED_BY, MetaKey.PIPELINE)
 
 
 def reply_record(speaker: Participant, msg: Msg) -> ReplyRecord | None:
@@ -80,13 +80,13 @@ def is_continuation(record: ReplyRecord) -> bool:
     if record.continues:
         return True
     msgs = [*record.said, *([record.result] if record.result is not None else [])]
-    return any("continued_by" in m.metadata for m in msgs)
+    return any(MetaKey.CONTINUED_BY in m.metadata for m in msgs)
 
 
 def _added(msg: Msg, partial: str) -> str:
     """What ``msg`` adds to the partial answer it continues: the text after its seam
     (``metadata["partial_chars"]``), or after a repeat of ``partial``; else all of it."""
-    chars = msg.metadata.get("partial_chars")
+    chars = msg.metadata.get(MetaKey.PARTIAL_CHARS)
     if isinstance(chars, int) and not isinstance(chars, bool) and chars >= 0:
         return "".join(b.text for b in msg.get_content_blocks("text"))[chars:].strip()
     text = said_text(msg)
@@ -104,7 +104,11 @@ def _continuing(record: ReplyRecord | None) -> tuple[bool, str, Msg | None]:
     if before is None or before.result is None or not before.result.is_interrupted:
         return True, "", None
     msgs = [*record.said, *([record.result] if record.result is not None else [])]
-    named = {m.metadata["continues"] for m in msgs if isinstance(m.metadata.get("continues"), str)}
+    named = {
+        m.metadata[MetaKey.CONTINUES]
+        for m in msgs
+        if isinstance(m.metadata.get(MetaKey.CONTINUES), str)
+    }
     if named and before.result.id not in named:  # it continues another reply (another branch)
         return True, "", None
     partial = said_text(before.said[-1]) if before.said else ""
@@ -114,10 +118,10 @@ def _continuing(record: ReplyRecord | None) -> tuple[bool, str, Msg | None]:
 def _link(metadata: dict[str, Any], continued: Msg | None) -> None:
     """Point a continuation's observed form at the observed message it continues (the
     speaker's own ids, of messages the others do not hold, are left out)."""
-    for key in ("continues", "continued_from", "partial_chars"):
+    for key in (MetaKey.CONTINUES, MetaKey.CONTINUED_FROM, MetaKey.PARTIAL_CHARS):
         metadata.pop(key, None)
     if continued is not None:
-        metadata["continues"] = continued.id
+        metadata[MetaKey.CONTINUES] = continued.id
 
 
 def observed_form(speaker: Participant, msg: Msg, record: ReplyRecord | None = None) -> Msg:
@@ -135,7 +139,7 @@ def observed_form(speaker: Participant, msg: Msg, record: ReplyRecord | None = N
         texts = [_added(m, partial) if continuation else said_text(m) for m in said]
         text = "\n\n".join(t for t in texts if t)
         metadata: dict[str, Any] = {k: msg.metadata[k] for k in _KEPT if k in msg.metadata}
-        metadata["_partial"] = bool(text)
+        metadata[MetaKey.PARTIAL] = bool(text)
         if continuation:
             _link(metadata, continued)
         return Msg(msg.name, text or (msg.get_text_content() or ""), msg.role, metadata=metadata)
@@ -195,7 +199,7 @@ class HubMixin:
             or msg.name != self.name
             or msg.role != "assistant"
             or msg.is_interrupted
-            or msg.metadata.get("_steered")
+            or msg.metadata.get(MetaKey.STEERED)
             or msg.id in _ids(ctx.msg)
             or any(m.id == msg.id for m in ctx.said)
         ):

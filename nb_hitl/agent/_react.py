@@ -25,7 +25,7 @@ from nb_hitl.events import MessageAdded, StoppedAfterStep
 from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.formatter import FormatterBase, OpenAIChatFormatter
 from nb_hitl.memory import COMPRESSED, InMemoryMemory
-from nb_hitl.message import Msg, ToolUseBlock
+from nb_hitl.message import MetaKey, Msg, ToolUseBlock
 from nb_hitl.model import ChatModelBase
 from nb_hitl.tool import Toolkit
 
@@ -247,7 +247,10 @@ class ReActAgent(
         return False
 
     async def _stopped_after_step(self) -> Msg:
-        metadata = {"stopped_after_step": True, "stopped_at": self._where or "step boundary"}
+        metadata = {
+            MetaKey.STOPPED_AFTER_STEP: True,
+            MetaKey.STOPPED_AT: self._where or "step boundary",
+        }
         resumed = self._interrupted_resume(self._active_resume, metadata)
         if resumed is not None:  # a resumed reply stopped: the next resume() goes on from it
             metadata.update(continued_by=resumed.continued_by, continues=resumed.interrupted_id)
@@ -285,7 +288,7 @@ class ReActAgent(
         prompt.append({"role": "user", "content": SUMMARIZE_PROMPT})
         msg = await self._stream_model(prompt, None)
         msg.content = [b for b in msg.get_content_blocks() if b.type != "tool_use"]
-        msg.metadata["max_iters_reached"] = True
+        msg.metadata[MetaKey.MAX_ITERS_REACHED] = True
         await self._commit(msg)
         if self._printing():
             await self.print(msg, True)
@@ -306,10 +309,10 @@ class ReActAgent(
             ]
             dropped = len(live.get_content_blocks()) - len(kept)
             if kept:
-                live.metadata["_partial"] = True
+                live.metadata[MetaKey.PARTIAL] = True
                 if dropped:
                     live.content = kept
-                    live.metadata["dropped_tool_calls"] = dropped
+                    live.metadata[MetaKey.DROPPED_TOOL_CALLS] = dropped
                 self._ingest_calls(live)
                 for call in live.get_content_blocks("tool_use"):
                     self._open_calls[call.id] = call
@@ -318,11 +321,11 @@ class ReActAgent(
                     await self.print(live, True)
         closed = await self._close_interrupted_calls()
         extra: dict[str, Any] = {}
-        if live is not None and live.metadata.get("_partial"):
-            extra["partial_msg_id"] = live.id
-            extra["partial_digest"] = text_digest(answer_text(live))
+        if live is not None and live.metadata.get(MetaKey.PARTIAL):
+            extra[MetaKey.PARTIAL_MSG_ID] = live.id
+            extra[MetaKey.PARTIAL_DIGEST] = text_digest(answer_text(live))
         if closed["not_run"] or closed["interrupted"]:
-            extra["closed_calls"] = closed  # what resume() runs again
+            extra[MetaKey.CLOSED_CALLS] = closed  # what resume() runs again
         resumed = self._interrupted_resume(self._active_resume, extra)
         if resumed is not None:  # a resumed reply, interrupted again
             extra.update(continued_by=resumed.continued_by, continues=resumed.interrupted_id)
@@ -337,8 +340,8 @@ class ReActAgent(
         live, self._live = self._live, None
         if live is not None and live.get_text_content():
             live.content = [b for b in live.get_content_blocks() if b.type == "text"]
-            live.metadata["_partial"] = True
-            live.metadata["_error"] = f"{type(exc).__name__}: {exc}"
+            live.metadata[MetaKey.PARTIAL] = True
+            live.metadata[MetaKey.ERROR] = f"{type(exc).__name__}: {exc}"
             await self._commit(live)
         await self._close_failed_calls(exc)
 

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from nb_hitl.events import Resumed
 from nb_hitl.exceptions import AgentBusyError, ModelError, NothingToResumeError, ResumeError
 from nb_hitl.memory import COMPRESSED
-from nb_hitl.message import Msg, ToolUseBlock
+from nb_hitl.message import MetaKey, Msg, ToolUseBlock
 from nb_hitl.model._continuation import CONTINUE_KWARG, continuation_prompt
 
 from ._base import AgentBase
@@ -111,8 +111,8 @@ class ResumeMixin(AgentBase):
             msg = instruction if isinstance(instruction, Msg) else Msg("user", instruction, "user")
             if not isinstance(msg.content, str) and not msg.get_text_content():
                 raise TypeError("resume(instruction) takes a str or a Msg with text.")
-            msg.metadata["_resume_instruction"] = True
-            msg.metadata["continues"] = point.interrupted_id
+            msg.metadata[MetaKey.RESUME_INSTRUCTION] = True
+            msg.metadata[MetaKey.CONTINUES] = point.interrupted_id
             point.instruction_id = msg.id
         self._resuming = point
         try:
@@ -150,16 +150,21 @@ class ResumeMixin(AgentBase):
             if m.role == "assistant" and m.name == self.name:
                 record = m
                 break
-        if record is not None and record.metadata.get("_partial") and record.metadata.get("_error"):
+        if (
+            record is not None
+            and record.metadata.get(MetaKey.PARTIAL)
+            and record.metadata.get(MetaKey.ERROR)
+        ):
             return self._point_after_error(record)
-        if record is not None and record.metadata.get("_partial"):
+        if record is not None and record.metadata.get(MetaKey.PARTIAL):
             raise ResumeError(
                 "Cannot continue: the interrupted message after the partial answer was deleted "
                 "from memory, so what was interrupted is unknown. Send a new message instead.",
                 reason="edited",
             )
         if record is None or not (
-            record.metadata.get("_is_interrupted") or record.metadata.get("stopped_after_step")
+            record.metadata.get(MetaKey.IS_INTERRUPTED)
+            or record.metadata.get(MetaKey.STOPPED_AFTER_STEP)
         ):
             raise NothingToResumeError(
                 f"Nothing to continue: {self.name}'s last reply "
@@ -196,11 +201,13 @@ class ResumeMixin(AgentBase):
                 reason="compressed",
                 interrupted_id=record.id,
             )
-        carries = "partial_msg_id" in record.metadata or "closed_calls" in record.metadata
-        if record.metadata.get("stopped_after_step") and not carries:
+        carries = (
+            MetaKey.PARTIAL_MSG_ID in record.metadata or MetaKey.CLOSED_CALLS in record.metadata
+        )
+        if record.metadata.get(MetaKey.STOPPED_AFTER_STEP) and not carries:
             return ResumePoint(record.id, "next_step")
         point = ResumePoint(record.id, "next_step")
-        partial_id = record.metadata.get("partial_msg_id")
+        partial_id = record.metadata.get(MetaKey.PARTIAL_MSG_ID)
         partial = memory.get(partial_id) if isinstance(partial_id, str) else None
         if partial_id and partial is None:
             raise ResumeError(
@@ -219,7 +226,7 @@ class ResumeMixin(AgentBase):
                     interrupted_id=record.id,
                 )
             text = answer_text(partial)
-            digest = record.metadata.get("partial_digest")
+            digest = record.metadata.get(MetaKey.PARTIAL_DIGEST)
             if isinstance(digest, str) and digest != text_digest(text):
                 raise ResumeError(
                     "Cannot continue: the partial answer was edited since the interrupt, so it "
@@ -231,7 +238,7 @@ class ResumeMixin(AgentBase):
                 point.partial_id = partial.id
                 point.partial_text = text
                 point.continued_by = self.model.continuation_mode
-        closed = record.metadata.get("closed_calls")
+        closed = record.metadata.get(MetaKey.CLOSED_CALLS)
         if isinstance(closed, dict) and point.partial_id is None:
             calls = _calls_by_id(memory.messages)
             point.not_run = [calls[i] for i in closed.get("not_run", []) if i in calls]
@@ -291,9 +298,9 @@ class ResumeMixin(AgentBase):
         again = [ToolUseBlock(id=c.id, name=c.name, input=dict(c.input)) for c in calls]
         msg = Msg(self.name, list(again), "assistant")
         self._ingest_calls(msg)  # fresh ids: the old calls keep their one result each
-        renamed = msg.metadata.pop("provider_tool_call_ids", {})
-        msg.metadata["resumed_calls"] = renamed
-        msg.metadata["continues"] = point.interrupted_id
+        renamed = msg.metadata.pop(MetaKey.PROVIDER_TOOL_CALL_IDS, {})
+        msg.metadata[MetaKey.RESUMED_CALLS] = renamed
+        msg.metadata[MetaKey.CONTINUES] = point.interrupted_id
         for call in msg.get_content_blocks("tool_use"):
             self._open_calls[call.id] = call
         self._where = "resuming tool calls"
@@ -307,9 +314,9 @@ class ResumeMixin(AgentBase):
         history = [m for m in self.memory.select(exclude_mark=COMPRESSED) if m.id not in skip]
         tools = self.toolkit.get_json_schemas() or None
         seam = {
-            "continues": point.interrupted_id,
-            "continued_from": point.partial_id,
-            "partial_chars": len(point.partial_text),
+            MetaKey.CONTINUES: point.interrupted_id,
+            MetaKey.CONTINUED_FROM: point.partial_id,
+            MetaKey.PARTIAL_CHARS: len(point.partial_text),
         }
         msg: Msg | None = None
         if point.continued_by == "assistant_prefix":
@@ -321,7 +328,7 @@ class ResumeMixin(AgentBase):
                     tools,
                     prefix=point.partial_text,
                     model_kwargs={CONTINUE_KWARG: True},
-                    metadata={**seam, "continued_by": "assistant_prefix"},
+                    metadata={**seam, MetaKey.CONTINUED_BY: "assistant_prefix"},
                 )
             except ModelError as exc:
                 live = getattr(self, "_live", None)
@@ -350,10 +357,10 @@ class ResumeMixin(AgentBase):
                 prompt,
                 tools,
                 prefix=point.partial_text,
-                metadata={**seam, "continued_by": "prompt"},
+                metadata={**seam, MetaKey.CONTINUED_BY: "prompt"},
             )
         if point.note:
-            msg.metadata["continuation_note"] = point.note
+            msg.metadata[MetaKey.CONTINUATION_NOTE] = point.note
         self._ingest_calls(msg)
         for call in msg.get_content_blocks("tool_use"):
             self._open_calls[call.id] = call
@@ -365,11 +372,11 @@ class ResumeMixin(AgentBase):
     def _tag_continued(self, result: Msg, point: ResumePoint) -> Msg:
         """Mark the message a resumed reply returns (it is in memory already)."""
         tags: dict[str, Any] = {
-            "continued_by": point.continued_by,
-            "continues": point.interrupted_id,
+            MetaKey.CONTINUED_BY: point.continued_by,
+            MetaKey.CONTINUES: point.interrupted_id,
         }
         if point.note:
-            tags["continuation_note"] = point.note
+            tags[MetaKey.CONTINUATION_NOTE] = point.note
         if any(result.metadata.get(k) != v for k, v in tags.items()):
             result.metadata.update(tags)
             if self.memory.get(result.id) is result:

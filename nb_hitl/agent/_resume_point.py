@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from nb_hitl.message import Msg, ToolUseBlock
+from nb_hitl.message import MetaKey, Msg, ToolUseBlock
 
 
 def text_digest(text: str) -> str:
@@ -56,11 +56,11 @@ def carry_point(point: ResumePoint, memory: Any, extra: dict[str, Any]) -> None:
     """Put what ``point`` continues into ``extra`` (an interrupted message's metadata):
     its partial answer and its unrun calls, unless the interrupt left its own."""
     partial = memory.get(point.partial_id) if point.partial_id else None
-    if partial is not None and "partial_msg_id" not in extra:
-        extra["partial_msg_id"] = partial.id
-        extra["partial_digest"] = text_digest(answer_text(partial))
-    if (point.not_run or point.interrupted_calls) and "closed_calls" not in extra:
-        extra["closed_calls"] = {
+    if partial is not None and MetaKey.PARTIAL_MSG_ID not in extra:
+        extra[MetaKey.PARTIAL_MSG_ID] = partial.id
+        extra[MetaKey.PARTIAL_DIGEST] = text_digest(answer_text(partial))
+    if (point.not_run or point.interrupted_calls) and MetaKey.CLOSED_CALLS not in extra:
+        extra[MetaKey.CLOSED_CALLS] = {
             "not_run": [c.id for c in point.not_run],
             "interrupted": [c.id for c in point.interrupted_calls],
         }

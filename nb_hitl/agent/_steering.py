@@ -27,7 +27,7 @@ import concurrent.futures
 from typing import Any
 
 from nb_hitl.events import MessageAdded, Steered
-from nb_hitl.message import Msg
+from nb_hitl.message import MetaKey, Msg
 
 from ._base import AgentBase
 from ._lifecycle import ACTIVE_STATES
@@ -133,8 +133,8 @@ class SteeringMixin(AgentBase):
             msg = self._steer_queue.pop(0)
             if self.memory.get(msg.id) is not None:
                 continue  # recorded meanwhile (e.g. sent with agent(msg) too)
-            msg.metadata["_steered"] = True
-            msg.metadata["steered_at"] = where
+            msg.metadata[MetaKey.STEERED] = True
+            msg.metadata[MetaKey.STEERED_AT] = where
             self.memory.add_sync(msg)
             self._emit(MessageAdded(self.name, reply_id, msg))
             self._emit(Steered(self.name, reply_id, msg, where))

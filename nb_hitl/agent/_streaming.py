@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from nb_hitl.events import MessageUpdated
-from nb_hitl.message import Msg, TextBlock
+from nb_hitl.message import MetaKey, Msg, TextBlock
 from nb_hitl.model import ChatModelBase, ChatResponse
 from nb_hitl.model._continuation import continuation_blocks
 
@@ -77,7 +77,7 @@ class StreamingMixin(AgentBase):
             blocks = [b.model_copy() for b in last.content]
             live.content = continuation_blocks(prefix, blocks, complete=True)
         if last is not None and last.usage is not None:
-            live.metadata["usage"] = last.usage.model_dump()
+            live.metadata[MetaKey.USAGE] = last.usage.model_dump()
         self._live = None
         return live
 

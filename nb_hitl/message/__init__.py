@@ -1,7 +1,8 @@
 """Messages and their content blocks: ``Msg``, ``TextBlock``, ``ToolUseBlock``, ...
 
 ``_blocks.py`` holds the pydantic block models (lossless JSON, read like AgentScope's dicts);
-``_msg.py`` the message itself. Everything else passes these around.
+``_msg.py`` the message itself; ``_metadata.py`` the metadata keys nb_hitl writes (``MetaKey``),
+each named once. Everything else passes these around.
 May import only the foundation (``exceptions``, ``_render`` for ``Msg._repr_html_``).
 """
 
@@ -19,6 +20,7 @@ from ._blocks import (
     URLSource,
     VideoBlock,
 )
+from ._metadata import MetaKey
 from ._msg import BlockList, Msg, MsgListAdapter, Role
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "ContentBlock",
     "ContentBlockTypes",
     "ImageBlock",
+    "MetaKey",
     "Msg",
     "MsgListAdapter",
     "Role",

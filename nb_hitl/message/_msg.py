@@ -20,6 +20,7 @@ from ._blocks import (
     ToolUseBlock,
     VideoBlock,
 )
+from ._metadata import MetaKey
 
 Role = Literal["user", "assistant", "system"]
 
@@ -167,7 +168,7 @@ class Msg(BaseModel):
     @property
     def is_interrupted(self) -> bool:
         """True for the message that ``handle_interrupt()`` returned."""
-        return bool(self.metadata.get("_is_interrupted"))
+        return bool(self.metadata.get(MetaKey.IS_INTERRUPTED))
 
     # -- serialisation -------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from nb_hitl.message import Msg
+from nb_hitl.message import MetaKey, Msg
 
 from ._base import ChatUsage
 
@@ -22,7 +22,7 @@ __all__ = ["PromptTokenCheck", "check_prompt_tokens", "reported_usage"]
 
 def reported_usage(msg: Msg) -> ChatUsage | None:
     """The usage a provider reported for the call that produced ``msg``, if it reported any."""
-    raw = msg.metadata.get("usage")
+    raw = msg.metadata.get(MetaKey.USAGE)
     if not isinstance(raw, dict):
         return None
     try:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from nb_hitl.agent import AgentBase
-from nb_hitl.message import Msg
+from nb_hitl.message import MetaKey, Msg
 
 Action = Literal["retry", "skip", "stop"]
 ACTIONS = ("retry", "skip", "stop")
@@ -72,7 +72,7 @@ class _Pausing:
         """Set while the pipeline waits for ``resume()``."""
 
     def _mark(self, msg: Msg, position: int) -> None:
-        msg.metadata["pipeline"] = {
+        msg.metadata[MetaKey.PIPELINE] = {
             "id": self.id,
             "kind": self.kind,
             "position": position,
@@ -243,7 +243,7 @@ async def resume(
     msg: Msg, action: Action = "retry", instruction: Msg | str | None = None
 ) -> Msg | list[Msg] | None:
     """Continue the paused pipeline that returned the interrupted message ``msg``."""
-    info = msg.metadata.get("pipeline") if isinstance(msg, Msg) else None
+    info = msg.metadata.get(MetaKey.PIPELINE) if isinstance(msg, Msg) else None
     pipe = _PAUSED.get(info.get("id", "")) if isinstance(info, dict) else None
     if pipe is None:
         raise ValueError(

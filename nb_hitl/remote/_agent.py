@@ -27,7 +27,7 @@ from typing import Any
 from nb_hitl.agent import AgentBase
 from nb_hitl.exceptions import RemoteAgentError
 from nb_hitl.memory import InMemoryMemory
-from nb_hitl.message import Msg
+from nb_hitl.message import MetaKey, Msg
 
 from ._client import RemoteClient
 from ._convert import to_agui
@@ -296,7 +296,7 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
         extra: dict[str, Any] = {LOCAL: True}
         partial = self._keep_partial(error=None)
         if partial is not None:
-            extra["partial_msg_id"] = partial.id
+            extra[MetaKey.PARTIAL_MSG_ID] = partial.id
         self._close_open_calls("interrupted: the reply was stopped", interrupted=True)
         self._needs_sync = bool(self.capabilities.get("history"))
         result = self._interrupted_msg(**extra)

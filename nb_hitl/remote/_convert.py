@@ -14,15 +14,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from nb_hitl.message import Msg, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
+from nb_hitl.message import MetaKey, Msg, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 
 FLAGS = (
-    "_is_interrupted",
-    "_partial",
-    "_error",
-    "interrupted_by",
-    "interrupted_at",
-    "partial_msg_id",
+    MetaKey.IS_INTERRUPTED,
+    MetaKey.PARTIAL,
+    MetaKey.ERROR,
+    MetaKey.INTERRUPTED_BY,
+    MetaKey.INTERRUPTED_AT,
+    MetaKey.PARTIAL_MSG_ID,
 )
 """The metadata keys that travel with a message (in ``metadata["nb_hitl"]``)."""
 

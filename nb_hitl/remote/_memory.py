@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from nb_hitl.events import MessageAdded
-from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
+from nb_hitl.message import MetaKey, Msg, ToolResultBlock, ToolUseBlock
 
 from ._convert import from_agui, same_content
 
@@ -100,9 +100,9 @@ class RemoteMemoryMixin:
         if not kept:
             return None
         live.content = kept
-        live.metadata["_partial"] = True
+        live.metadata[MetaKey.PARTIAL] = True
         if error:
-            live.metadata["_error"] = error
+            live.metadata[MetaKey.ERROR] = error
         self._commit_sync(live)
         return live
 

@@ -42,7 +42,7 @@ from ag_ui.encoder import EventEncoder
 
 from nb_hitl.events import ApprovalRequested, Event, MessageUpdated, QuestionAsked
 from nb_hitl.exceptions import ApprovalError, NbHitlError
-from nb_hitl.message import Msg
+from nb_hitl.message import MetaKey, Msg
 
 from ._convert import QUESTION_REASON, messages_to_agui, pending_interrupts
 from ._state import agent_state
@@ -342,7 +342,7 @@ class ActiveRun:
         if exc is not None:
             return RunErrorEvent(message=f"{type(exc).__name__}: {exc}", code=type(exc).__name__)
         msg = reply.result()
-        if msg.metadata.get("_is_interrupted"):
+        if msg.metadata.get(MetaKey.IS_INTERRUPTED):
             return RunFinishedEvent(
                 **ids, outcome=RunFinishedCancelledOutcome(), result={"messageId": msg.id}
             )

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from nb_hitl._render import esc
+from nb_hitl.message import MetaKey
 
 if TYPE_CHECKING:
     from nb_hitl.message import Msg
@@ -48,7 +49,7 @@ def action_button(action: str, arg: str, label: str, title: str, *, disabled: bo
 
 def row_actions(msg: Msg) -> str:
     """The Edit (questions) or Regenerate (answers) button of a message row ("" if none)."""
-    if msg.metadata.get("_nb_hitl_error") or msg.metadata.get("_resume_instruction"):
+    if msg.metadata.get(MetaKey.PANEL_ERROR) or msg.metadata.get(MetaKey.RESUME_INSTRUCTION):
         return ""
     text = msg.get_text_content() or ""
     if msg.role == "user" and text:

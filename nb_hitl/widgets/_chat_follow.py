@@ -36,7 +36,7 @@ from nb_hitl.events import (
     ToolCallStarted,
 )
 from nb_hitl.exceptions import AgentBusyError
-from nb_hitl.message import Msg
+from nb_hitl.message import MetaKey, Msg
 
 from ._chat_branches import BranchControls
 from ._chat_tools import GAUGE_DELAY, ChatTools, CompressionRows, context_gauge
@@ -104,7 +104,7 @@ class FollowAgentMixin:
 
     # -- transcript ---------------------------------------------------------------------------
     def _show_error_row(self, agent_name: str, text: str) -> None:
-        msg = Msg(agent_name, text, "assistant", metadata={"_nb_hitl_error": True})
+        msg = Msg(agent_name, text, "assistant", metadata={MetaKey.PANEL_ERROR: True})
         self.transcript.add(Entry("error-" + msg.id, msg))
 
     def _show_internal_error(self, exc: BaseException) -> None:
@@ -255,7 +255,7 @@ class FollowAgentMixin:
         self.transcript.add(Entry("note-" + uuid.uuid4().hex[:12], None, row))
 
     def _on_added(self, msg: Msg) -> None:
-        if msg.metadata.get("_steered") and any(
+        if msg.metadata.get(MetaKey.STEERED) and any(
             esc(note) in self._note.value for note in (STEER_NOTE, STEER_KEPT_NOTE)
         ):
             self._note.value = ""

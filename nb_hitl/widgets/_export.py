@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from nb_hitl._render import CSS, esc, interrupt_cause, msg_flags, msg_html, shown_text
+from nb_hitl.message import MetaKey
 
 if TYPE_CHECKING:
     from nb_hitl.message import Msg
@@ -87,7 +88,7 @@ def message_markdown(msg: Msg) -> str:
             parts.append(f"*result of* `{tool}`{tag}:\n\n" + _fence(block.output_text()))
         elif block.type in ("image", "audio", "video"):
             parts.append(f"*[{block.type}]*")
-    err = msg.metadata.get("_error")
+    err = msg.metadata.get(MetaKey.ERROR)
     if isinstance(err, str) and err:
         parts.append(_fence(err))
     return "\n\n".join(parts)

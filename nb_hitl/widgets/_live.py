@@ -29,6 +29,7 @@ from nb_hitl._render import (
     msg_classes,
     plain,
 )
+from nb_hitl.message import MetaKey
 
 from ._look import shared
 from ._row_deltas import cut
@@ -95,7 +96,7 @@ class LiveMessageView(w.VBox):
         """Where a continued answer (``agent.resume()``) was resumed: drawn as one answer."""
         self._seam_mark = ""
         if is_continuation(msg):
-            self.seams = [int(msg.metadata["partial_chars"])]
+            self.seams = [int(msg.metadata[MetaKey.PARTIAL_CHARS])]
             self._seam_mark = seam_html(msg, instruction)
         self._header = html(self._head(msg, live=True))
         self._tail = html()

@@ -31,6 +31,7 @@ from nb_hitl._render import (
     msg_classes,
     plain,
 )
+from nb_hitl.message import MetaKey
 
 from ._live import live_extras, shared_layout
 from ._row_deltas import RowDeltas
@@ -89,7 +90,7 @@ class LiveMessage(anywidget.AnyWidget):
         self.seams: list[int] = []
         mark = ""
         if is_continuation(msg):
-            self.seams = [int(msg.metadata["partial_chars"])]
+            self.seams = [int(msg.metadata[MetaKey.PARTIAL_CHARS])]
             mark = seam_html(msg, instruction)
         self.deltas = RowDeltas(self._head(msg, live=True), self._render, self.seams, mark)
         self.extra_classes = tuple(classes)

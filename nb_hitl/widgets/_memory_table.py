@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from nb_hitl._render import esc, msg_flags, preview
+from nb_hitl.message import MetaKey
 
 if TYPE_CHECKING:
     from nb_hitl.agent import CompressionPlan
@@ -66,15 +67,15 @@ def marks_for(
     reason = (because or {}).get(msg.id)
     if reason in ("tool partner", "open call"):
         out.append(KEPT_LABELS[reason])
-    if msg.metadata.get("_partial"):
+    if msg.metadata.get(MetaKey.PARTIAL):
         out.append(("interrupted" if msg_flags(msg)[0] else "other", "partial"))
     if msg.is_interrupted:
         out.append(("interrupted", "interrupted"))
-    if msg.metadata.get("continued_from") or msg.metadata.get("continued_by"):
+    if msg.metadata.get(MetaKey.CONTINUED_FROM) or msg.metadata.get(MetaKey.CONTINUED_BY):
         out.append(("resumed", "continuation"))
-    if msg.metadata.get("_resume_instruction"):
+    if msg.metadata.get(MetaKey.RESUME_INSTRUCTION):
         out.append(("resumed", "resume instruction"))
-    if msg.metadata.get("stopped_after_step"):
+    if msg.metadata.get(MetaKey.STOPPED_AFTER_STEP):
         out.append(("other", "stopped after a step"))
     for m in sorted(memory_marks - {"compressed", "pinned"}):
         out.append(("other", m))

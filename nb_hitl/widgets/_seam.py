@@ -25,6 +25,7 @@ from nb_hitl._render import (
     msg_classes,
     plain,
 )
+from nb_hitl.message import MetaKey
 
 if TYPE_CHECKING:
     from nb_hitl.message import Msg
@@ -48,8 +49,8 @@ def seams(msg: Msg, lookup: Callable[[str], Msg | None] = lambda _id: None) -> l
     seen: set[str] = set()
     while current is not None and current.id not in seen:
         seen.add(current.id)
-        at = current.metadata.get("partial_chars")
-        source = current.metadata.get("continued_from")
+        at = current.metadata.get(MetaKey.PARTIAL_CHARS)
+        source = current.metadata.get(MetaKey.CONTINUED_FROM)
         if not isinstance(at, int) or not isinstance(source, str) or not 0 <= at <= len(text):
             break
         found.append(at)
@@ -59,7 +60,7 @@ def seams(msg: Msg, lookup: Callable[[str], Msg | None] = lambda _id: None) -> l
 
 def seam_html(msg: Msg, instruction: str = "") -> str:
     """The "resumed here" mark (the instruction given to ``resume()`` quoted, if any)."""
-    how = CONTINUED_BY.get(str(msg.metadata.get("continued_by") or ""), "continued")
+    how = CONTINUED_BY.get(str(msg.metadata.get(MetaKey.CONTINUED_BY) or ""), "continued")
     title = f"Stopped here; Continue resumed the same answer: {how}."
     label = "resumed here"
     if instruction:
@@ -127,7 +128,7 @@ def continued_html(
 def resumed_header(msg: Msg, live: bool = False) -> str:
     """The row's header with a "resumed" badge saying how the answer was continued."""
     head = header_html(msg, live=live)
-    how = CONTINUED_BY.get(str(msg.metadata.get("continued_by") or ""), "")
+    how = CONTINUED_BY.get(str(msg.metadata.get(MetaKey.CONTINUED_BY) or ""), "")
     badge = (
         f'<span class="nb-hitl-badge nb-hitl-badge-resumed" title="{esc(how or "resumed")}">'
         "resumed</span>"
@@ -138,21 +139,24 @@ def resumed_header(msg: Msg, live: bool = False) -> str:
 def is_continuation(msg: Any) -> bool:
     """Whether ``msg`` continues a partial answer (drawn with a seam)."""
     metadata = getattr(msg, "metadata", None) or {}
-    return isinstance(metadata.get("continued_from"), str) and isinstance(
-        metadata.get("partial_chars"), int
+    return isinstance(metadata.get(MetaKey.CONTINUED_FROM), str) and isinstance(
+        metadata.get(MetaKey.PARTIAL_CHARS), int
     )
 
 
 def folded_ids(msg: Msg, messages: Sequence[Msg]) -> tuple[list[str], str]:
     """The rows a continuation stands for (partial, interrupted message, instruction) and the
     instruction's text."""
-    interrupted = msg.metadata.get("continues")
-    ids = [str(msg.metadata.get("continued_from"))]
+    interrupted = msg.metadata.get(MetaKey.CONTINUES)
+    ids = [str(msg.metadata.get(MetaKey.CONTINUED_FROM))]
     if isinstance(interrupted, str):
         ids.append(interrupted)
     instruction = ""
     for m in messages:
-        if m.metadata.get("_resume_instruction") and m.metadata.get("continues") == interrupted:
+        if (
+            m.metadata.get(MetaKey.RESUME_INSTRUCTION)
+            and m.metadata.get(MetaKey.CONTINUES) == interrupted
+        ):
             ids.append(m.id)
             instruction = m.get_text_content() or ""
     return ids, instruction

@@ -18,13 +18,13 @@ from pydantic import BaseModel
 
 from nb_hitl.exceptions import TranscriptError
 from nb_hitl.memory import PINNED
-from nb_hitl.message import Msg
+from nb_hitl.message import MetaKey, Msg
 from nb_hitl.token import MsgCount, TokenCounter
 
 from .._summary import SUMMARIZE_PROMPT, summary_request
 from ._policy import summary_settings
 
-CLOSING_KEY = "max_iters_reached"
+CLOSING_KEY = MetaKey.MAX_ITERS_REACHED
 """Metadata key of the closing answer the agent writes after ``max_iters`` (no tools sent)."""
 _OVERHEAD: weakref.WeakKeyDictionary[TokenCounter, dict[tuple[str, str, str], int]] = (
     weakref.WeakKeyDictionary()

@@ -30,7 +30,7 @@ from nb_hitl.events import (
     ReplyStarted,
     ToolCallStarted,
 )
-from nb_hitl.message import Msg
+from nb_hitl.message import MetaKey, Msg
 
 from .._approval import ApprovalCards
 from .._live import html
@@ -180,7 +180,7 @@ class HubFeed:
 
     def error(self, text: str, name: str = "nb_hitl") -> None:
         """An error row (the chat's error style)."""
-        msg = Msg(name, text, "assistant", metadata={"_nb_hitl_error": True})
+        msg = Msg(name, text, "assistant", metadata={MetaKey.PANEL_ERROR: True})
         self.transcript.add(Entry("error-" + msg.id, msg))
 
     def close(self) -> None:
