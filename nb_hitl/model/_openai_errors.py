@@ -260,7 +260,8 @@ def _translate(exc: BaseException, ctx: ErrorContext, openai: Any) -> ModelError
         if ctx.chunks:
             return ModelStreamError(
                 f"The connection to {where} broke after {ctx.chunks} chunk(s) of the reply "
-                f"({reason}); the partial reply is kept. Send again to continue."
+                f"({reason}); the partial reply is kept. Retry (agent() with no message) to "
+                f"continue."
             )
         attempts = "1 attempt" if ctx.attempts == 1 else f"{ctx.attempts} attempts"
         return ModelConnectionError(

@@ -9,6 +9,7 @@ Retry), the context gauge. ``FollowAgentMixin`` is mixed into ``ChatWidget`` (``
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 import uuid
 from collections import deque
@@ -61,6 +62,9 @@ INPUT_GONE_NOTE = (
     "agent directly and is answered as usual."
 )
 
+RETRY_HINT = "Retry asks again"
+"""What the status line says after a model error (the Retry button shows beside it)."""
+
 GAUGE_EVENTS = (
     MessageAdded,
     ReplyFinished,
@@ -69,6 +73,20 @@ GAUGE_EVENTS = (
     CompressionConfigChanged,
 )
 """Events after which the context gauge recounts (coalesced, ``GAUGE_DELAY``)."""
+
+
+def short_error(error: str, limit: int = 60) -> str:
+    """The status line's word for an error the transcript shows whole: its type and the first
+    clause of its message, cut at a word boundary (``ModelStreamError: The connection to the
+    server at http://…``)."""
+    kind, sep, message = error.partition(": ")
+    if not sep:
+        kind, message = "", error
+    clause = re.split(r" \(|; |\. ", message.strip(), maxsplit=1)[0].rstrip(".")
+    if len(clause) > limit:
+        cut = clause[:limit].rsplit(" ", 1)[0] if " " in clause[:limit] else clause[:limit]
+        clause = cut.rstrip(",;:") + "…"
+    return f"{kind}: {clause}" if kind else clause
 
 
 class FollowAgentMixin:
@@ -104,8 +122,22 @@ class FollowAgentMixin:
 
     # -- transcript ---------------------------------------------------------------------------
     def _show_error_row(self, agent_name: str, text: str) -> None:
+        if self._error_drawn(text):
+            return  # the partial answer carries it (its row says it once, under the text)
         msg = Msg(agent_name, text, "assistant", metadata={MetaKey.PANEL_ERROR: True})
         self.transcript.add(Entry("error-" + msg.id, msg))
+
+    def _error_drawn(self, text: str) -> bool:
+        """Whether a row of this reply (after the newest user message) shows ``text``."""
+        for entry in reversed(self.transcript.entries):
+            msg = entry.msg
+            if msg is None:
+                continue
+            if msg.role == "user":
+                return False
+            if msg.metadata.get(MetaKey.ERROR) == text:
+                return True
+        return False
 
     def _show_internal_error(self, exc: BaseException) -> None:
         self._show_error_row("nb_hitl", f"Widget error: {type(exc).__name__}: {exc}")
@@ -172,8 +204,11 @@ class FollowAgentMixin:
         self.continue_button.disabled = not interrupted
         self.tools.show_retry(bool(error))
         self.compressions.refresh()
+        self.step_stop.end()  # an error ends the reply without ReplyFinished
         if error:
-            self.status.set_state("error", error)
+            # The transcript shows the whole error once; the status line names it and says
+            # what to press (Retry), not the model's own advice for code.
+            self.status.set_state("error", f"{short_error(error)} · {RETRY_HINT}")
         else:
             stopped = f"interrupted ({cause})" if cause else "interrupted"
             self.status.finish_reply(stopped if interrupted else "")

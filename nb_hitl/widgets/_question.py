@@ -38,6 +38,11 @@ QUESTION_CSS = """
 .nb-hitl-question .nb-hitl-choice { width: auto; max-width: 100%; }
 .nb-hitl-question .nb-hitl-choices { flex-wrap: wrap; gap: 4px; }
 .nb-hitl-question-hint { font-size: 12px; opacity: 0.75; }
+/* The "Other" box fills the form's width, margins included (width: 100% plus ipywidgets'
+   margins ran past the card's right edge). */
+.nb-hitl-question .nb-hitl-question-other { align-self: stretch; min-width: 0;
+  box-sizing: border-box; }
+.nb-hitl-question .nb-hitl-question-other input { min-width: 0; }
 </style>
 """
 
@@ -92,7 +97,7 @@ class _QuestionField:
             if question.options
             else "Your answer (Enter sends)",
             **look(
-                w.Text, layout={"width": "100%", "display": "" if question.allow_other else "none"}
+                w.Text, layout={"width": "auto", "display": "" if question.allow_other else "none"}
             ),
         )
         self.other.add_class("nb-hitl-question-other")

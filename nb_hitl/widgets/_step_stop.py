@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from nb_hitl.events import Event, ReplyFinished, ReplyStarted, StoppedAfterStep, StopRequested
+from nb_hitl.events import (
+    ErrorOccurred,
+    Event,
+    ReplyFinished,
+    ReplyStarted,
+    StoppedAfterStep,
+    StopRequested,
+)
 
 from ._look import look
 
@@ -80,10 +87,14 @@ class StepStop:
                 self._show_pending()  # asked from code (agent.stop_after_step()) or a magic
         elif isinstance(ev, StoppedAfterStep):
             self.stopped = True
-        elif isinstance(ev, ReplyFinished):
-            self.pending = False
-            self.button.disabled = True
-            self.button.description = "After step"
+        elif isinstance(ev, (ReplyFinished, ErrorOccurred)):
+            self.end()
+
+    def end(self) -> None:
+        """The reply is over (finished, interrupted or failed): nothing to stop after."""
+        self.pending = False
+        self.button.disabled = True
+        self.button.description = "After step"
 
     def stop_now(self) -> None:
         """Stop was pressed: the graceful stop is moot."""

@@ -65,6 +65,27 @@ panel"""
 FIRST = 'panel.chat.send("Search my notes.")'
 PERMISSIONS = ".nb-hitl-permissions"
 INPUT = f"{CHAT} .nb-hitl-input textarea"
+OVERRUN = """form => [...form.querySelectorAll(
+    '.nb-hitl-question-other, .nb-hitl-question-other input')]
+  .filter(e => e.getClientRects().length)
+  .map(e => {
+    const box = e.parentElement, s = getComputedStyle(box);
+    const edge = box.getBoundingClientRect().right - parseFloat(s.borderRightWidth)
+      - parseFloat(s.paddingRight);
+    return Math.ceil(e.getBoundingClientRect().right - edge);
+  })
+  .filter(px => px > 0)"""
+"""JavaScript: by how many px each "Other" box (and its input) sticks out of the box it sits in."""
+
+
+def form_fits_at_800(page: Any, form: Any, path: Path) -> None:
+    """At 800 px the "Other" boxes stay inside the form (they ran past its edge: issue 35)."""
+    page.set_viewport_size({"width": 800, "height": 1200})
+    page.wait_for_timeout(300)
+    form.scroll_into_view_if_needed()
+    page.screenshot(path=str(path), full_page=True)
+    assert form.evaluate(OVERRUN) == []
+    page.set_viewport_size({"width": 1400, "height": 1200})
 
 
 def test_rules_questions_and_background_stop(browser: Any, lab: LabServer, artifacts: Path) -> None:
@@ -102,6 +123,7 @@ def test_rules_questions_and_background_stop(browser: Any, lab: LabServer, artif
         wait_status(page, "waiting")
         assert HOSTILE in form.inner_text() and form.locator("img").count() == 0
         page.screenshot(path=str(artifacts / "permissions-form-1400.png"), full_page=True)
+        form_fits_at_800(page, form, artifacts / "permissions-form-800.png")
         page.locator(".lm-MenuBar-itemLabel", has_text="Settings").first.click()
         page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
         page.locator(".lm-Menu-itemLabel", has_text="JupyterLab Dark").first.click()
@@ -109,6 +131,7 @@ def test_rules_questions_and_background_stop(browser: Any, lab: LabServer, artif
             "() => document.body.dataset.jpThemeLight === 'false'", timeout=30_000
         )
         page.screenshot(path=str(artifacts / "permissions-form-dark-1400.png"), full_page=True)
+        form_fits_at_800(page, form, artifacts / "permissions-form-dark-800.png")
         title = form.locator(".nb-hitl-question-header").first
         colour = title.evaluate("e => getComputedStyle(e).color")
         assert colour not in ("rgb(0, 0, 0)", "rgba(0, 0, 0, 0)"), colour  # readable on dark

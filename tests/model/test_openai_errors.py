@@ -170,7 +170,7 @@ async def test_a_stream_that_breaks_mid_reply_is_a_stream_error_without_retry(
     )
     error, seen = await fail(make_model(name), ModelStreamError)
     assert seen[-1].content == [TextBlock(text="Once upon")]
-    assert "broke after" in str(error) and "Send again" in str(error)
+    assert "broke after" in str(error) and "Retry" in str(error)
     assert len(fake_server.requests_for(name)) == 1
 
 

@@ -10,6 +10,7 @@ import pytest
 from widget_helpers import all_html, all_state, until
 
 from nb_hitl.agent import ReActAgent
+from nb_hitl.exceptions import ModelStreamError
 from nb_hitl.memory import InMemoryMemory
 from nb_hitl.message import Msg
 from nb_hitl.model import ScriptedModel, ScriptedTurn
@@ -223,21 +224,54 @@ async def test_model_error_shows_in_transcript_and_widget_stays_usable() -> None
     chat.input.value = "please answer"
     chat.send_button.click()
     await until(lambda: chat.state == "error", what="error state")
-    err = chat.rows[-1]
-    assert isinstance(err, SegmentRow) and "nb-hitl-error" in err.value
-    assert "model exploded &lt;img" in err.value and "<img" not in err.value
     assert "error" in chat.status.text()
     assert chat.input.value == "please answer"  # nothing typed is lost
-    # What streamed before the failure: an error, not an interrupt (its streaming row has
-    # joined the segment of finished rows since the error row was added after it).
+    # What streamed before the failure is kept and drawn as an error, not an interrupt; it
+    # carries the error under its text, so no second row repeats it.
     (partial,) = [r for r in chat.rows if "word0" in all_html(r)]
-    head = all_html(partial)[:200]
-    assert isinstance(partial, SegmentRow) and "nb-hitl-error" in head
+    page = all_html(partial)
+    head = " ".join(getattr(partial, "_dom_classes", ())) + page[:200]  # a live row's classes
+    assert isinstance(partial, (SegmentRow, LiveMessage)) and "nb-hitl-error" in head
     assert "nb-hitl-interrupted" not in head
+    assert "model exploded &lt;img" in page and "<img" not in page
+    assert all_html(chat.transcript.box).count("model exploded") == 1
     assert chat.stop_button.disabled and not chat.send_button.disabled
     chat.send_button.click()
     await until(lambda: chat.state == "idle", what="second reply")
     assert "Recovered fine." in all_html(chat.rows[-1])
+
+
+async def test_a_failed_call_without_text_gets_an_error_row() -> None:
+    boom = RuntimeError("model exploded <img src=x onerror=alert(1)>")
+    chat = ChatWidget(slow_agent([boom], tps=500))
+    chat.send("please answer")
+    await until(lambda: chat.state == "error", what="error state")
+    err = chat.rows[-1]
+    assert isinstance(err, SegmentRow) and "nb-hitl-error" in err.value
+    assert "model exploded &lt;img" in err.value and "<img" not in err.value
+    assert all_html(chat.transcript.box).count("model exploded") == 1
+
+
+async def test_a_broken_stream_says_its_error_once_and_offers_retry() -> None:
+    """Walkthrough 04's broken stream: the ~250-character error was drawn three times (the
+    partial row, an error row, the status line), the status said "Send again" beside the
+    Retry button, and "After step" stayed enabled with no reply to stop."""
+    detail = "The connection to the server at http://127.0.0.1:9/v1 broke after 13 chunk(s) "
+    detail += "of the reply (RemoteProtocolError: peer closed connection); the partial reply "
+    detail += "is kept. Retry (agent() with no message) to continue."
+    boom = ModelStreamError(detail)
+    agent = slow_agent([ScriptedTurn(text=LONG, error=boom, error_after_tokens=5)], tps=500)
+    chat = ChatWidget(agent)
+    chat.send("Tell me a story about a lighthouse keeper.")
+    await until(lambda: chat.state == "error", what="error state")
+    await asyncio.sleep(0.05)
+    assert all_html(chat.transcript.box).count("peer closed connection") == 1
+    status = chat.status.text()
+    assert "ModelStreamError" in status and "peer closed" not in status
+    assert "Retry asks again" in status and "Send again" not in all_html(chat)
+    assert chat.tools.retry_button.layout.display != "none"
+    assert chat.step_stop.button.disabled  # nothing to stop after
+    assert len(status) < 140
 
 
 async def test_tool_error_shows_compact_error_result() -> None:
