@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from ._permission import PermissionPolicy, Verdict, permissions_file
     from ._permission_rule import PermissionRule
     from ._react import ReActAgent
+    from ._react_base import ReActAgentBase
     from ._resume import ResumePoint
     from ._user import InputSource, QueueInput, ScriptedInput, TerminalInput, UserAgent
     from ._user_input import TerminalUserInput, UserInputBase, UserInputData
@@ -74,6 +75,7 @@ __all__ = [
     "QueueInput",
     "RatioSummary",
     "ReActAgent",
+    "ReActAgentBase",
     "ReplayCall",
     "ReplayProgress",
     "ResumePoint",
@@ -111,6 +113,7 @@ if not TYPE_CHECKING:
             "._base": ("DEFAULT_INTERRUPT_TEXT", "AgentBase"),
             "._branches": ("BranchInfo",),
             "._react": ("ReActAgent",),
+            "._react_base": ("ReActAgentBase",),
             "._resume": ("ResumePoint",),
             "._user": ("InputSource", "QueueInput", "ScriptedInput", "TerminalInput", "UserAgent"),
             "._user_input": ("TerminalUserInput", "UserInputBase", "UserInputData"),

@@ -35,6 +35,7 @@ from ._branches import BranchMixin
 from ._compression_agent import CompressionMixin
 from ._hooks import REACT_HOOK_TYPES
 from ._permission import PermissionPolicy
+from ._react_base import ReActAgentBase
 from ._resume import ResumeMixin
 from ._resume_point import ResumePoint, answer_text, text_digest
 from ._steering import SteeringMixin
@@ -52,7 +53,13 @@ STOPPED_TEXT = (
 
 
 class ReActAgent(
-    CompressionMixin, ResumeMixin, BranchMixin, StreamingMixin, ActingMixin, SteeringMixin
+    CompressionMixin,
+    ResumeMixin,
+    BranchMixin,
+    StreamingMixin,
+    ActingMixin,
+    SteeringMixin,
+    ReActAgentBase,
 ):
     """An agent that alternates model reasoning and tool calls until it can answer.
 
@@ -77,6 +84,7 @@ class ReActAgent(
     ``nb_hitl.agent.CompressionConfig``)."""
 
     supported_hook_types = REACT_HOOK_TYPES
+    _loop_runs_step_hooks = True
     supports_stop_after_step = True
     finish_function_name: str = FINISH_FUNCTION_NAME
     """The tool through which the model returns structured output (AgentScope's name)."""

@@ -77,7 +77,7 @@ class StreamingMixin(AgentBase):
             blocks = [b.model_copy() for b in last.content]
             live.content = continuation_blocks(prefix, blocks, complete=True)
         if last is not None and last.usage is not None:
-            live.metadata[MetaKey.USAGE] = last.usage.model_dump()
+            live.usage = last.usage.model_dump()
         self._live = None
         return live
 

@@ -28,12 +28,15 @@ import asyncio
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nb_hitl._secret_names import is_secret_name
 from nb_hitl.message import Msg
 
 from ._in_memory import InMemoryMemory
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["Changes", "StoredMemory", "redact_row"]
 
@@ -91,6 +94,18 @@ class StoredMemory(InMemoryMemory):
         self._lock: asyncio.Lock | None = None
         self._lock_loop: asyncio.AbstractEventLoop | None = None
         self._flusher: asyncio.Task[None] | None = None
+
+    async def close(self) -> None:
+        """Write what is pending and release the store's connection (each store says which)."""
+        await self.flush()
+
+    async def __aenter__(self) -> Self:
+        """``async with AsyncSQLAlchemyMemory(...) as memory:``: the memory itself."""
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        """Close the memory (``close()``), also when the block raised."""
+        await self.close()
 
     # -- what a store implements ---------------------------------------------------------------
     async def _read(self) -> tuple[list[Msg], dict[str, set[str]], str]:

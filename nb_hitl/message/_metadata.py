@@ -41,7 +41,8 @@ class MetaKey:
     DROPPED_TOOL_CALLS: Final = "dropped_tool_calls"
     """Tool calls whose arguments had not finished streaming when the answer stopped."""
     USAGE: Final = "usage"
-    """The provider's token usage of the model call (a ``ChatUsage`` dump)."""
+    """The provider's token usage of the model call (a ``ChatUsage`` dump), in sessions saved
+    before ``Msg.usage`` held it."""
 
     # -- stop_after_step() and max_iters ------------------------------------------------------
     STOPPED_AFTER_STEP: Final = "stopped_after_step"

@@ -94,6 +94,10 @@ class Msg(BaseModel):
     time stays right when a saved session is opened elsewhere."""
     invocation_id: str | None = None
     """The id of the model API call that produced the message, if any."""
+    usage: dict[str, Any] | None = None
+    """What the model call that produced the message used (``ChatUsage`` as a dict: tokens,
+    time), if it reported it. Kept out of ``metadata``, which holds a structured reply's
+    validated fields only, as AgentScope's does."""
 
     def __init__(
         self,
@@ -175,12 +179,13 @@ class Msg(BaseModel):
         """Return a JSON-able dict (AgentScope's name for ``model_dump``), in AgentScope's shape:
         ``id``, ``name``, ``role``, ``content``, ``metadata``, ``timestamp``.
 
-        An ``invocation_id`` that is set is included too (AgentScope drops it), so
-        ``from_dict`` round-trips it; ``None`` is left out, as AgentScope writes the dict.
+        An ``invocation_id`` or ``usage`` that is set is included too (AgentScope has neither),
+        so ``from_dict`` round-trips them; ``None`` is left out, as AgentScope writes the dict.
         """
         data = self.model_dump(mode="json")
-        if data.get("invocation_id") is None:
-            data.pop("invocation_id", None)
+        for key in ("invocation_id", "usage"):
+            if data.get(key) is None:
+                data.pop(key, None)
         return data
 
     @classmethod

@@ -22,7 +22,7 @@ __all__ = ["PromptTokenCheck", "check_prompt_tokens", "reported_usage"]
 
 def reported_usage(msg: Msg) -> ChatUsage | None:
     """The usage a provider reported for the call that produced ``msg``, if it reported any."""
-    raw = msg.metadata.get(MetaKey.USAGE)
+    raw = msg.usage if msg.usage is not None else msg.metadata.get(MetaKey.USAGE)  # older
     if not isinstance(raw, dict):
         return None
     try:

@@ -605,3 +605,47 @@ async def test_react_overrides_calling_super_run_each_hook_once_per_step() -> No
         "pre_acting": 1,
         "post_acting": 1,
     }
+
+
+async def test_react_agent_base_runs_reasoning_and_acting_hooks_of_a_subclass() -> None:
+    from nb_hitl.agent import ReActAgentBase
+
+    class Planner(ReActAgentBase):
+        def __init__(self) -> None:
+            super().__init__()
+            self.name = "Planner"
+
+        async def _reasoning(self, question: str) -> str:
+            return f"plan for {question}"
+
+        async def _acting(self, plan: str) -> str:
+            return f"done: {plan}"
+
+        async def reply(self, msg: Msg) -> Msg:
+            plan = await self._reasoning(msg.get_text_content() or "")
+            return Msg(self.name, await self._acting(plan), "assistant")
+
+        async def observe(self, msg: Msg) -> None:
+            return None
+
+        async def handle_interrupt(self, *args: Any, **kwargs: Any) -> Msg:
+            return Msg(self.name, "interrupted", "assistant")
+
+    seen: list[str] = []
+
+    def pre_reasoning(self: ReActAgentBase, kwargs: dict[str, Any]) -> dict[str, Any]:
+        seen.append(f"pre_reasoning {kwargs['question']}")
+        return {**kwargs, "question": kwargs["question"].upper()}
+
+    def post_acting(self: ReActAgentBase, kwargs: dict[str, Any], output: Any) -> Any:
+        seen.append(f"post_acting {output}")
+        return output + "!"
+
+    agent = Planner()
+    agent.register_instance_hook("pre_reasoning", "upper", pre_reasoning)
+    agent.register_instance_hook("post_acting", "bang", post_acting)
+    reply = await agent(Msg("user", "tea", "user"))
+    assert reply.get_text_content() == "done: plan for TEA!"
+    assert seen == ["pre_reasoning tea", "post_acting done: plan for TEA"]
+    assert isinstance(ReActAgent, type) and issubclass(ReActAgent, ReActAgentBase)
+    assert "pre_acting" in ReActAgentBase.supported_hook_types
