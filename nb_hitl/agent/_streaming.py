@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from nb_hitl.events import MessageUpdated
-from nb_hitl.message import MetaKey, Msg, TextBlock
+from nb_hitl.message import Msg, TextBlock
 from nb_hitl.model import ChatModelBase, ChatResponse
 from nb_hitl.model._continuation import continuation_blocks
 
