@@ -21,6 +21,7 @@ NOT_METADATA = {
     ("model/_openai_stream.py", "usage"),
     ("model/_dashscope_native.py", "usage"),
     ("model/_openai_prefix.py", "usage"),
+    ("message/_msg.py", "usage"),  # the Msg.usage field's name in to_dict()
 }
 
 
