@@ -245,11 +245,12 @@ def test_submodule_imports_resolve_to_the_submodule_not_the_package(tmp_path: Pa
     assert _cycles(graph) == [["nb_hitl.agent", "nb_hitl.agent._base"]]
 
 
-MAX_LINES = 420
-"""A module is read in one sitting: aim under ~400 lines, split along a seam past this."""
+MAX_LINES = 800
+"""A module is one concept, as long as that concept needs; past ~800 lines, ask whether two
+concepts hide inside (issue 31: the old 420-line cap split files by length, not by concept)."""
 
 
-def test_no_module_is_longer_than_about_400_lines() -> None:
+def test_no_module_is_longer_than_about_800_lines() -> None:
     long = {
         str(p.relative_to(ROOT.parent)): n
         for p in ROOT.rglob("*.py")
