@@ -284,6 +284,16 @@ class Notice(Event):
     """``"info"`` or ``"warning"``."""
 
 
+@dataclass(frozen=True)
+class RemoteConnected(Event):
+    """A remote agent heard from its server what it can do: ``agent.capabilities`` and
+    ``agent.unsupported`` now hold the server's answer (a UI redraws what it said before)."""
+
+    kind: ClassVar[str] = "remote_connected"
+    capabilities: tuple[str, ...] = ()
+    """What the server can do besides runs (``stop``, ``steer``, ``continue``, ...)."""
+
+
 Handler = Callable[[Event], Any]
 
 
@@ -408,6 +418,7 @@ __all__ = [
     "Notice",
     "QuestionAnswered",
     "QuestionAsked",
+    "RemoteConnected",
     "ReplyFinished",
     "ReplyStarted",
     "Resumed",

@@ -25,6 +25,7 @@ import uuid
 from typing import Any
 
 from nb_hitl.agent import AgentBase
+from nb_hitl.events import RemoteConnected
 from nb_hitl.exceptions import RemoteAgentError
 from nb_hitl.memory import InMemoryMemory
 from nb_hitl.message import MetaKey, Msg
@@ -153,6 +154,8 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
             self.unsupported.pop("steer", None)
         if self.capabilities.get("continue"):
             self.unsupported.pop("continue", None)
+        have = tuple(sorted(k for k, v in self.capabilities.items() if v))
+        self._emit(RemoteConnected(self.name, self._reply_id, have))
         if self.capabilities.get("history") and not self.is_replying:
             await self.sync()
         return self.capabilities

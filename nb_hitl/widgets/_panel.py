@@ -74,7 +74,8 @@ class AgentPanel(w.VBox):
         if is_remote(agent) and self.inspector is not None:
             self.remote = RemoteStateView(agent, self.chat._bridge)
             self.inspector.children = (*self.inspector.children, self.remote)
-        limits = apply_limits(self)  # what a remote agent cannot do, greyed out with why
+        self._limits = apply_limits(self)  # what a remote agent cannot do, greyed out with why
+        limits = self._limits.view if self._limits is not None else None
         extra = [w for w in (self.permissions, self.session, limits) if w is not None]
         super().__init__(children=[html(CSS), row, *extra])
         self.add_class("nb-hitl-panel")
@@ -88,6 +89,8 @@ class AgentPanel(w.VBox):
             self.permissions.close()
         if self.remote is not None:
             self.remote.close()
+        if self._limits is not None:
+            self._limits.close()
         if self.inspector is not None:
             self.inspector.close()
         super().close()

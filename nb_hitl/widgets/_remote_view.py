@@ -3,7 +3,8 @@
 An agent that runs elsewhere (``nb_hitl.remote.RemoteAgent``) says which panel features it
 lacks in ``agent.unsupported`` (feature -> reason). ``apply_limits(panel)`` disables each
 such control with the reason as its tooltip and puts one note under the chat listing them,
-so nothing is silently ignored; ``RemoteStateView`` shows in the inspector what the client
+so nothing is silently ignored (redrawn when the server has said what it can do:
+``RemoteConnected``); ``RemoteStateView`` shows in the inspector what the client
 can know besides the messages: the server, the thread, its capabilities and its state.
 Everything from the server is escaped text. The widgets only read the agent duck-typed, so
 this module does not import ``nb_hitl.remote``.
@@ -17,7 +18,7 @@ from typing import Any
 import ipywidgets as w
 
 from nb_hitl._render import esc
-from nb_hitl.events import Event, MessageAdded, ReplyFinished
+from nb_hitl.events import Event, MessageAdded, RemoteConnected, ReplyFinished
 
 from ._live import html
 from ._loop import LoopBridge
@@ -31,37 +32,69 @@ def is_remote(agent: Any) -> bool:
     return isinstance(getattr(agent, "unsupported", None), dict) and hasattr(agent, "thread_id")
 
 
+COMPRESSION_CONTROLS = ("compress_button", "undo_button", "reset_button", "explore_button",
+                        "threshold_slider", "threshold_box", "keep_slider", "keep_box")  # fmt: skip
+"""The inspector's compression controls (compression runs on the server)."""
+
+
 def _disable(control: Any, reason: str) -> None:
     if control is not None:
         control.disabled = True
         control.tooltip = reason
 
 
-def apply_limits(panel: Any) -> w.HTML | None:
+def apply_limits(panel: Any) -> LimitsNote | None:
     """Grey out, with the reason as tooltip, what ``panel.agent`` cannot do; the note row."""
-    agent = panel.agent
-    if not is_remote(agent):
+    if not is_remote(panel.agent):
         return None
-    limits: dict[str, str] = agent.unsupported
-    chat = panel.chat
-    if "edit_memory" in limits:
-        _disable(chat.tools.clear_button, limits["edit_memory"])
-    if "stop_after_step" in limits:
-        chat.step_stop.button.tooltip = limits["stop_after_step"]
-    inspector = panel.inspector
-    if inspector is not None and "compression" in limits:
-        for name in ("compress_button", "undo_button", "reset_button", "explore_button",
-                     "threshold_slider", "threshold_box", "keep_slider", "keep_box"):  # fmt: skip
-            _disable(getattr(inspector, name, None), limits["compression"])
-    if inspector is not None and "edit_memory" in limits:
-        for name in ("pin_button", "unpin_button", "pin_ref"):
-            _disable(getattr(inspector, name, None), limits["edit_memory"])
-    items = "".join(f"<li>{esc(text)}</li>" for text in limits.values())
-    note = html(
-        '<details class="nb-hitl-note nb-hitl-remote-limits"><summary>'
-        f"Remote agent: some controls are off ({len(limits)})</summary><ul>{items}</ul></details>"
-    )
-    return note
+    return LimitsNote(panel)
+
+
+class LimitsNote:
+    """The controls a remote agent has no use for, greyed out, and the note listing why.
+
+    Drawn at once from ``agent.unsupported``, and again when the server has answered
+    (``RemoteConnected``): what it turns out to have (steering, Continue) leaves the note.
+    """
+
+    def __init__(self, panel: Any) -> None:
+        self.panel = panel
+        self.view = html()
+        self.redraw()
+        bridge: LoopBridge = getattr(panel.chat, "_bridge", None) or LoopBridge()
+        self._sub = panel.agent.subscribe(bridge.callback(self._on_event))
+
+    def _on_event(self, ev: Event) -> None:
+        if isinstance(ev, RemoteConnected):
+            self.redraw()
+
+    def redraw(self) -> None:
+        """Grey out and list what the agent cannot do now."""
+        panel = self.panel
+        limits: dict[str, str] = panel.agent.unsupported
+        chat = panel.chat
+        if "edit_memory" in limits:
+            _disable(chat.tools.clear_button, limits["edit_memory"])
+        if "stop_after_step" in limits:
+            chat.step_stop.button.tooltip = limits["stop_after_step"]
+        inspector = panel.inspector
+        if inspector is not None and "compression" in limits:
+            for name in COMPRESSION_CONTROLS:
+                _disable(getattr(inspector, name, None), limits["compression"])
+        if inspector is not None and "edit_memory" in limits:
+            for name in ("pin_button", "unpin_button", "pin_ref"):
+                _disable(getattr(inspector, name, None), limits["edit_memory"])
+        items = "".join(f"<li>{esc(text)}</li>" for text in limits.values())
+        self.view.value = (
+            '<details class="nb-hitl-note nb-hitl-remote-limits"><summary>'
+            f"Remote agent: some controls are off ({len(limits)})</summary><ul>{items}</ul>"
+            "</details>"
+        )
+
+    def close(self) -> None:
+        """Stop listening to the agent."""
+        self._sub.close()
+        self.view.close()
 
 
 class RemoteStateView(w.VBox):
@@ -77,7 +110,7 @@ class RemoteStateView(w.VBox):
         self.refresh()
 
     def _on_event(self, ev: Event) -> None:
-        if isinstance(ev, (ReplyFinished, MessageAdded)):
+        if isinstance(ev, (ReplyFinished, MessageAdded, RemoteConnected)):
             self.refresh()
 
     def refresh(self) -> None:
@@ -105,4 +138,4 @@ class RemoteStateView(w.VBox):
         super().close()
 
 
-__all__ = ["RemoteStateView", "apply_limits", "is_remote"]
+__all__ = ["LimitsNote", "RemoteStateView", "apply_limits", "is_remote"]

@@ -55,6 +55,19 @@ async def test_stream_stop_and_continue_mid_sentence(
     assert (last.get_text_content() or "").startswith(cut)  # continued from the cut
 
 
+async def test_the_capability_note_is_the_servers_answer(
+    nb_hitl_agui: AguiServer, attach: Attach
+) -> None:
+    """The note of controls that are off is drawn again once the server said what it can do."""
+    agent, panel = attach(nb_hitl_agui.url)
+    await until(lambda: agent.capabilities, what="the server's capabilities")
+    note = f"some controls are off ({len(agent.unsupported)})"
+    await until(lambda: note in all_html(panel), what="the note redrawn")
+    page = all_html(panel)
+    assert "no steering endpoint" not in page and "cannot continue" not in page
+    assert "server can: continue, history" in page  # the same panel, the same answer
+
+
 async def test_a_run_leaves_no_skipped_event_or_stale_state_note(
     nb_hitl_agui: AguiServer, attach: Attach
 ) -> None:
