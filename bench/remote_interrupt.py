@@ -4,9 +4,9 @@ Each trial sends a message from a headless ``AgentPanel``, waits a random moment
 answer streams, clicks Stop and times until the chat has finished the interrupted reply (the
 interrupted message drawn, the chat idle, Continue enabled). Three agents, in the same run:
 
-- ``local``: ``nb_hitl.demo_remote.nb_hitl_agent()`` in this process (the baseline);
+- ``local``: ``nb_hitl.demo.remote.nb_hitl_agent()`` in this process (the baseline);
 - ``langgraph``: a LangGraph graph on a scripted chat model behind ag-ui-langgraph, a uvicorn
-  process on loopback (``nb_hitl.demo_remote``);
+  process on loopback (``nb_hitl.demo.remote``);
 - ``nb_hitl``: the same agent behind nb_hitl's own server (``python -m nb_hitl.serve``).
 
     python bench/remote_interrupt.py [--trials 30]
@@ -28,7 +28,7 @@ os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
 import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
 from _stats import median_p99, pct
 
-from nb_hitl.demo_remote import nb_hitl_agent, start_langgraph_server, start_nb_hitl_server
+from nb_hitl.demo.remote import nb_hitl_agent, start_langgraph_server, start_nb_hitl_server
 from nb_hitl.remote import RemoteAgent
 from nb_hitl.widgets import AgentPanel
 

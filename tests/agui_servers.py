@@ -56,8 +56,8 @@ class AguiServer:
 
 
 def langgraph_server(delay: float = 0.02) -> AguiServer:
-    """The scripted LangGraph graph (``nb_hitl.demo_remote``) behind ag-ui-langgraph."""
-    args = ["-m", "nb_hitl.demo_remote", "--port", "{port}", "--delay", str(delay)]
+    """The scripted LangGraph graph (``nb_hitl.demo.remote``) behind ag-ui-langgraph."""
+    args = ["-m", "nb_hitl.demo.remote", "--port", "{port}", "--delay", str(delay)]
     return AguiServer(args, "the LangGraph AG-UI server")
 
 
@@ -67,12 +67,12 @@ def faulty_server() -> AguiServer:
 
 
 def nb_hitl_server(sessions: Path, tokens_per_second: float = 50.0) -> AguiServer:
-    """nb_hitl's own server (``python -m nb_hitl.serve``) over ``nb_hitl.demo_remote``'s agent,
+    """nb_hitl's own server (``python -m nb_hitl.serve``) over ``nb_hitl.demo.remote``'s agent,
     threads saved as JSON files in ``sessions`` (so a restart keeps them)."""
     args = [
         "-m",
         "nb_hitl.serve",
-        "nb_hitl.demo_remote:nb_hitl_agent",
+        "nb_hitl.demo.remote:nb_hitl_agent",
         "--port",
         "{port}",
         "--sessions",

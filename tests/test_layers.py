@@ -21,7 +21,8 @@ one row are peers that may import each other, as long as no cycle forms):
 5. ``tool``, ``memory``: tool schemas and execution; the conversation store.
 6. ``model``: a chat model call takes formatted messages and tool schemas (structured output
    is a forced tool call built with the tools' own schema rule) and its usage check counts
-   an agent's memory, so it sits above all four.
+   an agent's memory, so it sits above all four. ``demo.model``, the demo model's responder,
+   is a peer: ``ScriptedModel.demo()`` answers with it.
 7. ``compression``: settings, plan, selection rules and summaries; it counts tokens, reads
    memory and calls the model.
 8. ``session``: saving and loading an agent, compression settings included.
@@ -37,7 +38,8 @@ one row are peers that may import each other, as long as no cycle forms):
     drives agents and their sessions and knows no widget.
 13. ``widgets``, ``extension``, ``server_extension``: the notebook front ends; the extension's
     magics use the chat; the Jupyter server extension (it imports nothing of nb_hitl).
-14. the ``nb_hitl`` package itself (``show()``, the lazy top-level names), ``demo`` and
+14. the ``nb_hitl`` package itself (``show()``, the lazy top-level names), ``demo`` (the demo
+    tools, servers and remote demos; ``demo_remote`` is the remote demos' old address) and
     ``testing``: entry points and helpers that may use anything.
 """
 
@@ -57,7 +59,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("events",),
     ("formatter", "token"),
     ("tool", "memory"),
-    ("model",),
+    ("model", "demo.model"),
     ("compression",),
     ("session",),
     ("compression.replay",),
@@ -291,8 +293,8 @@ def _reaches(graph: Mapping[str, Iterable[str]], start: str, goal: str) -> bool:
 
 def test_no_import_cycle_between_scripted_model_and_demo() -> None:
     graph = _graph()
-    assert _reaches(graph, "nb_hitl.model._scripted", "nb_hitl.model._demo_responder")
-    assert _reaches(graph, "nb_hitl.demo", "nb_hitl.model._demo_responder")
+    assert _reaches(graph, "nb_hitl.model._scripted", "nb_hitl.demo.model._responder")
+    assert _reaches(graph, "nb_hitl.demo", "nb_hitl.demo.model._responder")
     assert not _reaches(graph, "nb_hitl.model._scripted", "nb_hitl.demo")
 
 

@@ -235,7 +235,9 @@ class ScriptedModel(ChatModelBase):
 
         Pair it with ``nb_hitl.demo.demo_toolkit()``; without tools it answers in text only.
         """
-        from ._demo_responder import demo_responder
+        # Lazy: the demo model lives in nb_hitl.demo.model (model layer, but its parent
+        # package holds the demo's tools and servers, which a plain ScriptedModel never needs).
+        from nb_hitl.demo.model import demo_responder
 
         return cls(
             responder=demo_responder,

@@ -1,6 +1,6 @@
 """What the demo model knows: a few topics, each a multi-sentence answer, and how to pick one.
 
-``ScriptedModel.demo()`` answers from these (see ``_demo_responder``). A question is matched to
+``ScriptedModel.demo()`` answers from these (see ``_responder``). A question is matched to
 a topic by its words; a question on none of them gets the generic answer, which echoes the
 question's own words. Every sentence is true of nb_hitl, so the demo teaches while it streams.
 """

@@ -7,12 +7,18 @@ The demo agent answers what it is asked: it searches its notes (and runs a calcu
 the question has a figure to check), then streams a multi-sentence answer on the question's
 topic, long enough to press Stop in the middle. It takes a steer into its next sentence,
 continues an interrupted answer from the cut (``agent.resume()``), and follows an instruction
-such as "shorter" (see ``nb_hitl.model._demo_responder``).
+such as "shorter" (see ``nb_hitl.demo.model``).
 
 ``DemoServer().start()`` serves the same answers over OpenAI's chat-completions protocol on
 127.0.0.1 (no key, nothing leaves the machine), so ``OpenAIChatModel`` can stream from a real
 HTTP server in a walkthrough: ``demo-storyteller`` answers, ``demo-broken`` drops the
 connection mid-answer.
+
+The package: ``model/`` the demo model's responder (model layer: ``ScriptedModel.demo()``
+imports it), ``_server.py`` ``DemoServer``, ``remote.py`` the demo AG-UI servers of
+walkthrough 07 (a LangGraph graph and an nb_hitl agent, ``python -m nb_hitl.demo.remote``;
+``nb_hitl.demo_remote`` is its old address), and here the demo's tools and transcripts.
+It may import anything in nb_hitl; nothing but ``ScriptedModel.demo()`` imports it.
 """
 
 from __future__ import annotations
@@ -21,9 +27,10 @@ import asyncio
 from typing import Any
 
 from nb_hitl.message import Msg
-from nb_hitl.model._demo_responder import demo_responder
-from nb_hitl.model._demo_server import DemoServer
 from nb_hitl.tool import Toolkit
+
+from ._server import DemoServer
+from .model import demo_responder
 
 _NOTES = {
     "interrupt": "agent.interrupt() cancels the reply task; handle_interrupt() returns a "

@@ -1,7 +1,7 @@
 """The demo model's responder: the plan ``ScriptedModel.demo()`` follows for any question.
 
-Offline and deterministic, but it answers what it was asked (``_demo_prompt`` reads the prompt,
-``_demo_topics`` holds what it knows):
+Offline and deterministic, but it answers what it was asked (``_prompt`` reads the prompt,
+``_topics`` holds what it knows):
 
 - a question gets that topic's answer (or the generic one, echoing its words), after the tools
   that make sense for it: ``search_notes`` for every question, ``calculate`` when the question
@@ -14,8 +14,9 @@ Offline and deterministic, but it answers what it was asked (``_demo_prompt`` re
 - "Please continue." after an interrupt picks up at the sentence that was cut; a new
   question after an interrupt is simply answered.
 
-It lives in the model layer so that ``ScriptedModel.demo()`` needs nothing above it;
-``nb_hitl.demo`` (the demo's tools and transcript) re-exports it.
+``nb_hitl.demo.model`` sits in the model layer (it imports only ``nb_hitl.model``'s
+continuation prompt) so that ``ScriptedModel.demo()`` needs nothing above it; ``nb_hitl.demo``
+(the demo's tools and transcript) re-exports it.
 """
 
 from __future__ import annotations
@@ -23,9 +24,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._continuation import parse_continuation_prompt
-from ._demo_prompt import INTERRUPT_MARK, STOP_MARK, Task, read_prompt, style_of, text_of
-from ._demo_topics import Topic, arithmetic, find_topic, generic_topic
+# The module, not the package: nb_hitl.model's __init__ imports ScriptedModel, whose demo()
+# imports this responder (a loop in the import graph).
+from nb_hitl.model._continuation import parse_continuation_prompt
+
+from ._prompt import INTERRUPT_MARK, STOP_MARK, Task, read_prompt, style_of, text_of
+from ._topics import Topic, arithmetic, find_topic, generic_topic
 
 PICK_UP = "Picking up where I left off: "
 ENDED_MARKS = (INTERRUPT_MARK, STOP_MARK)

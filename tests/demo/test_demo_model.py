@@ -11,8 +11,8 @@ import pytest
 
 from nb_hitl import Msg, ReActAgent, ScriptedModel
 from nb_hitl.demo import demo_toolkit
+from nb_hitl.demo.model import PICK_UP, demo_responder
 from nb_hitl.events import MessageUpdated, ToolCallStarted
-from nb_hitl.model._demo_responder import PICK_UP, demo_responder
 from nb_hitl.testing import assert_history_valid
 
 QUESTIONS = {

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._demo_topics import Topic, find_topic, generic_topic
+from ._topics import Topic, find_topic, generic_topic
 
 INTERRUPT_MARK = "[Interrupted]"
 STOP_MARK = "[Stopped]"

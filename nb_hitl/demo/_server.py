@@ -31,7 +31,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._demo_responder import demo_responder
+from .model import demo_responder
 
 MODELS = ("demo-storyteller", "demo-broken")
 """The model names the server answers to."""
