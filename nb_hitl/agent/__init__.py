@@ -1,6 +1,6 @@
 """Agents: the interruptible reply task, the ReAct loop, tool approval, and the human's turn.
 
-``AgentBase`` (``_base.py`` with ``_reply_task.py``, ``_lifecycle.py``, ``_hooks.py``,
+``AgentBase`` (``_base.py`` with ``_lifecycle.py``, ``_hooks.py``,
 ``_console.py``, ``_broadcast.py``) runs each reply as a task of its own that ``interrupt()``
 cancels gracefully; ``ReActAgent`` (``_react.py``, ``_acting.py``, ``_steering.py``,
 ``_structured.py``, ``_compression_agent.py``) reasons and calls tools, parks on approvals

@@ -1,20 +1,24 @@
-"""The reply lifecycle's building blocks: the per-reply record and task plumbing.
+"""The reply lifecycle's building blocks: the per-reply record, task plumbing, the thread hop.
 
-``AgentBase`` drives them (its reply task is in ``_reply_task.py``); see ``_base.py``'s module
-docstring for the lifecycle itself.
+``AgentBase`` (``_base.py``, whose module docstring describes the lifecycle) drives them.
+``on_loop_thread`` is the one way code in ``agent/`` hops from another thread onto the
+agent's event loop (``interrupt_threadsafe``, ``steer_threadsafe``, ...).
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections.abc
+import concurrent.futures
 import inspect
 import types
 from collections.abc import Callable, Coroutine, Generator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from nb_hitl.message import Msg
+
+T = TypeVar("T")
 
 ReplyState = Literal["starting", "running", "interrupting", "finished"]
 ACTIVE_STATES = ("starting", "running", "interrupting")
@@ -150,6 +154,43 @@ def _drive(coro: Coroutine[Any, Any, Msg], pending: Any) -> Generator[Any, Any, 
                 return done.value
 
 
+def on_loop_thread(
+    loop: asyncio.AbstractEventLoop | None, call: Callable[[], T], no_loop: T
+) -> concurrent.futures.Future[T]:
+    """Run ``call()`` on ``loop``'s thread from any thread; a future of what it returned.
+
+    Already on that loop's thread, it runs at once; when there is no loop (never started,
+    closed, stopped) the result is ``no_loop``. An exception ``call`` raises is the future's.
+    JupyterLab may run widget callbacks on another thread, and ``task.cancel()`` from there
+    would not wake the loop: every cross-thread entry of an agent goes through here.
+    """
+    out: concurrent.futures.Future[T] = concurrent.futures.Future()
+    if loop is None or loop.is_closed() or not loop.is_running():
+        out.set_result(no_loop)
+        return out
+    try:
+        here = asyncio.get_running_loop() is loop
+    except RuntimeError:
+        here = False
+
+    def run() -> None:
+        if out.set_running_or_notify_cancel():
+            try:
+                out.set_result(call())
+            except BaseException as exc:  # handed to the caller through the future
+                out.set_exception(exc)
+
+    if here:
+        run()
+        return out
+    try:
+        loop.call_soon_threadsafe(run)
+    except RuntimeError:  # the loop closed meanwhile
+        if not out.done():
+            out.set_result(no_loop)
+    return out
+
+
 async def resume_stepped(coro: Coroutine[Any, Any, Msg], pending: Any) -> Msg:
     return await _drive(coro, pending)
 
@@ -160,6 +201,7 @@ __all__ = [
     "ReplyState",
     "StartGuard",
     "cancel_requested",
+    "on_loop_thread",
     "resume_stepped",
     "uncancel",
 ]

@@ -8,12 +8,9 @@ referenced anywhere else disappears on its own). Only the notebook extension rea
 from __future__ import annotations
 
 import inspect
-from typing import TYPE_CHECKING
 
+from ._base import AgentBase
 from ._live import register, tracked
-
-if TYPE_CHECKING:
-    from ._base import AgentBase
 
 
 def live_agents() -> list[AgentBase]:
@@ -33,7 +30,7 @@ def interrupt_agent(agent: AgentBase, cause: str = "interrupt") -> bool:
         return False
     if _accepts_cause(type(agent).interrupt_nowait):
         return bool(agent.interrupt_nowait(cause=cause))  # type: ignore[call-arg,unused-ignore]
-    return agent._interrupt_reply(agent._reply, None, cause)
+    return AgentBase.interrupt_nowait(agent, cause=cause)  # its own takes no cause
 
 
 def _accepts_cause(fn: object) -> bool:

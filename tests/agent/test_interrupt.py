@@ -293,7 +293,7 @@ async def test_double_interrupt_during_handle_interrupt(make_agent) -> None:
 async def test_cancelling_the_awaiting_caller_interrupts_gracefully(
     make_agent, monkeypatch: pytest.MonkeyPatch, direct_await: bool
 ) -> None:
-    import nb_hitl.agent._reply_task as base
+    import nb_hitl.agent._base as base
 
     if direct_await and not base._DIRECT_AWAIT:
         pytest.skip("direct await needs Python 3.11")
