@@ -37,7 +37,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 # AgentScope's test files for the modules nb_hitl claims (README, "Coming from AgentScope 1.x").
-# Not claimed: the built-in tool functions (tool_test.py), PlanNotebook, RAG, MCP, A2A, TTS,
+# Not claimed: PlanNotebook, RAG, MCP, A2A, TTS,
 # realtime, tracing, evaluation, tuner, embeddings, long-term memories and the other providers'
 # models and formatters (Anthropic, Gemini, Ollama, DeepSeek, OpenAI Responses).
 CLAIMED = [
@@ -53,6 +53,7 @@ CLAIMED = [
     "session_test.py",
     "token_char_test.py",
     "token_openai_test.py",
+    "tool_test.py",
     "toolkit_async_execution_test.py",
     "toolkit_basic_test.py",
     "toolkit_meta_tool_test.py",

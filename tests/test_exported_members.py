@@ -71,8 +71,15 @@ def test_tool_and_memory_public_names() -> None:
         "RegisteredTool",
         "ToolCallStream",
         "ToolGroup",
+        "ToolKind",
         "ToolResponse",
         "Toolkit",
+        "execute_python_code",
+        "execute_shell_command",
+        "insert_text_file",
+        "tool_kind",
+        "view_text_file",
+        "write_text_file",
     ]
     assert sorted(nb_hitl.memory.__all__) == [
         "AsyncSQLAlchemyMemory",

@@ -1,22 +1,62 @@
-"""Tools: register functions, describe them to the model, run them.
+"""Tools: register functions, describe them to the model, run them; AgentScope's built-ins.
 
 ``Toolkit`` (``_toolkit.py``) registers functions (``_registered.py``, schemas in
-``_schema.py``), groups them (``_groups.py``) and runs calls (``_execute.py``, background ones
-in ``_background.py``); ``ToolResponse`` is ``_response.py``.
-May import message and the foundation; nothing above.
+``_schema.py``, kinds in ``_kind.py``), groups them (``_groups.py``) and runs calls
+(``_execute.py``, background ones in ``_background.py``); ``ToolResponse`` is ``_response.py``.
+``_builtin/`` holds AgentScope 1.x's built-in tools (``execute_python_code``,
+``execute_shell_command``, ``view_text_file``, ``write_text_file``, ``insert_text_file``),
+loaded on first use. May import message and the foundation; nothing above.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from nb_hitl._lazy import attach
 
 from ._background import BackgroundTask
 from ._execute import ToolCallStream
 from ._groups import ToolGroup
+from ._kind import ToolKind, tool_kind
 from ._response import ToolResponse
 from ._toolkit import RegisteredTool, Toolkit
 
+if TYPE_CHECKING:
+    from ._builtin import (
+        execute_python_code,
+        execute_shell_command,
+        insert_text_file,
+        view_text_file,
+        write_text_file,
+    )
+
+# AgentScope's names first, in its order, then nb_hitl's own.
 __all__ = [
     "BackgroundTask",
     "RegisteredTool",
     "ToolCallStream",
     "ToolGroup",
+    "ToolKind",
     "ToolResponse",
     "Toolkit",
+    "execute_python_code",
+    "execute_shell_command",
+    "insert_text_file",
+    "tool_kind",
+    "view_text_file",
+    "write_text_file",
 ]
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = attach(
+        __name__,
+        {
+            "._builtin": (
+                "execute_python_code",
+                "execute_shell_command",
+                "insert_text_file",
+                "view_text_file",
+                "write_text_file",
+            ),
+        },
+    )

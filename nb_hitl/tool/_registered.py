@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from nb_hitl.message import ToolUseBlock
 
+from ._kind import ToolKind
 from ._response import ToolResponse
 from ._schema import strip_titles
 
@@ -48,6 +49,8 @@ class RegisteredTool:
     """Name of the function's ``*args`` when the schema offers it."""
     read_only: bool = False
     """The tool only reads: the ``allow_reads`` permission mode lets its calls run."""
+    kind: ToolKind | None = None
+    """What the tool does: ``"reads"``, ``"edits"`` or ``"runs"`` (``None``: not declared)."""
     outlive_reply: bool = False
     """A background task of this tool keeps running when the reply that started it is
     interrupted (others are cancelled)."""

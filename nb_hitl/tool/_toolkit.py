@@ -24,6 +24,7 @@ from nb_hitl.message import ToolUseBlock
 from ._background import BackgroundTasksMixin
 from ._execute import ToolCallStream, error_response, run_tool
 from ._groups import BASIC, ToolGroup, ToolGroupsMixin
+from ._kind import ToolKind, declared_kind
 from ._registered import ApprovalRule, PostprocessFunc, RegisteredTool
 from ._response import ToolResponse
 from ._schema import build_args_model, describe, function_schema
@@ -90,6 +91,7 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
         needs_approval: ApprovalRule = False,
         read_only: bool | None = None,
         outlive_reply: bool = False,
+        kind: ToolKind | None = None,
     ) -> RegisteredTool:
         """Register a function as a tool (sync or async, returning or streaming).
 
@@ -121,6 +123,9 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
                 the function's ``__nb_hitl_read_only__`` attribute (``ask_user`` has it).
             outlive_reply: with ``async_execution``, its background tasks keep running when
                 the reply that started them is interrupted (others are cancelled then).
+            kind: what the tool does, ``"reads"``, ``"edits"`` or ``"runs"`` (default: what
+                the function declared with ``tool_kind``; the built-in tools declare theirs).
+                A ``"reads"`` tool is ``read_only`` unless ``read_only=False`` says otherwise.
 
         Returns:
             The registered tool (with ``skip``, the one already registered).
@@ -171,6 +176,9 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
             ),
             None,
         )
+        kind = kind if kind is not None else declared_kind(func)
+        if read_only is None:
+            read_only = bool(getattr(func, "__nb_hitl_read_only__", False)) or kind == "reads"
         tool = RegisteredTool(
             name=tool_name,
             func=func,
@@ -184,9 +192,8 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
             postprocess_func=postprocess_func,
             async_execution=async_execution,
             var_positional=var_positional,
-            read_only=bool(
-                getattr(func, "__nb_hitl_read_only__", False) if read_only is None else read_only
-            ),
+            read_only=bool(read_only),
+            kind=kind,
             outlive_reply=bool(outlive_reply),
         )
         if tool_name in self.tools:
