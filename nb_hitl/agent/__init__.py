@@ -4,7 +4,8 @@
 ``_console.py``, ``_broadcast.py``) runs each reply as a task of its own that ``interrupt()``
 cancels gracefully; ``ReActAgent`` (``_react.py``, ``_acting.py``, ``_steering.py``,
 ``_structured.py``, ``_compression_agent.py``) reasons and calls tools, parks on approvals
-(``_approval*.py``) and compresses its memory; ``UserAgent`` (``_user*.py``) is the person.
+through the ``ApprovalGate`` it owns (``agent.approvals``, the ``approvals/`` sub-package) and
+compresses its memory; ``UserAgent`` (``_user*.py``) is the person.
 The compression and replay names are re-exported from ``nb_hitl.compression`` (AgentScope's
 ``ReActAgent.CompressionConfig`` lives here). May import session, compression and everything
 below them; never pipeline, widgets or extension.
@@ -40,18 +41,25 @@ if TYPE_CHECKING:
         sweep_compression,
     )
 
-    from ._approval import DENIED_PREFIX, PendingApproval
-    from ._ask_user import Question, QuestionOption, ask_user
     from ._base import DEFAULT_INTERRUPT_TEXT, AgentBase
     from ._branches import BranchInfo
-    from ._decisions import PendingQuestion
-    from ._permission import PermissionPolicy, Verdict, permissions_file
-    from ._permission_rule import PermissionRule
     from ._react import ReActAgent
     from ._react_base import ReActAgentBase
     from ._resume import ResumePoint
     from ._user import InputSource, QueueInput, ScriptedInput, TerminalInput, UserAgent
     from ._user_input import TerminalUserInput, UserInputBase, UserInputData
+    from .approvals import (
+        DENIED_PREFIX,
+        PendingApproval,
+        PendingQuestion,
+        PermissionPolicy,
+        PermissionRule,
+        Question,
+        QuestionOption,
+        Verdict,
+        ask_user,
+        permissions_file,
+    )
 
 __all__ = [
     "DEFAULT_INTERRUPT_TEXT",
@@ -105,11 +113,18 @@ if not TYPE_CHECKING:
     __getattr__, __dir__ = attach(
         __name__,
         {
-            "._approval": ("DENIED_PREFIX", "PendingApproval"),
-            "._ask_user": ("Question", "QuestionOption", "ask_user"),
-            "._decisions": ("PendingQuestion",),
-            "._permission": ("PermissionPolicy", "Verdict", "permissions_file"),
-            "._permission_rule": ("PermissionRule",),
+            ".approvals": (
+                "DENIED_PREFIX",
+                "PendingApproval",
+                "PendingQuestion",
+                "PermissionPolicy",
+                "PermissionRule",
+                "Question",
+                "QuestionOption",
+                "Verdict",
+                "ask_user",
+                "permissions_file",
+            ),
             "._base": ("DEFAULT_INTERRUPT_TEXT", "AgentBase"),
             "._branches": ("BranchInfo",),
             "._react": ("ReActAgent",),

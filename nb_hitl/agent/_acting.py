@@ -17,15 +17,15 @@ from nb_hitl.message import MetaKey, Msg, ToolResultBlock, ToolUseBlock
 from nb_hitl.tool import ToolResponse
 from nb_hitl.tool._background import background_owner
 
-from ._ask_user import current_tool_call
-from ._decisions import DecisionsMixin
 from ._structured import StructuredTurn, validate_structured
+from .approvals._agent import ApprovalMethods
+from .approvals._ask_user import current_tool_call
 
 INTERRUPTED_RESULT = "[Interrupted] The tool call was interrupted by the user before it finished."
 NOT_STARTED_RESULT = "[Interrupted] The tool call was not run because the user interrupted."
 
 
-class ActingMixin(DecisionsMixin):
+class ActingMixin(ApprovalMethods):
     """The open tool calls of the running reply, running them, and their results.
 
     Mixed into ``ReActAgent``, which sets up the in-flight state below when a reply starts.
@@ -85,7 +85,7 @@ class ActingMixin(DecisionsMixin):
     # -- running -----------------------------------------------------------------------------
     async def _act(self, calls: list[ToolUseBlock]) -> list[dict[str, Any] | None]:
         """Run the tool calls of one step (after approval); what each ``_acting`` returned."""
-        calls = await self._await_approvals(calls)  # parks while calls wait for a person
+        calls = await self.approvals.park(calls)  # parks while calls wait for a person
         if self.parallel_tool_calls and len(calls) > 1:
             self._where = "running tools in parallel: " + ", ".join(c.name for c in calls)
             done = await asyncio.gather(
@@ -169,7 +169,7 @@ class ActingMixin(DecisionsMixin):
     # -- closing -----------------------------------------------------------------------------
     def _emit(self, event: Event) -> None:
         if isinstance(event, ReplyFinished):  # its reply-scope rules end with it
-            self._permissions.end_reply(event.reply_id)
+            self.approvals.end_reply(event.reply_id)
         super()._emit(event)
 
     async def _stop_background(self) -> None:
@@ -187,7 +187,7 @@ class ActingMixin(DecisionsMixin):
             return False
         for call in calls:
             self._open_calls.pop(call.id, None)
-        self._approvals.parked = list(calls)
+        self.approvals.repark(calls)
         self._resume_calls.clear()
         return True
 

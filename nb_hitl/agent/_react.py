@@ -34,7 +34,6 @@ from ._base import DEFAULT_INTERRUPT_TEXT
 from ._branches import BranchMixin
 from ._compression_agent import CompressionMixin
 from ._hooks import REACT_HOOK_TYPES
-from ._permission import PermissionPolicy
 from ._react_base import ReActAgentBase
 from ._resume import ResumeMixin
 from ._resume_point import ResumePoint, answer_text, text_digest
@@ -45,6 +44,7 @@ from ._structured import (
     StructuredTurn,
     check_structured_model,
 )
+from .approvals import PermissionPolicy
 
 STOPPED_TEXT = (
     "[Stopped] The user asked the agent to stop after this step; the task may be unfinished."
@@ -168,7 +168,7 @@ class ReActAgent(
         self._open_calls = {}
         self._tool_partial = {}
         self._started_calls = set()
-        self._resume_calls = self._take_parked_calls(msg)
+        self._resume_calls = self.approvals.start_reply(msg)
         incoming = [msg] if isinstance(msg, Msg) else list(msg or [])
         self._drop_queued(incoming)  # steered and then sent: recorded once, as the input
         if not self._resume_calls:  # parked calls resume first: their results come before it

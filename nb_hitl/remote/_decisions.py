@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from nb_hitl.agent import PendingApproval, PendingQuestion, PermissionPolicy, Question
-from nb_hitl.agent._ask_user import check_answers
+from nb_hitl.agent.approvals import check_answers
 from nb_hitl.events import ApprovalDecided, ApprovalRequested, QuestionAnswered, QuestionAsked
 from nb_hitl.exceptions import ApprovalError
 from nb_hitl.message import ToolUseBlock
@@ -158,7 +158,7 @@ class RemoteDecisionsMixin:
     # -- deciding (the local agent's names) ----------------------------------------------------
     def approve(self, call_id: str, arguments: str | dict[str, Any] | None = None) -> None:
         """Approve a waiting call, optionally with edited ``arguments`` (dict or JSON text)."""
-        from nb_hitl.agent._approval_state import parse_arguments
+        from nb_hitl.agent.approvals import parse_arguments
 
         waiting = self._undecided(call_id, "approval")
         if arguments is None:

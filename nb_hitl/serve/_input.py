@@ -24,7 +24,7 @@ def check_resume(
     entries: list[ResumeEntry], waiting: list[dict[str, Any]]
 ) -> dict[str, ResumeEntry]:
     """The run's resume entries by interrupt id, each checked against what the thread waits on."""
-    from nb_hitl.agent._ask_user import check_answers, parse_questions
+    from nb_hitl.agent.approvals import check_answers, parse_questions
 
     by_id = {i["id"]: i for i in waiting}
     if not by_id:

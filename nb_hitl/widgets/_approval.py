@@ -38,8 +38,7 @@ from ._look import look, set_display
 from ._loop import LoopBridge
 
 if TYPE_CHECKING:
-    from nb_hitl.agent._approval import ToolApprovalMixin
-    from nb_hitl.agent._decisions import DecisionsMixin
+    from nb_hitl.agent.approvals import ApprovalMethods
 
 
 def _icon(name: str) -> str:
@@ -83,7 +82,7 @@ class ApprovalCard(w.VBox):
     """
 
     def __init__(
-        self, agent: ToolApprovalMixin, call: ToolUseBlock, bridge: LoopBridge | None = None
+        self, agent: ApprovalMethods, call: ToolUseBlock, bridge: LoopBridge | None = None
     ) -> None:
         self.agent = agent
         self.call = call
@@ -210,7 +209,7 @@ class ApprovalCard(w.VBox):
         self.rule_button.on_click(
             on(
                 lambda _b: self._decide(
-                    lambda: cast("DecisionsMixin", agent).decide(
+                    lambda: cast("ApprovalMethods", agent).decide(
                         call.id, "approve", rule=self.rule_scope.value
                     )
                 )
@@ -280,7 +279,7 @@ class ApprovalCards:
 
     def __init__(
         self,
-        agent: ToolApprovalMixin,
+        agent: ApprovalMethods,
         add_row: Callable[[w.Widget], Any],
         set_status: Callable[[str, str], Any] | None = None,
         bridge: LoopBridge | None = None,
@@ -373,7 +372,7 @@ class ApprovalCards:
 class ApprovalBox(w.VBox):
     """Approval cards and a status line on their own (without a chat)."""
 
-    def __init__(self, agent: ToolApprovalMixin, bridge: LoopBridge | None = None) -> None:
+    def __init__(self, agent: ApprovalMethods, bridge: LoopBridge | None = None) -> None:
         self.status = w.HTML()
         self.rows = w.VBox()
         super().__init__(children=[self.rows, self.status])

@@ -23,8 +23,7 @@ from nb_hitl._render import (
     copy_text,
     esc,
 )
-from nb_hitl.agent._approval import ToolApprovalMixin
-from nb_hitl.agent._decisions import DecisionsMixin
+from nb_hitl.agent.approvals import ApprovalMethods
 from nb_hitl.message import Msg
 
 from ._approval import ApprovalCards, takes_decisions
@@ -208,9 +207,9 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
             self._follow_running_reply()
         self.approvals: ApprovalCards | None = None
         """Approval cards of tool calls waiting for a decision (agents with approvals)."""
-        if isinstance(agent, ToolApprovalMixin) or takes_decisions(agent):
+        if isinstance(agent, ApprovalMethods) or takes_decisions(agent):
             self.approvals = ApprovalCards(
-                cast("ToolApprovalMixin", agent),  # a remote agent has the same decision API
+                cast("ApprovalMethods", agent),  # a remote agent has the same decision API
                 self.append_widget,
                 self.set_status,
                 self._bridge,
@@ -219,8 +218,8 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
         self.questions: QuestionCards | None = None
         """Forms of ``ask_user`` questions waiting for answers (agents that can ask)."""
         self._unwatch_policy: Callable[[], None] | None = None
-        if isinstance(agent, DecisionsMixin) or takes_decisions(agent):
-            asking = cast("DecisionsMixin", agent)
+        if isinstance(agent, ApprovalMethods) or takes_decisions(agent):
+            asking = cast("ApprovalMethods", agent)
             self.questions = QuestionCards(
                 asking, self.append_widget, self.set_status, self._bridge
             )

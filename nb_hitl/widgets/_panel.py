@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as w
 
 from nb_hitl._render import CSS
-from nb_hitl.agent._approval import ToolApprovalMixin
+from nb_hitl.agent.approvals import ApprovalMethods
 
 from ._chat import ChatWidget
 from ._inspector import MemoryInspector
@@ -61,13 +61,13 @@ class AgentPanel(w.VBox):
         row.add_class("nb-hitl-columns")
         self._row = row
         self.session: SessionBar | None = None
-        if session is not None and isinstance(agent, ToolApprovalMixin):
+        if session is not None and isinstance(agent, ApprovalMethods):
             self.session = SessionBar(
                 agent, session, autosave=autosave, on_loaded=self._reload_chat
             )
         self.permissions: PermissionsView | None = None
         """The permission mode, rules (Revoke) and background tasks (Stop)."""
-        if isinstance(agent, ToolApprovalMixin) and permissions:
+        if isinstance(agent, ApprovalMethods) and permissions:
             self.permissions = PermissionsView(agent, self.chat._bridge)
         self.remote: RemoteStateView | None = None
         """The server, thread and state of a remote agent (in the inspector)."""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as w
 
 from nb_hitl._render import esc
-from nb_hitl.agent._permission import MODE_TEXT, MODES
+from nb_hitl.agent.approvals import MODE_TEXT, MODES
 from nb_hitl.events import Event, ReplyFinished, ReplyStarted, ToolResultReady
 from nb_hitl.exceptions import ConfigError
 
@@ -25,7 +25,7 @@ from ._look import look
 from ._loop import LoopBridge
 
 if TYPE_CHECKING:
-    from nb_hitl.agent._approval import ToolApprovalMixin
+    from nb_hitl.agent.approvals import ApprovalMethods
 
 VIEW_CSS = """
 <style>
@@ -45,7 +45,7 @@ class PermissionsView(w.VBox):
         bridge: the loop bridge for clicks.
     """
 
-    def __init__(self, agent: ToolApprovalMixin, bridge: LoopBridge | None = None) -> None:
+    def __init__(self, agent: ApprovalMethods, bridge: LoopBridge | None = None) -> None:
         self.agent = agent
         self._bridge = bridge or LoopBridge()
         self.mode_picker = w.Dropdown(

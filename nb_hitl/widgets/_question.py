@@ -28,7 +28,7 @@ from ._loop import LoopBridge
 
 if TYPE_CHECKING:
     from nb_hitl.agent import Question
-    from nb_hitl.agent._decisions import DecisionsMixin
+    from nb_hitl.agent.approvals import ApprovalMethods
 
 QUESTION_CSS = """
 <style>
@@ -148,7 +148,7 @@ class QuestionCard(w.VBox):
 
     def __init__(
         self,
-        agent: DecisionsMixin,
+        agent: ApprovalMethods,
         question_id: str,
         questions: list[Question],
         bridge: LoopBridge | None = None,
@@ -240,7 +240,7 @@ class QuestionCards:
 
     def __init__(
         self,
-        agent: DecisionsMixin,
+        agent: ApprovalMethods,
         add_row: Callable[[w.Widget], Any],
         set_status: Callable[[str, str], Any] | None = None,
         bridge: LoopBridge | None = None,

@@ -31,7 +31,7 @@ from ._look import look, set_display
 from ._loop import LoopBridge
 
 if TYPE_CHECKING:
-    from nb_hitl.agent._approval import ToolApprovalMixin
+    from nb_hitl.agent.approvals import ApprovalMethods
     from nb_hitl.session import SessionInfo
 
 DEFAULT_SESSION_PATH = "nb_hitl_session_{agent}.json"
@@ -61,7 +61,7 @@ class SessionBar(w.HBox):
 
     def __init__(
         self,
-        agent: ToolApprovalMixin,
+        agent: ApprovalMethods,
         path: str | Path = DEFAULT_SESSION_PATH,
         *,
         autosave: bool = False,

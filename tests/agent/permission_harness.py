@@ -17,7 +17,7 @@ from collections import Counter
 from typing import Any
 
 from nb_hitl.agent import PermissionPolicy, ReActAgent
-from nb_hitl.agent._ask_user import current_tool_call
+from nb_hitl.agent.approvals._ask_user import current_tool_call
 from nb_hitl.exceptions import ApprovalError
 
 MODES = ("ask", "ask", "allow_reads", "allow_all", "deny_all")

@@ -20,7 +20,7 @@ from nb_hitl.agent import (
     UserInputData,
     ask_user,
 )
-from nb_hitl.agent._ask_user import answers_model, check_answers, parse_questions
+from nb_hitl.agent.approvals._ask_user import answers_model, check_answers, parse_questions
 from nb_hitl.events import QuestionAnswered, QuestionAsked
 from nb_hitl.exceptions import ApprovalError
 from nb_hitl.message import Msg

@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as w
 
 from nb_hitl._render import RemoteImages, esc, msg_flags
-from nb_hitl.agent._approval import ToolApprovalMixin
-from nb_hitl.agent._decisions import DecisionsMixin
+from nb_hitl.agent.approvals import ApprovalMethods
 from nb_hitl.events import (
     ErrorOccurred,
     Event,
@@ -129,10 +128,10 @@ class HubFeed:
         self._live[id(agent)] = LiveRows(self.transcript, self.bridge, self.interval)
         handler = functools.partial(self._on_event, agent)
         self._subs[id(agent)] = agent.subscribe(self.bridge.callback(handler))
-        if isinstance(agent, ToolApprovalMixin):
+        if isinstance(agent, ApprovalMethods):
             status = functools.partial(self._approval_status, agent.name)
             self.approvals[id(agent)] = ApprovalCards(agent, self._add_row, status, self.bridge)
-        if isinstance(agent, DecisionsMixin):
+        if isinstance(agent, ApprovalMethods):
             status = functools.partial(self._approval_status, agent.name)
             self.questions[id(agent)] = QuestionCards(agent, self._add_row, status, self.bridge)
         return True

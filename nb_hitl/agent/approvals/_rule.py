@@ -18,6 +18,7 @@ message saying what to write instead.
 from __future__ import annotations
 
 import fnmatch
+import logging
 import re
 import time
 import uuid
@@ -29,6 +30,8 @@ from nb_hitl.exceptions import ConfigError
 
 if TYPE_CHECKING:
     from nb_hitl.tool import RegisteredTool, Toolkit
+
+logger = logging.getLogger(__name__)
 
 Behavior = Literal["allow", "deny", "ask"]
 Scope = Literal["call", "reply", "session", "always"]
@@ -168,8 +171,11 @@ class PermissionRule:
         if self.when is not None:
             try:
                 return bool(self.when(dict(arguments)))
-            except Exception:
-                return self.behavior != "allow"  # a failing predicate never lets a call through
+            except Exception:  # a failing predicate never lets a call through
+                logger.warning(
+                    "`when` of rule %s failed; it does not allow", self.id, exc_info=True
+                )
+                return self.behavior != "allow"
         return True
 
     def check(self, toolkit: Toolkit) -> None:

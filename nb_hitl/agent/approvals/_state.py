@@ -1,16 +1,14 @@
-"""Data of tool approval: waiting calls, decisions, their JSON form, and loop hopping.
+"""Data of tool approval: waiting calls, decisions and their JSON form.
 
-The behaviour lives in ``_approval.py`` (``ToolApprovalMixin``); this module holds what it
-stores and the small helpers it needs, so each stays readable in one sitting.
+The behaviour lives in ``_gate.py`` (``ApprovalGate``); this module holds what it stores and
+checks what a saved session or an edited call brings, before anything changes.
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import json
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -20,7 +18,7 @@ from nb_hitl.message import ToolUseBlock
 if TYPE_CHECKING:
     from nb_hitl.tool import Toolkit
 
-    from ._permission_rule import PermissionRule
+    from ._rule import PermissionRule
 
 DENIED_PREFIX = "denied by the user: "
 POLICY_DENIED_PREFIX = "denied by policy: "
@@ -162,48 +160,6 @@ def parse_arguments(arguments: str | dict[str, Any]) -> dict[str, Any]:
     return value
 
 
-def loop_if_running(loop: asyncio.AbstractEventLoop | None) -> asyncio.AbstractEventLoop | None:
-    """``loop`` if it is open and running, else None."""
-    if loop is None or loop.is_closed() or not loop.is_running():
-        return None
-    return loop
-
-
-def on_thread_of(loop: asyncio.AbstractEventLoop) -> bool:
-    """True when called on the thread that runs ``loop``."""
-    try:
-        return asyncio.get_running_loop() is loop
-    except RuntimeError:
-        return False
-
-
-def submit(
-    loop: asyncio.AbstractEventLoop | None, fn: Callable[[], None]
-) -> concurrent.futures.Future[None]:
-    """Run ``fn`` on ``loop`` (now, if already on its thread or it is not running).
-
-    The returned future holds ``fn``'s exception, if any.
-    """
-    fut: concurrent.futures.Future[None] = concurrent.futures.Future()
-
-    def run() -> None:
-        if not fut.set_running_or_notify_cancel():
-            return
-        try:
-            fn()
-        except BaseException as exc:
-            fut.set_exception(exc)
-        else:
-            fut.set_result(None)
-
-    running = loop_if_running(loop)
-    if running is None or on_thread_of(running):
-        run()
-    else:
-        running.call_soon_threadsafe(run)
-    return fut
-
-
 def parse_parked(
     state: dict[str, Any], toolkit: Toolkit, messages: list[Any]
 ) -> tuple[set[str], ApprovalState]:
@@ -252,9 +208,6 @@ __all__ = [
     "PendingApproval",
     "Waiting",
     "clock",
-    "loop_if_running",
-    "on_thread_of",
     "parse_arguments",
     "parse_parked",
-    "submit",
 ]

@@ -17,7 +17,6 @@ Malformed questions from the model come back to it as an error result; the reply
 from __future__ import annotations
 
 import contextvars
-import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
@@ -34,8 +33,8 @@ Answer = str | list[str]
 
 
 class Asker(Protocol):
-    """What ``ask_user`` uses of the running agent (``DecisionsMixin`` has it; not imported
-    here, as it imports this module)."""
+    """What ``ask_user`` uses of the running agent (its ``ask``, which the approval gate's
+    question inbox answers)."""
 
     async def ask(self, questions: Any, *, call_id: str = "") -> dict[str, Answer]: ...
 
@@ -263,11 +262,6 @@ def typed_answer(text: str, q: Question) -> Any:
     return picked if q.multi_select else text
 
 
-def answers_text(answers: Mapping[str, Answer]) -> str:
-    """The tool result the model receives: a JSON object, question -> answer."""
-    return json.dumps(dict(answers), ensure_ascii=False)
-
-
 async def ask_user(questions: list[Question]) -> dict[str, Answer]:
     """Ask the user one to four questions and wait for the answers.
 
@@ -297,7 +291,6 @@ __all__ = [
     "Question",
     "QuestionOption",
     "answers_model",
-    "answers_text",
     "ask_user",
     "check_answers",
     "current_tool_call",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from nb_hitl.exceptions import ConfigError
 
-from ._permission_rule import PermissionRule
+from ._rule import PermissionRule
 
 CONFIG_ENV = "NB_HITL_CONFIG_DIR"
 

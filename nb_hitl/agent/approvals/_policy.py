@@ -22,6 +22,7 @@ user can open, edit and delete.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableSet
 from dataclasses import dataclass
@@ -29,12 +30,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from nb_hitl.exceptions import ConfigError
 
-from ._permission_file import CONFIG_ENV, UserRules, config_dir, permissions_file
-from ._permission_rule import SCOPES, Behavior, PermissionRule, Scope
+from ._file import CONFIG_ENV, UserRules, config_dir, permissions_file
+from ._rule import SCOPES, Behavior, PermissionRule, Scope
 
 if TYPE_CHECKING:
     from nb_hitl.message import ToolUseBlock
     from nb_hitl.tool import RegisteredTool, Toolkit
+
+logger = logging.getLogger(__name__)
 
 Mode = Literal["ask", "allow_reads", "allow_all", "deny_all"]
 MODES: tuple[str, ...] = ("ask", "allow_reads", "allow_all", "deny_all")
@@ -294,8 +297,11 @@ class PermissionPolicy:
             return Verdict("ask", "mode allow_reads: not a read-only tool")
         try:
             asks = tool.requires_approval(call)
-        except Exception:
-            asks = True  # a failing predicate must never let a call through unasked
+        except Exception:  # a failing predicate must never let a call through unasked
+            logger.warning(
+                "needs_approval predicate of %s failed; the call asks", tool.name, exc_info=True
+            )
+            asks = True
         return Verdict("ask", "the tool needs approval") if asks else Verdict("allow", "mode ask")
 
     def suggest(
@@ -351,7 +357,7 @@ class PermissionPolicy:
             try:
                 listener()
             except Exception:  # a broken view must not break the policy
-                pass
+                logger.exception("nb_hitl permission listener failed")
 
     # -- state -------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:

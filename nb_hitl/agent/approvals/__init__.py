@@ -1,0 +1,69 @@
+"""Approvals: which tool calls run, which wait for a person, which are refused, and the answers.
+
+An agent owns one ``ApprovalGate`` (``agent.approvals``, ``_gate.py``): the permission policy
+(``_policy.py``: a mode and ordered ``PermissionRule`` s, ``_rule.py``, with the user's
+``permissions.json``, ``_file.py``), the calls waiting for a decision and the one path that
+applies a decision (``decide``), the parked calls a saved session brings back (``_state.py``),
+and the question inbox of ``ask_user`` (``_questions.py``, ``_ask_user.py``). Decisions from any
+thread make one hop onto the agent's loop (``_hop.py``). ``ApprovalMethods`` (``_agent.py``)
+gives the agent its AgentScope-style methods, each handing over to the gate.
+
+May import ``nb_hitl.message``, ``events``, ``exceptions``, ``tool`` (by its public names) and
+``nb_hitl.agent``'s base and user modules; nothing above ``agent``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from nb_hitl._lazy import attach
+
+if TYPE_CHECKING:
+    from ._agent import ApprovalMethods
+    from ._ask_user import Question, QuestionOption, ask_user, check_answers, parse_questions
+    from ._gate import ApprovalGate
+    from ._policy import MODE_TEXT, MODES, PermissionPolicy, Verdict, permissions_file
+    from ._questions import PendingQuestion
+    from ._rule import PermissionRule
+    from ._state import DENIED_PREFIX, Decision, PendingApproval, parse_arguments
+
+__all__ = [
+    "DENIED_PREFIX",
+    "MODES",
+    "MODE_TEXT",
+    "ApprovalGate",
+    "ApprovalMethods",
+    "Decision",
+    "PendingApproval",
+    "PendingQuestion",
+    "PermissionPolicy",
+    "PermissionRule",
+    "Question",
+    "QuestionOption",
+    "Verdict",
+    "ask_user",
+    "check_answers",
+    "parse_arguments",
+    "parse_questions",
+    "permissions_file",
+]
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = attach(
+        __name__,
+        {
+            "._agent": ("ApprovalMethods",),
+            "._ask_user": (
+                "Question",
+                "QuestionOption",
+                "ask_user",
+                "check_answers",
+                "parse_questions",
+            ),
+            "._gate": ("ApprovalGate",),
+            "._policy": ("MODES", "MODE_TEXT", "PermissionPolicy", "Verdict", "permissions_file"),
+            "._questions": ("PendingQuestion",),
+            "._rule": ("PermissionRule",),
+            "._state": ("DENIED_PREFIX", "Decision", "PendingApproval", "parse_arguments"),
+        },
+    )

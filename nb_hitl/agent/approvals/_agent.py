@@ -1,0 +1,281 @@
+"""The agent's approval methods: each one line handing over to its ``ApprovalGate``.
+
+``ReActAgent`` keeps AgentScope-style names (``approve``, ``deny``, ``pending_approvals``,
+``permissions``...) and the session methods; the work is done by ``agent.approvals``.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from nb_hitl.exceptions import AgentBusyError, ApprovalError
+from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
+
+from .._base import AgentBase
+from ._ask_user import Answer
+from ._gate import DEFAULT_TIMEOUT, ApprovalGate, DecisionWord
+from ._policy import AllowedTools, PermissionPolicy, Verdict
+from ._questions import PendingQuestion
+from ._rule import PermissionRule, Scope
+from ._state import ApprovalState, Decision, PendingApproval
+
+if TYPE_CHECKING:
+    from nb_hitl.session import SessionInfo
+    from nb_hitl.tool import Toolkit
+
+
+class ApprovalMethods(AgentBase):
+    """Tool approval, permissions, questions and sessions of an agent, by ``agent.approvals``."""
+
+    toolkit: Toolkit
+    _open_calls: dict[str, ToolUseBlock]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.approvals = ApprovalGate(self)
+        """The approval gate: policy, waiting calls, decisions, saved state, questions."""
+
+    async def _commit_result(self, call: ToolUseBlock, block: ToolResultBlock) -> None:
+        raise NotImplementedError  # ReActAgent's implementation is used
+
+    def _commit_sync(self, msg: Msg) -> None:
+        raise NotImplementedError  # ReActAgent's implementation is used
+
+    # -- permissions -------------------------------------------------------------------------
+    @property
+    def permissions(self) -> PermissionPolicy:
+        """The permission policy: mode and rules deciding which calls run, wait or are refused."""
+        return self.approvals.policy
+
+    @permissions.setter
+    def permissions(self, policy: PermissionPolicy | None) -> None:
+        self.approvals.policy = policy
+
+    @property
+    def always_allowed(self) -> AllowedTools:
+        """Tools allowed with any arguments for this session (``always_allow``): a live set
+        of the policy's session rules (``add`` / ``discard`` add and revoke rules)."""
+        return self.approvals.always_allowed
+
+    @always_allowed.setter
+    def always_allowed(self, names: Iterable[str]) -> None:
+        self.approvals.set_always_allowed(names)
+
+    def permission_verdict(self, call: ToolUseBlock) -> Verdict:
+        """What the policy says about ``call`` (without using up a ``call``-scope rule)."""
+        return self.approvals.verdict(call)
+
+    def needs_approval(self, call: ToolUseBlock) -> bool:
+        """Whether ``call`` must wait for a decision before it runs (the policy says ask)."""
+        return self.approvals.verdict(call).behavior == "ask"
+
+    # -- reading -----------------------------------------------------------------------------
+    @property
+    def pending_approvals(self) -> list[PendingApproval]:
+        """The tool calls waiting for a decision, in the order the model asked for them."""
+        return self.approvals.pending
+
+    @property
+    def is_waiting_for_approval(self) -> bool:
+        """True while a reply is parked (on approvals or ``ask_user`` questions), or a loaded
+        session holds parked calls."""
+        return self.approvals.is_parked
+
+    @property
+    def approval_log(self) -> list[dict[str, Any]]:
+        """Every decision so far (call, tool, decision, arguments, reason): widgets redraw
+        decided cards from it, and sessions save it."""
+        return self.approvals.log
+
+    @approval_log.setter
+    def approval_log(self, log: list[dict[str, Any]]) -> None:
+        self.approvals.log = log
+
+    # -- deciding (all through approvals.decide) ---------------------------------------------
+    def decide(
+        self,
+        call_id: str,
+        decision: DecisionWord,
+        *,
+        arguments: str | dict[str, Any] | None = None,
+        reason: str = "",
+        rule: Scope | PermissionRule | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> Decision:
+        """Decide a waiting call from any thread; returns the decision made.
+
+        Args:
+            call_id: the call (``agent.pending_approvals[i].call_id``).
+            decision: ``approve``, ``edit`` (with ``arguments``) or ``deny`` (with ``reason``).
+            arguments: edited arguments (a dict or JSON text), checked against the tool.
+            reason: why (a denial's reason reaches the model).
+            rule: also add a rule: a scope (``"reply"``, ``"session"``, ``"always"``) for the
+                call's suggested rule (allow the tool's calls, or deny them when denying), or
+                a ``PermissionRule`` of your own. Other waiting calls it covers are decided
+                with it.
+            timeout: off the agent's loop, how long to wait for the loop to take it.
+
+        Raises:
+            ApprovalError: unknown, closed or already decided call, bad arguments, or the
+                loop did not take the decision in time. Nothing changes then.
+        """
+        return self.approvals.decide(
+            call_id, decision, arguments=arguments, reason=reason, rule=rule, timeout=timeout
+        )
+
+    def decide_threadsafe(
+        self, call_id: str, decision: DecisionWord, **kwargs: Any
+    ) -> concurrent.futures.Future[Decision]:
+        """``decide`` without waiting: the future holds the decision or the ``ApprovalError``."""
+        return self.approvals.decide_threadsafe(call_id, decision, **kwargs)
+
+    def approve(self, call_id: str, arguments: str | dict[str, Any] | None = None) -> None:
+        """Approve a waiting call, optionally with edited ``arguments`` (dict or JSON text).
+
+        Raises:
+            ApprovalError: unknown or closed call id, or arguments that are not a JSON object
+                fitting the tool's schema. Nothing changes then.
+        """
+        self.approvals.approve(call_id, arguments)
+
+    def deny(self, call_id: str, reason: str = "") -> None:
+        """Deny a waiting call; the model receives ``"denied by the user: <reason>"``."""
+        self.approvals.deny(call_id, reason)
+
+    def always_allow(self, tool_name: str) -> None:
+        """Stop asking about ``tool_name`` for this session and approve its waiting calls."""
+        self.approvals.always_allow(tool_name)
+
+    def approve_all(self) -> None:
+        """Approve every waiting call."""
+        self.approvals.approve_all()
+
+    def deny_all(self, reason: str = "") -> None:
+        """Deny every waiting call with the same reason."""
+        self.approvals.deny_all(reason)
+
+    def approve_threadsafe(
+        self, call_id: str, arguments: str | dict[str, Any] | None = None
+    ) -> concurrent.futures.Future[None]:
+        """``approve`` from any thread without blocking; the future holds any ``ApprovalError``."""
+        return self.approvals.approve_threadsafe(call_id, arguments)
+
+    def deny_threadsafe(self, call_id: str, reason: str = "") -> concurrent.futures.Future[None]:
+        """``deny`` from any thread without blocking."""
+        return self.approvals.deny_threadsafe(call_id, reason)
+
+    def always_allow_threadsafe(self, tool_name: str) -> concurrent.futures.Future[None]:
+        """``always_allow`` from any thread without blocking."""
+        return self.approvals.always_allow_threadsafe(tool_name)
+
+    # -- questions ---------------------------------------------------------------------------
+    @property
+    def pending_questions(self) -> list[PendingQuestion]:
+        """Questions waiting for an answer, oldest first."""
+        return self.approvals.questions.pending
+
+    @property
+    def question_input(self) -> Any:
+        """Also asked when the model asks questions: a ``UserAgent``, a ``UserInputBase``
+        (``TerminalUserInput()``) or an input source (``QueueInput``, ``ScriptedInput``:
+        their text is a JSON object of answers, or the answer to a single question)."""
+        return self.approvals.questions.question_input
+
+    @question_input.setter
+    def question_input(self, source: Any) -> None:
+        self.approvals.questions.question_input = source
+
+    async def ask(self, questions: Any, *, call_id: str = "") -> dict[str, Answer]:
+        """Ask the person ``questions`` and wait (parked) for the checked answers.
+
+        Raises:
+            ApprovalError: malformed questions (inside a tool call the model sees it as an
+                error result).
+        """
+        return await self.approvals.questions.ask(questions, call_id=call_id)
+
+    def answer(self, question_id: str, answers: Any, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+        """Answer waiting questions from any thread (once).
+
+        ``answers`` maps each question (its text, header or 0-based index) to a choice's
+        label, a list of labels (multi-select), ``{"other": "own words"}``, or any text for
+        a question without options; a single question takes its answer alone.
+
+        Raises:
+            ApprovalError: unknown or already answered question, or an answer the question
+                does not take (a choice it did not offer). Nothing changes then.
+        """
+        self.approvals.questions.answer(question_id, answers, timeout=timeout)
+
+    # -- parked calls and state --------------------------------------------------------------
+    async def resume_pending(self) -> Msg:
+        """Continue a reply whose tool calls were parked when the session was saved.
+
+        Decisions made since loading apply; calls still undecided park again (with their
+        approval requests re-emitted, so a widget shows them). Equivalent to ``await agent()``.
+        """
+        if self.is_replying:
+            raise AgentBusyError(self.name)
+        if not self.approvals.has_parked_calls:
+            raise ApprovalError(
+                "Nothing to resume: no tool calls are parked. Send a message with "
+                "`await agent(msg)` instead."
+            )
+        return await self()
+
+    def approvals_state(self) -> dict[str, Any]:
+        """JSON-able approval state: the allow-list and the parked calls with decisions."""
+        return self.approvals.dump_state()
+
+    def load_approvals_state(self, state: dict[str, Any]) -> None:
+        """Restore ``approvals_state()`` output; validates everything before changing anything."""
+        if self.is_replying:
+            raise AgentBusyError(self.name)
+        self.approvals.load_state(state)
+
+    def state_dict(self) -> dict[str, Any]:
+        """Memory, settings and approval state (never model clients or keys)."""
+        state = super().state_dict()
+        state["approvals"] = self.approvals_state()
+        return state
+
+    def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> None:
+        """Restore ``state_dict()`` output, approvals included."""
+        super().load_state_dict(state, strict=strict)
+        self.load_approvals_state(state.get("approvals", {}))
+
+    # Read and put back whole by ``nb_hitl.session`` for its all-or-nothing load.
+    @property
+    def _approvals(self) -> ApprovalState:
+        return self.approvals.state
+
+    @_approvals.setter
+    def _approvals(self, state: ApprovalState) -> None:
+        self.approvals.state = state
+
+    @property
+    def _permission_snapshot(self) -> tuple[str, list[PermissionRule]]:
+        return self.approvals.policy_snapshot()
+
+    @_permission_snapshot.setter
+    def _permission_snapshot(self, snap: tuple[str, list[PermissionRule]]) -> None:
+        self.approvals.restore_policy(snap)
+
+    # -- sessions ----------------------------------------------------------------------------
+    def save_session(self, path: str | Path, *, transcript: dict[str, Any] | None = None) -> Path:
+        """Save this agent's session to ``path`` atomically (see ``nb_hitl.session``)."""
+        from nb_hitl.session import save_session
+
+        return save_session(self, path, transcript=transcript)
+
+    def load_session(self, path: str | Path) -> SessionInfo:
+        """Load a session saved by ``save_session``; on any error the agent is unchanged."""
+        from nb_hitl.session import load_session
+
+        return load_session(self, path)
+
+
+__all__ = ["ApprovalMethods"]

@@ -1,0 +1,82 @@
+"""The one thread-safe hop onto the agent's event loop, used by every decision and answer.
+
+Widgets may call from a comm thread (JupyterLab's ``commsOverSubshells``), so a decision made
+off the agent's loop is scheduled on it with ``loop.call_soon_threadsafe``. ``submit`` returns
+a future without waiting (the ``_threadsafe`` methods); ``run_on_loop`` waits up to a timeout and
+withdraws the hop if the loop has not taken it, so a decision either applies whole or not at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from collections.abc import Callable
+from typing import TypeVar
+
+from nb_hitl.exceptions import ApprovalError
+
+T = TypeVar("T")
+
+
+def loop_if_running(loop: asyncio.AbstractEventLoop | None) -> asyncio.AbstractEventLoop | None:
+    """``loop`` if it is open and running, else None."""
+    if loop is None or loop.is_closed() or not loop.is_running():
+        return None
+    return loop
+
+
+def on_thread_of(loop: asyncio.AbstractEventLoop) -> bool:
+    """True when called on the thread that runs ``loop``."""
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
+
+
+def submit(
+    loop: asyncio.AbstractEventLoop | None, fn: Callable[[], T]
+) -> concurrent.futures.Future[T]:
+    """Run ``fn`` on ``loop`` (now, if already on its thread or it is not running).
+
+    The returned future holds ``fn``'s result or exception.
+    """
+    fut: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+    def run() -> None:
+        if not fut.set_running_or_notify_cancel():
+            return  # withdrawn by run_on_loop's timeout: never applied
+        try:
+            result = fn()
+        except BaseException as exc:  # handed to whoever waits on the future
+            fut.set_exception(exc)
+        else:
+            fut.set_result(result)
+
+    running = loop_if_running(loop)
+    if running is None or on_thread_of(running):
+        run()
+    else:
+        running.call_soon_threadsafe(run)
+    return fut
+
+
+def run_on_loop(loop: asyncio.AbstractEventLoop | None, fn: Callable[[], T], timeout: float) -> T:
+    """Run ``fn`` on ``loop`` and return its result, waiting at most ``timeout`` seconds for
+    the loop to take it (off the loop's thread).
+
+    Raises:
+        ApprovalError: the loop did not take it in time; it was withdrawn and never runs.
+    """
+    fut = submit(loop, fn)
+    try:
+        return fut.result(timeout)
+    except concurrent.futures.TimeoutError:
+        if fut.cancel():  # not taken yet: withdrawn, so it never applies
+            raise ApprovalError(
+                f"The agent's event loop did not take the decision within {timeout} s "
+                "(is a cell blocking it?); nothing was changed. Try again."
+            ) from None
+        return fut.result()  # it is being applied right now: wait for it
+
+
+__all__ = ["loop_if_running", "on_thread_of", "run_on_loop", "submit"]
