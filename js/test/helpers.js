@@ -11,6 +11,9 @@ export function page() {
   globalThis.KeyboardEvent = window.KeyboardEvent;
   globalThis.MouseEvent = window.MouseEvent;
   globalThis.Event = window.Event;
+  globalThis.Element = window.Element;
+  globalThis.MutationObserver = window.MutationObserver;
+  globalThis.navigator = window.navigator;
   return window;
 }
 

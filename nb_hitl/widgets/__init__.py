@@ -1,4 +1,4 @@
-"""Notebook widgets (ipywidgets and one anywidget, no build step): chat, inspector, and both.
+"""Notebook widgets (ipywidgets and anywidgets; front ends in ``static/``): chat, inspector, both.
 
     from nb_hitl.widgets import AgentPanel
     AgentPanel(agent)      # display it; the cell returns at once

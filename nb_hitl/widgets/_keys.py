@@ -1,9 +1,9 @@
 """KeyBindings: keyboard shortcuts for a widget's part of the page, and its liveness banner.
 
-Stock ipywidgets never see key events, so this small ``anywidget`` (an ES module given as a
-Python string: no build step; JupyterLab 4, Notebook 7, VS Code, Colab) listens in the front
-end. It sits, invisible, inside the widget it serves (``scope``: the CSS class of that widget,
-e.g. ``nb-hitl-chat``) and handles keys only while focus is inside that widget:
+Stock ipywidgets never see key events, so this small ``anywidget`` (its front end is
+``js/src/keys.js``, bundled into ``static/keys.js``; JupyterLab 4, Notebook 7, VS Code, Colab)
+listens in the page. It sits, invisible, inside the widget it serves (``scope``: the CSS
+class of that widget, e.g. ``nb-hitl-chat``) and handles keys only while focus is inside it:
 
 - a binding with ``click`` presses that button in the page (the same comm message as a mouse
   click, so there is one code path);
@@ -39,246 +39,11 @@ import traitlets
 
 from ._look import look
 from ._loop import LoopBridge
+from ._model import static_file
 
 INACTIVE_TEXT = "kernel restarted: this panel is inactive"
 STOPPING_CLASS = "nb-hitl-stopping"
 """The front end's class for a row whose Stop was clicked, until the kernel answers."""
-
-_ESM = r"""
-const INACTIVE = "nb-hitl-inactive";
-const STOPPING = "nb-hitl-stopping";
-
-function matches(ev, b) {
-  if (ev.key !== b.key) return false;
-  const mod = ev.ctrlKey || ev.metaKey;
-  if (!!b.mod !== mod) return false;
-  if (!b.mod && (!!b.shift !== ev.shiftKey || ev.altKey)) return false;
-  return true;
-}
-
-// The element the event happened on, also inside a shadow root (marimo draws widgets in one;
-// a listener on window sees only the shadow's host as the target).
-const origin = (ev) => (ev.composedPath && ev.composedPath()[0]) || ev.target;
-
-function render({ model, el }) {
-  el.classList.add("nb-hitl-keys");
-  el.style.display = "none";
-  const root = () => el.closest("." + model.get("scope"));
-
-  // Stop drawn in the click's frame: the kernel's answer takes a round trip, under load longer
-  // than a person waits. The kernel's next change to the row's classes ends the guess.
-  function markStopping() {
-    const scope = root();
-    const rows = model.get("stopping_rows");
-    if (!scope || !rows || scope.classList.contains(INACTIVE)) return;
-    const button = scope.querySelector(model.get("stop_button"));
-    if (!button || button.disabled) return;
-    for (const row of scope.querySelectorAll(rows)) {
-      if (row.classList.contains(STOPPING)) continue;
-      row.classList.add(STOPPING);
-      const answer = new MutationObserver(() => {
-        answer.disconnect();
-        row.classList.remove(STOPPING);
-      });
-      answer.observe(row, { attributes: true, attributeFilter: ["class"] });
-    }
-  }
-  function onClick(ev) {
-    const scope = root();
-    const selector = model.get("stop_button");
-    if (!scope || !selector || !(origin(ev) instanceof Element)) return;
-    if (scope.contains(origin(ev)) && origin(ev).closest(selector)) markStopping();
-  }
-  window.addEventListener("click", onClick, true);
-
-  // Copy buttons carry their message's text; the clipboard API needs a secure context
-  // (JupyterLab on localhost or https), a hidden text box does the rest.
-  async function copyText(text) {
-    if (window.isSecureContext && navigator.clipboard) {
-      try { await navigator.clipboard.writeText(text); return true; } catch (e) { /* below */ }
-    }
-    const box = document.createElement("textarea");
-    box.value = text;
-    box.setAttribute("readonly", "");
-    box.style.position = "fixed";
-    box.style.opacity = "0";
-    document.body.appendChild(box);
-    box.select();
-    let done = false;
-    try { done = document.execCommand("copy"); } catch (e) { done = false; }
-    box.remove();
-    return done;
-  }
-  // A long text is not in the page: the kernel sends it on request ({copy: id, text}).
-  const asked = new Map();
-  model.on("msg:custom", (msg) => {
-    if (msg && typeof msg.copy === "string" && asked.has(msg.copy)) {
-      asked.get(msg.copy)(typeof msg.text === "string" ? msg.text : null);
-      asked.delete(msg.copy);
-    }
-  });
-  function fetchText(id) {
-    return new Promise((resolve) => {
-      asked.set(id, resolve);
-      model.send({ action: "copy", text: id });
-      setTimeout(() => { if (asked.has(id)) { asked.delete(id); resolve(null); } }, 10000);
-    });
-  }
-  async function copyFetched(id) {
-    const text = fetchText(id);
-    // A ClipboardItem given a promise keeps the click's permission while the text arrives.
-    if (window.isSecureContext && window.ClipboardItem && navigator.clipboard &&
-        navigator.clipboard.write) {
-      try {
-        const blob = text.then((t) => {
-          if (t === null) throw new Error("the kernel did not answer");
-          return new Blob([t], { type: "text/plain" });
-        });
-        await navigator.clipboard.write([new ClipboardItem({ "text/plain": blob })]);
-        return true;
-      } catch (e) { /* below */ }
-    }
-    const got = await text;
-    return got === null ? false : copyText(got);
-  }
-  function onCopy(ev) {
-    const scope = root();
-    const selector = model.get("copy_buttons");
-    if (!scope || !selector || !(origin(ev) instanceof Element)) return;
-    const button = origin(ev).closest(selector);
-    if (!button || !scope.contains(button)) return;
-    ev.preventDefault();
-    ev.stopPropagation();
-    const copying = button.dataset.copyId !== undefined && button.dataset.copy === undefined
-      ? copyFetched(button.dataset.copyId) : copyText(button.dataset.copy || "");
-    copying.then((done) => {
-      button.classList.toggle("nb-hitl-copied", done);
-      button.title = done ? "Copied" : "Copy failed: select the text and press Ctrl+C";
-      setTimeout(() => { button.classList.remove("nb-hitl-copied");
-                         button.title = "Copy this message"; }, 1500);
-    });
-  }
-  window.addEventListener("click", onCopy, true);
-
-  // Row buttons (Edit, Regenerate, the branch switcher's arrows) carry an action and its
-  // argument: a click (or Enter / Space on the focused button) sends them to the kernel.
-  function onAction(ev) {
-    const scope = root();
-    const selector = model.get("action_buttons");
-    if (!scope || !selector || !(origin(ev) instanceof Element)) return;
-    const button = origin(ev).closest(selector);
-    if (!button || !scope.contains(button) || button.disabled) return;
-    if (scope.classList.contains(INACTIVE)) return;
-    ev.preventDefault();
-    ev.stopPropagation();
-    model.send({ action: button.dataset.nbHitlAction || "", text: button.dataset.nbHitlArg || "" });
-  }
-  window.addEventListener("click", onAction, true);
-
-  // "Focus inside the panel" also covers a click on text that takes no focus (the transcript):
-  // the browser then focuses the notebook around it. The panel counts as focused from a press
-  // inside it until a press elsewhere, while its cell is the notebook's active one.
-  const panel = () => el.closest("." + (model.get("focus_scope") || model.get("scope"))) || root();
-  let pointed = false;
-  function onPointer(ev) {
-    const area = panel();
-    pointed = !!area && origin(ev) instanceof Node && area.contains(origin(ev));
-  }
-  window.addEventListener("pointerdown", onPointer, true);
-  const EDITABLE = "input, textarea, select, [contenteditable=''], [contenteditable='true']";
-  function panelFocused(target) {
-    const area = panel();
-    if (!area) return false;
-    if (area.contains(target)) return true;
-    if (!pointed || (target instanceof Element && target.closest(EDITABLE))) return false;
-    const cell = el.closest(".jp-Cell");
-    return !cell || cell.classList.contains("jp-mod-active");
-  }
-
-  function onKey(ev) {
-    const scope = root();
-    if (!scope || !(origin(ev) instanceof Node)) return;
-    if (scope.classList.contains(INACTIVE) || ev.isComposing) return;
-    const inside = scope.contains(origin(ev));
-    if (!inside && !panelFocused(origin(ev))) return;
-    for (const b of model.get("bindings")) {
-      if (!matches(ev, b)) continue;
-      if (!inside && !b.anywhere) continue;
-      if (!inside && b.enabled) {
-        const needed = scope.querySelector(b.enabled);
-        if (!needed || needed.disabled) continue;  // nothing to do: the key stays JupyterLab's
-      }
-      const field = b.within ? origin(ev).closest(b.within) : origin(ev);
-      if (!field) continue;
-      const near = b.near ? origin(ev).closest(b.near) || scope : scope;
-      ev.preventDefault();
-      ev.stopPropagation();
-      ev.stopImmediatePropagation();
-      if (b.click) {
-        const button = near.querySelector(b.click);
-        if (button && !button.disabled) button.click();
-      }
-      if (b.action && b.action === model.get("stop_action")) markStopping();
-      if (b.action) {
-        const sel = "textarea, input";
-        const box = field.matches(sel) ? field : field.querySelector(sel);
-        const text = box ? box.value : "";
-        model.send({ action: b.action, text });
-        if (b.clear && box && text.trim()) {
-          box.value = "";
-          box.dispatchEvent(new Event("input", { bubbles: true }));
-        }
-      }
-      return;
-    }
-  }
-  window.addEventListener("keydown", onKey, true);
-
-  let inactive = false;
-  function goInactive() {
-    if (inactive) return;
-    const scope = el.closest("." + model.get("inactive_scope")) || root();
-    if (!scope) return;
-    inactive = true;
-    scope.classList.add(INACTIVE);
-    for (const node of scope.querySelectorAll("button, textarea, input, select")) {
-      node.disabled = true;
-    }
-    for (const status of scope.querySelectorAll(".nb-hitl-status")) {
-      status.dataset.state = "inactive";
-      status.className = "nb-hitl-status nb-hitl-status-inactive";
-      status.textContent = "\u25CF inactive: no kernel behind this panel";
-    }
-    const note = document.createElement("div");
-    note.className = "nb-hitl-inactive-note";
-    note.textContent = model.get("inactive_text");
-    scope.insertBefore(note, scope.firstChild);
-  }
-  if (model.get("inactive_scope")) model.on("comm_live_update", goInactive);
-
-  // A shutdown (or a new kernel) does not touch the comms: watch the kernel itself.
-  const wm = model.widget_manager;
-  const kernelOf = () => {
-    try { return wm && wm.kernel; } catch (e) { return undefined; }
-  };
-  const first = kernelOf();
-  const firstId = first && first.id;
-  const timer = firstId && model.get("inactive_scope") ? setInterval(() => {
-    const k = kernelOf();
-    if (!k || k.isDisposed || k.id !== firstId || k.status === "dead") goInactive();
-  }, 1000) : null;
-
-  return () => {
-    window.removeEventListener("keydown", onKey, true);
-    window.removeEventListener("click", onClick, true);
-    window.removeEventListener("click", onCopy, true);
-    window.removeEventListener("click", onAction, true);
-    window.removeEventListener("pointerdown", onPointer, true);
-    if (timer) clearInterval(timer);
-  };
-}
-export default { render };
-"""
 
 
 class KeyBindings(anywidget.AnyWidget):
@@ -311,18 +76,8 @@ class KeyBindings(anywidget.AnyWidget):
             text (``""``: none).
     """
 
-    _esm = _ESM
-    _css = """
-    .nb-hitl-inactive-note { margin: 4px 0; padding: 4px 8px; font-size: 12px;
-      border-left: 3px solid var(--nb-hitl-brown, #7a5200); color: var(--nb-hitl-brown, #7a5200);
-      background: rgba(138, 109, 59, 0.10); }
-    .nb-hitl-inactive button, .nb-hitl-inactive textarea { cursor: not-allowed; }
-    .nb-hitl-status-inactive { color: var(--nb-hitl-brown, #7a5200); }
-    /* Our note says it once; JupyterLab's broken-link icon on every widget is noise here. */
-    .nb-hitl-inactive.jupyter-widgets-disconnected::before,
-    .nb-hitl-inactive .jupyter-widgets-disconnected::before { content: none !important;
-      display: none !important; }
-    """
+    _esm = static_file("keys.js")  # js/src/keys.js and js/src/chat/keys.js
+    _css = static_file("keys.css")
     scope = traitlets.Unicode("").tag(sync=True)
     inactive_scope = traitlets.Unicode("").tag(sync=True)
     inactive_text = traitlets.Unicode(INACTIVE_TEXT).tag(sync=True)

@@ -34,9 +34,9 @@ from nb_hitl._render import (
 from nb_hitl.message import MetaKey
 
 from ._live import live_extras, shared_layout
+from ._model import static_file
 from ._row_deltas import RowDeltas
 from ._seam import continued_body, is_continuation, resumed_header, seam_html
-from ._transcript_esm import ROW_CSS, ROW_ESM
 
 if TYPE_CHECKING:
     from nb_hitl.message import Msg
@@ -72,10 +72,10 @@ class LiveMessage(anywidget.AnyWidget):
         classes: classes the row keeps besides its message's (a hub speaker's colour).
     """
 
-    _esm = ROW_ESM
-    _css = ROW_CSS
+    _esm = static_file("live_row.js")
+    _css = static_file("live_row.css")
     snapshot = traitlets.Dict().tag(sync=True)
-    """The state a new view starts from (see ``nb_hitl.widgets._transcript_esm``)."""
+    """The state a new view starts from (the protocol: ``js/src/chat/rows.js``)."""
 
     def __init__(
         self,

@@ -30,8 +30,9 @@ import ipywidgets as w
 
 from ._comm import tap, tapped
 from ._loop import LoopBridge
-from ._marimo_esm import BASE_CSS, ESM
+from ._marimo_css import BASE_CSS
 from ._marimo_html import layout_style, render
+from ._model import static_file
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
@@ -103,7 +104,7 @@ class MarimoHost(anywidget.AnyWidget):
             ``host.root.chat.send("Hi")`` is drawn like a click on Send.
     """
 
-    _esm = ESM
+    _esm = static_file("marimo_host.js")
     _css = BASE_CSS
 
     def __init__(self, root: w.Widget) -> None:

@@ -1,4 +1,4 @@
-"""RowDeltas: the kernel's side of a streaming row's delta protocol (see ``_transcript_esm``).
+"""RowDeltas: the kernel's side of a streaming row's delta protocol (see ``js/src/chat/rows.js``).
 
 It keeps the state the front end holds (``snapshot()``) and, given the message's text so far,
 says what to send to bring the front end up to date: the text appended since the last update

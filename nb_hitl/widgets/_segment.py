@@ -9,7 +9,7 @@ segments; interactive rows (approval cards, questions, notes, collapsed long mes
 streaming rows) stay widgets between segments, so the order memory holds is kept.
 
 A change is a batch of keyed ops (insert / replace / remove / classes) sent as one custom
-message with a sequence number (``_segment_esm.py`` has the protocol): only what changed
+message with a sequence number (``js/src/chat/segment.js`` has the protocol): only what changed
 travels. The ``rows`` trait is the whole state a new view starts from (a reloaded page, a
 saved notebook); the kernel keeps it current without sending it (ipywidgets'
 ``_lock_property``), and the front end stores the same value in its model.
@@ -25,7 +25,7 @@ import ipywidgets as w
 import traitlets
 
 from ._live import shared_layout
-from ._segment_esm import SEGMENT_CSS, SEGMENT_ESM
+from ._model import static_file
 
 if TYPE_CHECKING:
     from nb_hitl.message import Msg
@@ -80,8 +80,8 @@ class RowsSegment(anywidget.AnyWidget):
             another thread).
     """
 
-    _esm = SEGMENT_ESM
-    _css = SEGMENT_CSS
+    _esm = static_file("rows_segment.js")
+    _css = static_file("rows_segment.css")
     rows = traitlets.Dict().tag(sync=True)
     """The state a new view starts from: ``{v, seq, rows: [{id, cls, html}, ...]}``."""
 

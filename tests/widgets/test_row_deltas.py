@@ -1,7 +1,7 @@
 """The streaming row's delta protocol: what a stream sends, and the front end's reducer.
 
-The reducer is the real front-end code (``ROW_CORE_JS``), run under Node.js when it is
-installed (Debian's ``nodejs``; ``scripts/test`` installs it).
+The reducer is the real front-end code (``js/src/chat/rows.js``, the source of
+``static/live_row.js``), run under Node.js (``scripts/test`` installs it).
 """
 
 from __future__ import annotations
@@ -9,13 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from widget_helpers import node_json
+from widget_helpers import node_module_json
 
 from nb_hitl import Msg
 from nb_hitl._render import markdown
 from nb_hitl.widgets._live_delta import LiveMessage
 from nb_hitl.widgets._row_deltas import SEGMENT_MAX, RowDeltas, cut
-from nb_hitl.widgets._transcript_esm import ROW_CORE_JS
 
 HOSTILE = (
     'Look: <script>alert("x")</script> <img src=x onerror=alert(1)> & "quotes"\n\n'
@@ -36,17 +35,13 @@ def stream(text: str, step: int) -> tuple[RowDeltas, list[dict[str, Any]]]:
 
 def reduce_in_node(start: dict[str, Any] | None, messages: list[dict[str, Any]]) -> Any:
     """The front end's state after ``messages`` (from ``start``, else an empty row)."""
-    script = (
-        ROW_CORE_JS
-        + """
-const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
-const row = NbHitlRows.newRow();
-if (input.start) NbHitlRows.apply(row, { t: "snapshot", row: input.start });
-const verdicts = input.messages.map((m) => NbHitlRows.apply(row, m));
+    body = """
+const row = mod.newRow();
+if (input.start) mod.apply(row, { t: "snapshot", row: input.start });
+const verdicts = input.messages.map((m) => mod.apply(row, m));
 process.stdout.write(JSON.stringify({ row, verdicts }));
 """
-    )
-    return node_json(script, {"start": start, "messages": messages})
+    return node_module_json("chat/rows.js", body, {"start": start, "messages": messages})
 
 
 def test_a_stream_sends_appended_text_and_each_finished_paragraph_once() -> None:

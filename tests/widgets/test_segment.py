@@ -1,8 +1,8 @@
 """Rows segments: finished message rows drawn by the front end from keyed ops.
 
-The reducer and the view are the real front-end code (``SEGMENT_CORE_JS``), run under Node.js
-when it is installed (Debian's ``nodejs``; ``scripts/test`` installs it); the view draws into
-a small stand-in for the DOM (elements with children, classes, dataset and ``innerHTML``).
+The reducer and the view are the real front-end code (``js/src/chat/segment.js``, the source of
+``static/rows_segment.js``), run under Node.js in a happy-dom page (``scripts/test`` installs
+both); ``js/test/chat_segment.test.js`` tests the view on its own.
 """
 
 from __future__ import annotations
@@ -12,56 +12,32 @@ import random
 from typing import Any
 
 import ipywidgets as w
-from widget_helpers import all_html, all_state, node_json, until
+from widget_helpers import all_html, all_state, node_module_json, until
 
 from nb_hitl import Msg
 from nb_hitl.agent import ReActAgent
 from nb_hitl.model import ScriptedModel
 from nb_hitl.widgets import ChatWidget
 from nb_hitl.widgets._segment import RowsSegment, SegmentRow, Segments, diff
-from nb_hitl.widgets._segment_esm import SEGMENT_CORE_JS
 from nb_hitl.widgets._transcript import Entry
 
-FAKE_DOM = r"""
-class El {
-  constructor(tag) { this.tag = tag; this.children = []; this.parentNode = null;
-    this.dataset = {}; this.innerHTML = ""; this._cls = new Set(); }
-  get className() { return [...this._cls].join(" "); }
-  set className(v) { this._cls = new Set(String(v).split(/\s+/).filter(Boolean)); }
-  get classList() { const s = this._cls; return { add: (...c) => c.forEach((x) => s.add(x)) }; }
-  set textContent(v) { for (const c of this.children) c.parentNode = null; this.children = []; }
-  appendChild(c) { return this.insertBefore(c, null); }
-  insertBefore(c, before) {
-    if (c.parentNode) c.remove();
-    const i = before ? this.children.indexOf(before) : -1;
-    this.children.splice(i < 0 ? this.children.length : i, 0, c);
-    c.parentNode = this;
-    return c;
-  }
-  replaceChild(c, old) { this.insertBefore(c, old); old.remove(); }
-  remove() { const p = this.parentNode; if (p) p.children.splice(p.children.indexOf(this), 1);
-             this.parentNode = null; }
-}
-const document = { createElement: (t) => new El(t) };
-"""
-
 RUN = r"""
-const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
 const el = document.createElement("div");
-const view = new NbHitlSegment.SegmentView(el);
+const view = new mod.SegmentView(el);
 if (input.start) view.reset(input.start);
 const verdicts = input.messages.map((m) => view.apply(m));
 const own = new Set(["lm-Widget", "jupyter-widgets", "widget-inline-hbox", "widget-html"]);
-const mine = (n) => n.className.split(" ").filter((c) => !own.has(c)).join(" ");
-const dom = el.children.map((n) => ({ id: n.dataset.nbHitlKey, cls: mine(n),
-                                      html: n.children[0].innerHTML }));
+const mine = (n) => [...n.classList].filter((c) => !own.has(c)).join(" ");
+const dom = [...el.children].map((n) => ({ id: n.dataset.nbHitlKey, cls: mine(n),
+                                           html: n.children[0].innerHTML }));
 process.stdout.write(JSON.stringify({ state: view.state, verdicts, dom }));
 """
 
 
 def run_in_node(start: dict[str, Any] | None, messages: list[dict[str, Any]]) -> Any:
-    """The front end's state, verdicts and drawn rows after ``messages``."""
-    return node_json(FAKE_DOM + SEGMENT_CORE_JS + RUN, {"start": start, "messages": messages})
+    """The front end's state, verdicts and drawn rows after ``messages`` (the real
+    ``js/src/chat/segment.js`` in a happy-dom page)."""
+    return node_module_json("chat/segment.js", RUN, {"start": start, "messages": messages})
 
 
 def row(key: str, html: str | None = None, cls: str = "nb-hitl-row") -> SegmentRow:

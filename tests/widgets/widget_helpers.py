@@ -7,6 +7,7 @@ import json
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, ClassVar
 
 import ipywidgets as w
@@ -69,6 +70,40 @@ def all_html(widget: w.Widget) -> str:
 def all_state(widget: w.Widget) -> str:
     """Every synced trait of every widget under ``widget`` as JSON (what an .ipynb saves)."""
     return "\n".join(json.dumps(x.get_state(), default=str) for x in walk(widget))
+
+
+JS = Path(__file__).resolve().parents[2] / "js"
+"""The front end's sources (``js/src``) and its npm tools (``js/node_modules``: ``npm ci``)."""
+
+
+def node_module_json(module: str, body: str, payload: Any) -> Any:
+    """Run ``body`` (JavaScript) under Node.js against the front-end module ``js/src/<module>``
+    (imported as ``mod``) in a happy-dom page (``document``, ``window``), with ``payload`` as
+    ``input``; what it writes to stdout, read as JSON. The module is the source the committed
+    bundle is built from (``test_front_end_bundles.py`` checks they agree)."""
+    node = shutil.which("node") or shutil.which("nodejs")
+    assert node is not None, "Node.js is missing: apt-get install nodejs npm (scripts/test does)"
+    assert (JS / "node_modules" / "happy-dom").is_dir(), "run `npm ci` in js/ (scripts/test does)"
+    script = (
+        'import { Window } from "happy-dom";\n'
+        f"import * as mod from {json.dumps((JS / 'src' / module).as_uri())};\n"
+        'const window = new Window({ url: "http://localhost/" });\n'
+        "Object.assign(globalThis, { window, document: window.document, Node: window.Node,\n"
+        "  Element: window.Element, MutationObserver: window.MutationObserver });\n"
+        'let raw = "";\n'
+        'process.stdin.on("data", (d) => (raw += d)).on("end", async () => {\n'
+        "  const input = JSON.parse(raw);\n" + body + "\n});\n"
+    )
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", script],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=JS,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
 
 
 def node_json(script: str, payload: Any) -> Any:

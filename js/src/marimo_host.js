@@ -1,28 +1,19 @@
-"""The marimo host's front end: an ES module and a stylesheet, kept as Python strings.
-
-The module draws the HTML the kernel sends (``_marimo_html.py``), applies its patches (a
-widget's element replaced, a box's children reordered, a layout restyled), sends clicks and
-edits back as the ipywidgets messages a real front end would send (``{"method": "custom",
-"content": {"event": "click"}}``, ``{"method": "update", "state": {...}}``), and mounts each
-anywidget of the tree (the keyboard bindings, a transcript) with that widget's own ES module
-and a small model that talks to the kernel through the host. The page's theme (marimo's
-``light`` / ``dark`` class) becomes ``data-theme`` on the host's root, which switches the
-panel's variables.
-"""
-
-from __future__ import annotations
-
-from nb_hitl._render._theme import BUTTONS, DARK, DARK_SPEAKERS, INK, LIGHT, NEUTRAL, SPEAKERS
-
-from ._marimo_icons import ICON_CSS
-
-ESM = r"""
-const modules = new Map();  // ES module source -> its imported module (one import per source)
+// The marimo host's front end (`MarimoHost`, nb_hitl/widgets/_marimo.py): it draws the HTML
+// the kernel sends (_marimo_html.py), applies its patches (a widget's element replaced, a
+// box's children reordered, a layout restyled), sends clicks and edits back as the ipywidgets
+// messages a real front end would send, and mounts each anywidget of the tree (the keyboard
+// bindings, a transcript) with that widget's own ES module and a small model that talks to the
+// kernel through the host. The page's theme (marimo's light / dark class) becomes
+// data-theme on the host's root, which switches the panel's variables.
+const modules = new Map(); // ES module source -> its imported module (one import per source)
 
 async function load(source) {
   if (!modules.has(source)) {
     const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
-    modules.set(source, import(url).finally(() => URL.revokeObjectURL(url)));
+    modules.set(
+      source,
+      import(url).finally(() => URL.revokeObjectURL(url)),
+    );
   }
   return modules.get(source);
 }
@@ -41,12 +32,14 @@ function render({ model, el }) {
   el.appendChild(styles);
   el.appendChild(root);
   let seq = -1;
-  const hosted = new Map();  // model id -> {state, handlers, views}
+  const hosted = new Map(); // model id -> {state, handlers, views}
   const find = (id) => root.querySelector(`[data-nbw="${CSS.escape(id)}"]`);
 
   // -- theme: marimo marks the page (and the output around us) light or dark ----------------
   function theme() {
-    const dark = !!el.closest(".dark") || document.body.classList.contains("dark") ||
+    const dark =
+      !!el.closest(".dark") ||
+      document.body.classList.contains("dark") ||
       document.documentElement.classList.contains("dark");
     root.dataset.theme = dark ? "dark" : "light";
   }
@@ -65,12 +58,20 @@ function render({ model, el }) {
     };
     entry.emit = (name, ...args) => {
       for (const cb of entry.handlers.get(name) || []) {
-        try { cb(...args); } catch (e) { console.error("nb_hitl hosted widget", e); }
+        try {
+          cb(...args);
+        } catch (e) {
+          console.error("nb_hitl hosted widget", e);
+        }
       }
     };
     entry.model = {
       get: (k) => entry.state[k],
-      set: (k, v) => { entry.state[k] = v; entry.pending[k] = v; entry.emit(`change:${k}`); },
+      set: (k, v) => {
+        entry.state[k] = v;
+        entry.pending[k] = v;
+        entry.emit(`change:${k}`);
+      },
       save_changes: () => {
         const state = entry.pending;
         entry.pending = {};
@@ -128,10 +129,15 @@ function render({ model, el }) {
   }
   function mountAll() {
     for (const node of root.querySelectorAll('[data-kind="anywidget"]')) mount(node);
-    for (const entry of hosted.values()) {  // views whose element left the page end
+    for (const entry of hosted.values()) {
+      // views whose element left the page end
       entry.views = entry.views.filter((v) => {
         if (root.contains(v.node)) return true;
-        try { v.cleanup(); } catch (e) { /* gone anyway */ }
+        try {
+          v.cleanup();
+        } catch (_e) {
+          /* gone anyway */
+        }
         return false;
       });
     }
@@ -142,8 +148,10 @@ function render({ model, el }) {
     const old = find(id);
     if (!old) return false;
     const active = el.getRootNode().activeElement;
-    const keep = active && old.contains(active) && active.matches("textarea, input, select")
-      ? { start: active.selectionStart, end: active.selectionEnd, value: active.value } : null;
+    const keep =
+      active && old.contains(active) && active.matches("textarea, input, select")
+        ? { start: active.selectionStart, end: active.selectionEnd, value: active.value }
+        : null;
     const next = fragment(html).firstElementChild;
     old.replaceWith(next);
     if (keep && next) {
@@ -159,7 +167,7 @@ function render({ model, el }) {
     const box = find(id);
     if (!box) return false;
     const have = new Map();
-    for (const c of box.children) if (c.dataset && c.dataset.nbw) have.set(c.dataset.nbw, c);
+    for (const c of box.children) if (c.dataset?.nbw) have.set(c.dataset.nbw, c);
     const kids = [];
     for (const cid of order) {
       const node = have.get(cid) || (fresh[cid] ? fragment(fresh[cid]).firstElementChild : null);
@@ -188,18 +196,21 @@ function render({ model, el }) {
       const node = find(id);
       if (!node) continue;
       node.className = cls;
-      if (style) node.setAttribute("style", style); else node.removeAttribute("style");
+      if (style) node.setAttribute("style", style);
+      else node.removeAttribute("style");
     }
     for (const [id, html] of msg.replace || []) ok = replace(id, html) && ok;
     for (const [id, data] of msg.child || []) fromKernel(id, data);
     mountAll();
-    if (!ok) model.send({ hello: true });  // lost track: ask for the whole panel again
+    if (!ok) model.send({ hello: true }); // lost track: ask for the whole panel again
   });
 
   // -- clicks and edits go back as ipywidgets messages ---------------------------------------
-  const pending = new Map();  // model id -> timer of a text box's edit not yet sent
-  function up(id, data) { model.send({ w: id, data }); }
-  function valueOf(owner, box) {
+  const pending = new Map(); // model id -> timer of a text box's edit not yet sent
+  function up(id, data) {
+    model.send({ w: id, data });
+  }
+  function editValue(owner, box) {
     const kind = owner.dataset.kind;
     if (kind === "check") return { value: box.checked };
     if (kind === "number") return { value: Number(box.value) };
@@ -210,8 +221,8 @@ function render({ model, el }) {
     for (const [id, timer] of pending) {
       clearTimeout(timer);
       const owner = find(id);
-      const box = owner && owner.querySelector("textarea, input, select");
-      if (box) up(id, { method: "update", state: valueOf(owner, box) });
+      const box = owner?.querySelector("textarea, input, select");
+      if (box) up(id, { method: "update", state: editValue(owner, box) });
     }
     pending.clear();
   }
@@ -236,19 +247,22 @@ function render({ model, el }) {
     const owner = ev.target.closest("[data-nbw]");
     if (!owner || !["text", "number"].includes(owner.dataset.kind)) return;
     const id = owner.dataset.nbw;
-    const box = ev.target;  // read now: after the dispatch a shadow tree's target is null
+    const box = ev.target; // read now: after the dispatch a shadow tree's target is null
     clearTimeout(pending.get(id));
-    pending.set(id, setTimeout(() => {
-      pending.delete(id);
-      up(id, { method: "update", state: valueOf(owner, box) });
-    }, 250));
+    pending.set(
+      id,
+      setTimeout(() => {
+        pending.delete(id);
+        up(id, { method: "update", state: editValue(owner, box) });
+      }, 250),
+    );
   });
   root.addEventListener("change", (ev) => {
     const owner = ev.target.closest("[data-nbw]");
     if (!owner || !["text", "number", "select", "check"].includes(owner.dataset.kind)) return;
     clearTimeout(pending.get(owner.dataset.nbw));
     pending.delete(owner.dataset.nbw);
-    up(owner.dataset.nbw, { method: "update", state: valueOf(owner, ev.target) });
+    up(owner.dataset.nbw, { method: "update", state: editValue(owner, ev.target) });
   });
 
   model.send({ hello: true });
@@ -258,82 +272,3 @@ function render({ model, el }) {
   };
 }
 export default { render };
-"""
-"""The host's ES module: ``render({model, el})`` draws the kernel's widgets into ``el``."""
-
-
-def _vars(accents: dict[str, str], speakers: tuple[str, ...], ink: str) -> str:
-    out = "".join(f"--nb-hitl-{k}: {v}; " for k, v in accents.items())
-    out += "".join(f"--nb-hitl-speaker-{i}: {c}; " for i, c in enumerate(speakers))
-    return out + f"--nb-hitl-ink: {ink}; "
-
-
-_NEUTRAL = "".join(f"--nb-hitl-{k}: {v}; " for k, v in NEUTRAL.items())
-_NEUTRAL += "".join(f"--nb-hitl-button-{k}: {v}; " for k, v in BUTTONS.items())
-_NEUTRAL += f"--nb-hitl-button-ink: {INK['light']}; "
-_LIGHT_JP = (
-    "--jp-ui-font-color1: #1f2933; --jp-layout-color0: #ffffff; --jp-layout-color1: #ffffff; "
-    "--jp-layout-color2: #eef0f3; --jp-border-color1: #8a96a3; "
-    "--jp-border-color2: rgba(127, 127, 127, 0.25); "
-)
-_DARK_JP = (
-    "--jp-ui-font-color1: #e7eae8; --jp-layout-color0: #181c1a; --jp-layout-color1: #1f2421; "
-    "--jp-layout-color2: #353b38; --jp-border-color1: #7c8781; "
-    "--jp-border-color2: rgba(200, 200, 200, 0.22); "
-)
-
-BASE_CSS = (
-    ".nb-hitl-marimo { " + _LIGHT_JP + _NEUTRAL + _vars(LIGHT, SPEAKERS, INK["light"]) + "}\n"
-    '.nb-hitl-marimo[data-theme="dark"] { '
-    + _DARK_JP
-    + _vars(DARK, DARK_SPEAKERS, INK["dark"])
-    + "}\n"
-    + """
-@supports (color: color-mix(in srgb, red, blue)) { .nb-hitl-marimo {
-  --nb-hitl-muted: color-mix(in srgb, var(--nb-hitl-fg) 72%, var(--nb-hitl-bg)); } }
-.nb-hitl-marimo { background: var(--nb-hitl-bg); color: var(--nb-hitl-fg);
-  font-family: var(--jp-ui-font-family, system-ui, sans-serif); font-size: 13px;
-  line-height: 1.3; padding: 4px; box-sizing: border-box; max-width: 100%; }
-.nb-hitl-marimo *, .nb-hitl-marimo *::before, .nb-hitl-marimo *::after { box-sizing: border-box; }
-.nb-hitl-marimo .widget-box { display: flex; margin: 0; min-width: 0; }
-.nb-hitl-marimo .widget-hbox { flex-direction: row; }
-.nb-hitl-marimo .widget-vbox { flex-direction: column; }
-.nb-hitl-marimo .widget-inline-hbox { display: flex; flex-direction: row; align-items: baseline;
-  margin: 2px; min-width: 0; }
-.nb-hitl-marimo .widget-html { display: block; }
-.nb-hitl-marimo .widget-html-content { min-width: 0; }
-.nb-hitl-marimo .widget-label { margin-right: 6px; white-space: nowrap; min-width: max-content; }
-.nb-hitl-marimo .jupyter-button { font: inherit; height: 28px; padding: 0 10px; margin: 2px;
-  border: 0; border-radius: 3px; cursor: pointer; white-space: nowrap;
-  background: var(--jp-layout-color2); color: var(--nb-hitl-fg); }
-.nb-hitl-marimo .jupyter-button:hover:not(:disabled) { filter: brightness(0.95); }
-.nb-hitl-marimo .jupyter-button:disabled { opacity: 0.55; cursor: default; }
-.nb-hitl-marimo .jupyter-button.mod-primary { background: var(--nb-hitl-blue);
-  color: var(--nb-hitl-ink); }
-.nb-hitl-marimo .jupyter-button.mod-danger { background: var(--nb-hitl-red);
-  color: var(--nb-hitl-ink); }
-.nb-hitl-marimo .jupyter-button.mod-active { box-shadow: inset 0 0 0 2px var(--nb-hitl-blue);
-  font-weight: 600; }
-.nb-hitl-marimo .btn-group { display: flex; flex-wrap: wrap; }
-.nb-hitl-marimo .widget-input, .nb-hitl-marimo select { font: inherit; color: var(--nb-hitl-fg);
-  background: var(--jp-layout-color1); border: 1px solid var(--nb-hitl-border);
-  border-radius: 2px; padding: 4px 6px; min-width: 0; max-width: 100%; }
-.nb-hitl-marimo .widget-textarea { align-items: stretch; }
-.nb-hitl-marimo textarea.widget-input { width: 100%; height: 100%; resize: vertical; }
-.nb-hitl-marimo .widget-text input { flex: 1 1 auto; }
-.nb-hitl-marimo .widget-slider { align-items: center; }
-.nb-hitl-marimo .slider-container { flex: 1 1 auto; display: flex; }
-.nb-hitl-marimo .widget-range { width: 100%; accent-color: var(--nb-hitl-blue); }
-.nb-hitl-marimo .widget-readout { margin-left: 6px; min-width: 3em; text-align: right; }
-.nb-hitl-marimo .widget-checkbox label { display: inline-flex; gap: 4px; align-items: center; }
-.nb-hitl-marimo a { color: var(--nb-hitl-blue); }
-.nb-hitl-marimo code, .nb-hitl-marimo pre { font-family: var(--jp-code-font-family, monospace); }
-"""
-    + ICON_CSS
-)
-"""The host's stylesheet: the panel's variables on the host's root (light, and dark under
-``data-theme="dark"``) and the ipywidgets look the panel expects (the panel's own rules come
-with the panel, in its first child)."""
-
-
-__all__ = ["BASE_CSS", "ESM"]

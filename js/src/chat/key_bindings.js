@@ -1,0 +1,181 @@
+// The front end of `KeyBindings` (nb_hitl/widgets/_keys.py): keyboard shortcuts inside one
+// widget, its row buttons and Copy buttons, Stop drawn at once, and its liveness banner.
+// Bundled into nb_hitl/widgets/static/keys.js.
+import {
+  areaFocused,
+  bindingFor,
+  copyText,
+  goInactive,
+  INACTIVE,
+  markStopping,
+  origin,
+} from "./keys.js";
+
+function render({ model, el }) {
+  el.classList.add("nb-hitl-keys");
+  el.style.display = "none";
+  const root = () => el.closest(`.${model.get("scope")}`);
+  const listeners = [];
+  const listen = (type, fn) => {
+    window.addEventListener(type, fn, true);
+    listeners.push([type, fn]);
+  };
+  const stopping = () => markStopping(root(), model.get("stopping_rows"), model.get("stop_button"));
+
+  // Stop drawn in the click's frame: the kernel's answer takes a round trip, under load longer
+  // than a person waits. The kernel's next change to the row's classes ends the guess.
+  listen("click", (ev) => {
+    const scope = root();
+    const selector = model.get("stop_button");
+    if (!scope || !selector || !(origin(ev) instanceof Element)) return;
+    if (scope.contains(origin(ev)) && origin(ev).closest(selector)) stopping();
+  });
+
+  // A long text is not in the page: the kernel sends it on request ({copy: id, text}).
+  const asked = new Map();
+  model.on("msg:custom", (msg) => {
+    if (msg && typeof msg.copy === "string" && asked.has(msg.copy)) {
+      asked.get(msg.copy)(typeof msg.text === "string" ? msg.text : null);
+      asked.delete(msg.copy);
+    }
+  });
+  const fetchText = (id) =>
+    new Promise((resolve) => {
+      asked.set(id, resolve);
+      model.send({ action: "copy", text: id });
+      setTimeout(() => {
+        if (asked.has(id)) {
+          asked.delete(id);
+          resolve(null);
+        }
+      }, 10000);
+    });
+  async function copyFetched(id) {
+    const text = fetchText(id);
+    // A ClipboardItem given a promise keeps the click's permission while the text arrives.
+    if (window.isSecureContext && window.ClipboardItem && navigator.clipboard?.write) {
+      try {
+        const blob = text.then((t) => {
+          if (t === null) throw new Error("the kernel did not answer");
+          return new Blob([t], { type: "text/plain" });
+        });
+        await navigator.clipboard.write([new ClipboardItem({ "text/plain": blob })]);
+        return true;
+      } catch {
+        // the fallback below
+      }
+    }
+    const got = await text;
+    return got === null ? false : copyText(got);
+  }
+  listen("click", (ev) => {
+    const scope = root();
+    const selector = model.get("copy_buttons");
+    if (!scope || !selector || !(origin(ev) instanceof Element)) return;
+    const button = origin(ev).closest(selector);
+    if (!button || !scope.contains(button)) return;
+    ev.preventDefault();
+    ev.stopPropagation();
+    const fetched = button.dataset.copyId !== undefined && button.dataset.copy === undefined;
+    const copying = fetched
+      ? copyFetched(button.dataset.copyId)
+      : copyText(button.dataset.copy || "");
+    copying.then((done) => {
+      button.classList.toggle("nb-hitl-copied", done);
+      button.title = done ? "Copied" : "Copy failed: select the text and press Ctrl+C";
+      setTimeout(() => {
+        button.classList.remove("nb-hitl-copied");
+        button.title = "Copy this message";
+      }, 1500);
+    });
+  });
+
+  // Row buttons (Edit, Regenerate, the branch switcher's arrows) carry an action and its
+  // argument: a click (or Enter / Space on the focused button) sends them to the kernel.
+  listen("click", (ev) => {
+    const scope = root();
+    const selector = model.get("action_buttons");
+    if (!scope || !selector || !(origin(ev) instanceof Element)) return;
+    const button = origin(ev).closest(selector);
+    if (!button || !scope.contains(button) || button.disabled) return;
+    if (scope.classList.contains(INACTIVE)) return;
+    ev.preventDefault();
+    ev.stopPropagation();
+    model.send({ action: button.dataset.nbHitlAction || "", text: button.dataset.nbHitlArg || "" });
+  });
+
+  // "Focus inside the panel" also covers a click on text that takes no focus (the transcript):
+  // the browser then focuses the notebook around it. The panel counts as focused from a press
+  // inside it until a press elsewhere, while its cell is the notebook's active one.
+  const panel = () => el.closest(`.${model.get("focus_scope") || model.get("scope")}`) || root();
+  let pointed = false;
+  listen("pointerdown", (ev) => {
+    const area = panel();
+    pointed = !!area && origin(ev) instanceof Node && area.contains(origin(ev));
+  });
+
+  listen("keydown", (ev) => {
+    const scope = root();
+    if (!scope || !(origin(ev) instanceof Node)) return;
+    if (scope.classList.contains(INACTIVE) || ev.isComposing) return;
+    const inside = scope.contains(origin(ev));
+    if (!inside && !areaFocused(panel(), origin(ev), pointed, el.closest(".jp-Cell"))) return;
+    const found = bindingFor(ev, model.get("bindings"), scope, inside);
+    if (!found) return;
+    const { binding: b, field } = found;
+    const near = b.near ? origin(ev).closest(b.near) || scope : scope;
+    ev.preventDefault();
+    ev.stopPropagation();
+    ev.stopImmediatePropagation();
+    if (b.click) {
+      const button = near.querySelector(b.click);
+      if (button && !button.disabled) button.click();
+    }
+    if (b.action && b.action === model.get("stop_action")) stopping();
+    if (b.action) {
+      const sel = "textarea, input";
+      const box = field.matches(sel) ? field : field.querySelector(sel);
+      const text = box ? box.value : "";
+      model.send({ action: b.action, text });
+      if (b.clear && box && text.trim()) {
+        box.value = "";
+        box.dispatchEvent(new Event("input", { bubbles: true }));
+      }
+    }
+  });
+
+  let inactive = false;
+  function offline() {
+    if (inactive) return;
+    const scope = el.closest(`.${model.get("inactive_scope")}`) || root();
+    if (!scope) return;
+    inactive = true;
+    goInactive(scope, model.get("inactive_text"));
+  }
+  if (model.get("inactive_scope")) model.on("comm_live_update", offline);
+
+  // A shutdown (or a new kernel) does not touch the comms: watch the kernel itself.
+  const wm = model.widget_manager;
+  const kernelOf = () => {
+    try {
+      return wm?.kernel;
+    } catch {
+      return undefined;
+    }
+  };
+  const firstId = kernelOf()?.id;
+  const timer =
+    firstId && model.get("inactive_scope")
+      ? setInterval(() => {
+          const k = kernelOf();
+          if (!k || k.isDisposed || k.id !== firstId || k.status === "dead") offline();
+        }, 1000)
+      : null;
+
+  return () => {
+    for (const [type, fn] of listeners) window.removeEventListener(type, fn, true);
+    if (timer) clearInterval(timer);
+  };
+}
+
+export default { render };
