@@ -1,21 +1,20 @@
 """CommPacer: the panels' widget updates paced kernel-wide, so bursts stay under iopub's limit.
 
-The redraw budget (``_redraw.py``) paces streaming. But 100 chats starting (or finishing)
-their replies in the same instant each send a dozen updates at once (status line, buttons,
-the new rows), ~1,000 comm messages in a moment: past Jupyter server's
-``iopub_msg_rate_limit`` (1,000/s), after which it drops output. So the panels' widgets send
-their updates (``comm_msg``: trait updates and custom messages) through one pacer per event
-loop: a token bucket of ``per_second`` messages that sends at once while there is room and
-otherwise queues, in order, and drains the queue on a timer. The pacer sits on the widgets'
-comms (``_comm.WidgetComm``, the seam ``MarimoHost`` routes through too), so it sees every
-message a widget sends, trait updates and custom messages alike, in the order it sent them.
-A queued update of a trait set is replaced, in its place, by a newer update of the same trait
-set of the same widget (only the latest value matters), so a backlog shrinks instead of
-growing; never across a custom message or another update of those traits of that widget, so
-each widget's messages reach the front end in the order the kernel made them. Custom
-messages (a streaming row's deltas) are never merged. Widgets opening and closing are not
-paced (an update may name a widget, which must exist first); a closed widget's queued
-updates are dropped.
+The redraw budget (``_redraw.py``) paces streaming. But 100 chats starting (or finishing) their
+replies in the same instant each send a dozen updates at once (status line, buttons, the new
+rows), ~1,000 comm messages in a moment: past Jupyter server's ``iopub_msg_rate_limit``
+(1,000/s), after which it drops output. So the panels' widgets send their updates (``comm_msg``:
+trait updates and custom messages) through one pacer per event loop: a token bucket of
+``per_second`` messages (``_bucket.TokenBucket``, the redraw budget's) that sends at once while
+there is room and otherwise queues, in order, and drains the queue on a timer. The pacer sits on
+the widgets' comms (``_comm.WidgetComm``, the seam ``MarimoHost`` routes through too), so it
+sees every message a widget sends, trait updates and custom messages alike, in the order it sent
+them. A queued update of a trait set is replaced, in its place, by a newer update of the same
+trait set of the same widget (only the latest value matters), so a backlog shrinks instead of
+growing; never across a custom message or another update of those traits of that widget, so each
+widget's messages reach the front end in the order the kernel made them. Custom messages (a
+streaming row's deltas) are never merged. Widgets opening and closing are not paced (an update
+may name a widget, which must exist first); a closed widget's queued updates are dropped.
 
 Nothing is lost: every widget ends with the state the kernel gave it, so every panel's final
 text equals the agent's memory. ``flush(widget)`` sends one widget's queued updates at once
@@ -29,13 +28,13 @@ import asyncio
 import contextlib
 import itertools
 import threading
-import time
 import weakref
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 import ipywidgets as w
 
+from ._bucket import TokenBucket, check_rate
 from ._comm import WidgetComm, tap, tapped
 
 MESSAGES_PER_SECOND = 300.0
@@ -62,11 +61,10 @@ class CommPacer:
         per_second: float | None = MESSAGES_PER_SECOND,
         burst: int = BURST,
     ) -> None:
-        if per_second is not None and per_second <= 0:
-            raise ValueError(f"per_second must be > 0 or None for no pacing (got {per_second}).")
+        check_rate(per_second, "no pacing")
         self.loop = loop
-        self.per_second = per_second
         self.burst = max(1, burst)
+        self._bucket = TokenBucket(per_second, self.burst)
         self.sent = 0
         """Updates sent so far (for benchmarks and tests)."""
         self.merged = 0
@@ -74,8 +72,6 @@ class CommPacer:
         self._queue: dict[int, _Item] = {}
         self._lines: dict[int, list[int]] = {}
         """id(comm) -> the queue keys of that comm's messages, oldest first."""
-        self._tokens = float(self.burst)
-        self._refilled = time.monotonic()
         self._handle: asyncio.TimerHandle | None = None
         self._ids = itertools.count()
         self._thread: int | None = None
@@ -86,11 +82,15 @@ class CommPacer:
         """Updates waiting to be sent."""
         return len(self._queue)
 
+    @property
+    def per_second(self) -> float | None:
+        """Updates per second (``None``: no pacing)."""
+        return self._bucket.per_second
+
     def set_rate(self, per_second: float | None) -> None:
         """Change the rate (``None``: no pacing; what waits goes out now)."""
-        if per_second is not None and per_second <= 0:
-            raise ValueError(f"per_second must be > 0 or None for no pacing (got {per_second}).")
-        self.per_second = per_second
+        check_rate(per_second, "no pacing")
+        self._bucket.set_rate(per_second, self.burst)
         self._drain()
 
     def pace(self, widgets: Iterable[w.Widget]) -> None:
@@ -131,12 +131,6 @@ class CommPacer:
                 return False
         return self._thread == threading.get_ident()
 
-    def _refill(self) -> None:
-        now = time.monotonic()
-        if self.per_second is not None:
-            self._tokens = min(self.burst, self._tokens + (now - self._refilled) * self.per_second)
-        self._refilled = now
-
     def send(self, comm: WidgetComm, data: Any, metadata: Any, buffers: Any) -> None:
         """Send a message now if the pacer has room, else queue it (merging older updates)."""
         item = (comm, data, metadata, buffers)
@@ -149,9 +143,9 @@ class CommPacer:
             else:
                 self._out(item)  # off the loop (a comm thread's echo): as it comes
             return
-        self._refill()
-        if comm is self._urgent or (not self._queue and self._tokens >= 1.0):
-            self._tokens -= 1.0
+        self._bucket.refill()
+        if comm is self._urgent or (not self._queue and self._bucket.ready()):
+            self._bucket.take()
             self._out(item)
             return
         if self._merge(item):
@@ -213,16 +207,14 @@ class CommPacer:
     def _schedule(self) -> None:
         if self._handle is not None or not self._queue or self.per_second is None:
             return
-        wait = max(0.0, (1.0 - self._tokens) / self.per_second)
-        self._handle = self.loop.call_later(max(wait, 0.005), self._drain)
+        self._handle = self.loop.call_later(max(self._bucket.wait(), 0.005), self._drain)
 
     def _drain(self) -> None:
         self._handle = None
-        self._refill()
-        while self._queue and (self.per_second is None or self._tokens >= 1.0):
+        self._bucket.refill()
+        while self._queue and self._bucket.ready():
             item = self._pop(next(iter(self._queue)))
-            if self.per_second is not None:
-                self._tokens -= 1.0
+            self._bucket.take()
             self._out(item)
         self._schedule()
 

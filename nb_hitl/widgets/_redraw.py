@@ -1,14 +1,15 @@
 """RedrawBudget: one redraw budget per event loop, shared by every streaming message.
 
-Each streaming message (a chat's live rows, a hub participant's live rows) may redraw up to
-its own rate (20 a second by default). Alone that is fine; but 60 chats streaming in one
-kernel would send ~1,600 iopub messages a second, past Jupyter server's default
+Each streaming message (a chat's live rows, a hub participant's live rows) may redraw up to its
+own rate (20 a second by default). Alone that is fine; but 60 chats streaming in one kernel
+would send ~1,600 iopub messages a second, past Jupyter server's default
 ``iopub_msg_rate_limit`` (1,000/s over 3 s), after which the server drops output and the page
 freezes. So every streamer asks one ``RedrawBudget`` (one per event loop, from
 ``redraw_budget()``) for its redraws. The budget hands them out from a token bucket of
-``per_second`` redraws, least recently drawn first, so that many streams share it evenly
-and a single stream still gets its own full rate. Only deltas wait: a message's final text is
-drawn by its ``commit``, never by the budget, so it always equals the agent's memory.
+``per_second`` redraws (``_bucket.TokenBucket``, the one the comm pacer uses too), least
+recently drawn first, so that many streams share it evenly and a single stream still gets its
+own full rate. Only deltas wait: a message's final text is drawn by its ``commit``, never by the
+budget, so it always equals the agent's memory.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import time
 import weakref
 from typing import Protocol
 
+from ._bucket import TokenBucket, check_rate
 from ._pacer import _PACERS
 
 logger = logging.getLogger("nb_hitl.widgets")
@@ -30,6 +32,10 @@ A redraw sends one or two comm messages (the live tail, now and then a status li
 keeps a kernel full of streaming chats well under Jupyter server's 1,000 messages a second."""
 BURST_SECONDS = 0.05
 """The bucket holds this many seconds of budget: a burst after a quiet spell stays small."""
+
+
+def _burst(per_second: float | None) -> float:
+    return (per_second or 0.0) * BURST_SECONDS
 
 
 class Streamer(Protocol):
@@ -54,27 +60,24 @@ class RedrawBudget:
     def __init__(
         self, loop: asyncio.AbstractEventLoop, per_second: float | None = REDRAWS_PER_SECOND
     ) -> None:
-        if per_second is not None and per_second <= 0:
-            raise ValueError(f"per_second must be > 0 or None for no limit (got {per_second}).")
+        check_rate(per_second, "no limit")
         self.loop = loop
-        self.per_second = per_second
         self.granted = 0
         """Redraws handed out so far (for benchmarks and tests)."""
         self._due: dict[Streamer, float] = {}
-        self._tokens = self._burst()
-        self._refilled = time.monotonic()
+        self._bucket = TokenBucket(per_second, _burst(per_second))
         self._handle: asyncio.TimerHandle | None = None
         self._at = 0.0
 
-    def _burst(self) -> float:
-        return max(1.0, (self.per_second or 0.0) * BURST_SECONDS)
+    @property
+    def per_second(self) -> float | None:
+        """Redraws per second for all streamers together (``None``: no shared limit)."""
+        return self._bucket.per_second
 
     def set_rate(self, per_second: float | None) -> None:
         """Change the shared rate (``None``: no shared limit)."""
-        if per_second is not None and per_second <= 0:
-            raise ValueError(f"per_second must be > 0 or None for no limit (got {per_second}).")
-        self.per_second = per_second
-        self._tokens = min(self._tokens, self._burst())
+        check_rate(per_second, "no limit")
+        self._bucket.set_rate(per_second, _burst(per_second))
         self._schedule(time.monotonic())
 
     @property
@@ -94,12 +97,6 @@ class RedrawBudget:
         """Forget ``streamer``'s waiting redraw (its deltas were dropped or drawn already)."""
         self._due.pop(streamer, None)
 
-    def _refill(self, now: float) -> None:
-        if self.per_second is None:
-            return
-        self._tokens = min(self._burst(), self._tokens + (now - self._refilled) * self.per_second)
-        self._refilled = now
-
     def _schedule(self, now: float) -> None:
         """Set the timer for the next moment a waiting streamer can be drawn."""
         if not self._due:
@@ -107,12 +104,8 @@ class RedrawBudget:
                 self._handle.cancel()
                 self._handle = None
             return
-        at = min(self._due.values())
-        if self.per_second is not None:
-            self._refill(now)
-            if self._tokens < 1.0:
-                at = max(at, now + (1.0 - self._tokens) / self.per_second)
-        at = max(at, now)
+        self._bucket.refill(now)
+        at = max(min(self._due.values()), now + self._bucket.wait())
         if self._handle is not None:
             if self._at <= at:
                 return
@@ -131,15 +124,14 @@ class RedrawBudget:
             self._at = now + wait
             self._handle = self.loop.call_at(self.loop.time() + wait, self._tick)
             return
-        self._refill(now)
+        self._bucket.refill(now)
         ready = [s for s, due in self._due.items() if due <= now]
         ready.sort(key=lambda s: s.last_flush)  # least recently drawn first: fair shares
         for streamer in ready:
-            if self.per_second is not None and self._tokens < 1.0:
+            if not self._bucket.ready():
                 break
             del self._due[streamer]
-            if self.per_second is not None:
-                self._tokens -= 1.0
+            self._bucket.take()
             self.granted += 1
             try:
                 streamer.flush()

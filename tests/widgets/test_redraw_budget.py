@@ -182,3 +182,30 @@ async def test_hub_rows_streaming_at_once_end_with_each_speakers_memory() -> Non
         panel.close()
     finally:
         budget.set_rate(REDRAWS_PER_SECOND)
+
+
+def test_the_budget_and_the_pacer_share_one_token_bucket() -> None:
+    from nb_hitl.widgets._bucket import TokenBucket
+    from nb_hitl.widgets._pacer import CommPacer
+
+    loop = asyncio.new_event_loop()
+    try:
+        budget, pacer = RedrawBudget(loop, per_second=200), CommPacer(loop, per_second=300)
+        assert isinstance(budget._bucket, TokenBucket) and isinstance(pacer._bucket, TokenBucket)
+        assert (budget.per_second, pacer.per_second) == (200, 300)
+        pacer.set_rate(None)
+        assert pacer.per_second is None and pacer._bucket.ready()
+    finally:
+        loop.close()
+    bucket = TokenBucket(per_second=10, burst=2)
+    bucket.refill(now=bucket._refilled)
+    bucket.take()
+    bucket.take()
+    assert not bucket.ready() and bucket.wait() == pytest.approx(0.1)
+    bucket.refill(now=bucket._refilled + 0.05)
+    assert bucket.wait() == pytest.approx(0.05)
+    bucket.refill(now=bucket._refilled + 10)
+    assert bucket.tokens == 2  # never more than the burst
+    unlimited = TokenBucket(per_second=None, burst=1)
+    unlimited.take()
+    assert unlimited.ready() and unlimited.wait() == 0
