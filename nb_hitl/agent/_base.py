@@ -33,10 +33,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import logging
 import sys
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from nb_hitl.events import (
@@ -55,9 +56,9 @@ from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.message import MetaKey, Msg
 from nb_hitl.module import StateModule
 
-from ._broadcast import HubMixin
-from ._console import ConsoleMixin
-from ._hooks import bind_arguments, call_with_arguments, message_argument
+from ._broadcast import Participant, Subscribers
+from ._console import Console
+from ._hooks import HookMixin, bind_arguments, call_with_arguments, message_argument
 from ._lifecycle import (
     ACTIVE_STATES,
     ReplyRecord,
@@ -78,7 +79,7 @@ _DIRECT_AWAIT = sys.version_info >= (3, 11)
 DEFAULT_INTERRUPT_TEXT = "[Interrupted] The agent was interrupted by the user."
 
 
-class AgentBase(StateModule, ConsoleMixin, HubMixin):
+class AgentBase(StateModule, HookMixin):
     """Base class of agents: the reply task, interruption, events, hooks and state.
 
     Subclasses implement ``reply(msg)`` and may override ``handle_interrupt()``; they update
@@ -111,7 +112,6 @@ class AgentBase(StateModule, ConsoleMixin, HubMixin):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._reply: ReplyRecord | None = None
         self._where = ""
-        self._subscribers = {}
         register(self)  # weakly: lets the notebook extension find running replies
 
     # -- to implement ------------------------------------------------------------------------
@@ -163,8 +163,8 @@ class AgentBase(StateModule, ConsoleMixin, HubMixin):
         observed by the other participants.
         """
         result = await self._call_reply(*args, **kwargs)
-        if self._subscribers:
-            await self._broadcast_to_subscribers(result)
+        if self.subscribers:
+            await self.subscribers.broadcast(result)
         return result
 
     # -- the reply task ----------------------------------------------------------------------
@@ -405,7 +405,7 @@ class AgentBase(StateModule, ConsoleMixin, HubMixin):
             done: concurrent.futures.Future[bool] = concurrent.futures.Future()
             done.set_result(False)
             return done
-        return on_loop_thread(self._loop, lambda: self._stop(ctx, msg, cause, when), False)
+        return on_loop_thread(self._loop, lambda: self._stop(ctx, msg, cause, when), lambda: False)
 
     async def stop_after_step(self, msg: Msg | None = None) -> bool:
         """End the running reply cleanly at its next step boundary; ``False`` if none runs.
@@ -501,8 +501,87 @@ class AgentBase(StateModule, ConsoleMixin, HubMixin):
 
     def _emit(self, event: Event) -> None:
         if isinstance(event, MessageAdded):
-            self._record_said(event)
+            self.subscribers.note_said(event)
         self._bus.emit(event)
+
+    # -- parts (created on first use: AgentScope subclasses may set attributes, even print,
+    # before they call super().__init__()) ----------------------------------------------------
+    @functools.cached_property
+    def console(self) -> Console:
+        """Console output and AgentScope's message queue (``_console.py``)."""
+        return Console()
+
+    @functools.cached_property
+    def subscribers(self) -> Subscribers:
+        """The participants of each ``MsgHub`` that observe this agent's replies."""
+        return Subscribers(self)
+
+    # -- hubs (AgentScope's subscriber API) ---------------------------------------------------
+    def reset_subscribers(self, msghub_name: str, subscribers: Sequence[Participant]) -> None:
+        """For hub ``msghub_name``, make ``subscribers`` (but this agent) observe its replies."""
+        self.subscribers.reset(msghub_name, subscribers)
+
+    def remove_subscribers(self, msghub_name: str) -> None:
+        """Stop giving this agent's replies to the participants of hub ``msghub_name``."""
+        self.subscribers.remove(msghub_name)
+
+    @property
+    def _subscribers(self) -> dict[str, list[Participant]]:
+        """AgentScope's attribute: the subscribers by hub name (a copy)."""
+        return self.subscribers.hubs()
+
+    # -- printing (AgentScope's console API over ``self.console``) ----------------------------
+    async def print(self, msg: Msg, last: bool = True, speech: Any = None) -> None:
+        """Show ``msg`` on the console (runs the ``pre_print`` / ``post_print`` hooks).
+
+        Args:
+            msg: the message, complete or (``last=False``) a streaming chunk of it.
+            last: whether this is the final version of the message.
+            speech: AgentScope's audio to play along; put into ``msg_queue`` with the
+                message, not played (nb_hitl plays no audio).
+        """
+        await self.console.show(msg, last, speech)
+
+    def _print_wanted(self) -> bool:
+        """Whether ``print`` has anything to do: console, print hooks or the message queue."""
+        return self.console.active or self.has_hooks("print")
+
+    def set_console_output_enabled(self, enabled: bool) -> None:
+        """Turn printing this agent's messages to the console on or off."""
+        self.console.enabled = bool(enabled)
+
+    @property
+    def console_output_enabled(self) -> bool:
+        """Whether ``print`` writes to the console."""
+        return self.console.enabled
+
+    def set_msg_queue_enabled(self, enabled: bool, queue: asyncio.Queue[Any] | None = None) -> None:
+        """Turn AgentScope's message queue on or off.
+
+        Args:
+            enabled: ``True`` puts every printed message into ``msg_queue``.
+            queue: the queue to use; by default the agent's current one, or a new
+                ``asyncio.Queue(maxsize=100)``. Disabling sets ``msg_queue`` to ``None``.
+        """
+        self.console.set_queue_enabled(enabled, queue)
+
+    @property
+    def msg_queue(self) -> asyncio.Queue[Any] | None:
+        """Where ``print`` puts ``(msg, last, speech)`` while on (``set_msg_queue_enabled``)."""
+        return self.console.queue
+
+    @msg_queue.setter
+    def msg_queue(self, queue: asyncio.Queue[Any] | None) -> None:
+        self.console.queue = queue
+
+    @property
+    def _disable_msg_queue(self) -> bool:
+        """AgentScope's attribute: the message queue is off (``stream_printing_messages``)."""
+        return not self.console.queue_enabled
+
+    @_disable_msg_queue.setter
+    def _disable_msg_queue(self, disabled: bool) -> None:
+        self.console.queue_enabled = not disabled
 
     # -- observing ------------------------------------------------------------------------------
     async def observe(self, msg: Msg | list[Msg] | None) -> None:

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 class Participant(Protocol):
     """What broadcasting uses of an agent (``AgentBase`` has it all; it is not imported here,
-    as the base agent mixes ``HubMixin`` in)."""
+    as the base agent owns a ``Subscribers``)."""
 
     name: str
     memory: Any
@@ -171,32 +171,45 @@ async def wait_idle(agent: Participant) -> None:
             await asyncio.wait({task})
 
 
-class HubMixin:
-    """AgentScope's subscriber API on agents: a ``MsgHub`` makes its participants observe
-    each other's replies through it."""
+class Subscribers:
+    """The participants that observe one agent's replies, per hub (``agent.subscribers``).
 
-    name: str
-    _reply: ReplyRecord | None
-    _subscribers: dict[str, list[Participant]]
-    """Per hub name, the agents that observe this agent's replies."""
+    AgentScope's subscriber API (``reset_subscribers`` / ``remove_subscribers`` on the agent)
+    keeps its lists here; a ``MsgHub`` sets them. ``note_said`` keeps the reply record's
+    ``said`` list (what the others observe of an interrupted reply), ``broadcast`` gives a
+    finished reply to every subscriber.
+    """
 
-    def reset_subscribers(self, msghub_name: str, subscribers: Sequence[Participant]) -> None:
-        """For hub ``msghub_name``, make ``subscribers`` (but this agent) observe its replies."""
-        self._subscribers[msghub_name] = [a for a in subscribers if a is not self]
+    def __init__(self, speaker: Participant) -> None:
+        self._speaker = speaker
+        self._by_hub: dict[str, list[Participant]] = {}
+        """Per hub name, the agents that observe the speaker's replies."""
 
-    def remove_subscribers(self, msghub_name: str) -> None:
-        """Stop giving this agent's replies to the participants of hub ``msghub_name``."""
-        self._subscribers.pop(msghub_name, None)
+    def __bool__(self) -> bool:
+        return bool(self._by_hub)
 
-    def _record_said(self, event: MessageAdded) -> None:
+    def reset(self, msghub_name: str, subscribers: Sequence[Participant]) -> None:
+        """For hub ``msghub_name``, make ``subscribers`` (but the speaker) observe its replies."""
+        self._by_hub[msghub_name] = [a for a in subscribers if a is not self._speaker]
+
+    def remove(self, msghub_name: str) -> None:
+        """Stop giving the speaker's replies to the participants of hub ``msghub_name``."""
+        self._by_hub.pop(msghub_name, None)
+
+    def hubs(self) -> dict[str, list[Participant]]:
+        """A copy of the subscribers, by hub name."""
+        return {name: list(agents) for name, agents in self._by_hub.items()}
+
+    def note_said(self, event: MessageAdded) -> None:
         """Note a message the running reply records of its own in that reply's record."""
-        ctx, msg = self._reply, event.msg
+        speaker = self._speaker
+        ctx, msg = speaker._reply, event.msg
         if (
             ctx is None
             or msg is None
             or event.reply_id != ctx.id
             or ctx.state not in ACTIVE_STATES
-            or msg.name != self.name
+            or msg.name != speaker.name
             or msg.role != "assistant"
             or msg.is_interrupted
             or msg.metadata.get(MetaKey.STEERED)
@@ -206,23 +219,23 @@ class HubMixin:
             return
         ctx.said.append(msg)
 
-    async def _broadcast_to_subscribers(self, msg: Msg) -> None:
+    async def broadcast(self, msg: Msg) -> None:
         """Give a finished reply to every subscriber, hub by hub (``observed_form``)."""
-        speaker: Participant = self  # type: ignore[assignment]
+        speaker = self._speaker
         record = reply_record(speaker, msg)
         shown = observed_form(speaker, msg, record)
         if record is not None:
             record.observed = shown
-        for subscribers in list(self._subscribers.values()):
+        for subscribers in list(self._by_hub.values()):
             for agent in list(subscribers):
-                if agent is not self:
+                if agent is not speaker:
                     await wait_idle(agent)
                     await agent.observe(shown)
 
 
 __all__ = [
-    "HubMixin",
     "Participant",
+    "Subscribers",
     "is_continuation",
     "observed_form",
     "reply_record",

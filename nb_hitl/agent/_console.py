@@ -1,5 +1,9 @@
 """Console printing of an agent's messages: AgentScope 1.x's ``await agent.print(msg, last)``.
 
+The ``Console`` part (``agent.console``) holds the switch, the message queue and what each
+streaming message has printed so far; ``AgentBase.print`` runs the print hooks around it.
+May import only ``nb_hitl.message``.
+
 Agents call ``print`` as AgentScope's do (each streamed chunk with ``last=False``, the finished
 message with ``last=True``, tool results, the interrupted message), so ``pre_print`` /
 ``post_print`` hooks see every message. What reaches the console:
@@ -32,8 +36,6 @@ from typing import Any
 
 from nb_hitl.message import Msg
 
-from ._hooks import HookMixin
-
 
 def in_kernel() -> bool:
     """True when stdout is a Jupyter kernel's output stream."""
@@ -60,67 +62,51 @@ def _as_json(block: Any) -> str:
     return json.dumps(data, indent=4, ensure_ascii=False, default=str)
 
 
-class ConsoleMixin(HookMixin):
-    """``print`` / ``set_console_output_enabled`` (with print hooks) and AgentScope's
-    ``msg_queue``; mixed into ``AgentBase``."""
+class Console:
+    """One agent's console output and AgentScope's message queue (``agent.console``).
 
-    msg_queue: asyncio.Queue[Any] | None = None
-    """Where ``print`` puts ``(msg, last, speech)`` while enabled (``set_msg_queue_enabled``)."""
-    _disable_msg_queue: bool = True
+    ``AgentBase.print`` runs the print hooks and then ``show``; the agent's
+    ``set_console_output_enabled``, ``console_output_enabled``, ``set_msg_queue_enabled`` and
+    ``msg_queue`` are AgentScope's names for what this holds.
+    """
 
-    def set_msg_queue_enabled(self, enabled: bool, queue: asyncio.Queue[Any] | None = None) -> None:
-        """Turn AgentScope's message queue on or off.
+    def __init__(self) -> None:
+        self.enabled = console_enabled_by_default()
+        """Whether ``show`` writes to the console."""
+        self.queue: asyncio.Queue[Any] | None = None
+        """Where ``show`` puts ``(msg, last, speech)`` while ``queue_enabled``."""
+        self.queue_enabled = False
+        self._printed: dict[str, dict[int, int]] = {}
+        """Per streaming message id, how much of each block was written already."""
 
-        Args:
-            enabled: ``True`` puts every printed message into ``msg_queue``.
-            queue: the queue to use; by default the agent's current one, or a new
-                ``asyncio.Queue(maxsize=100)``. Disabling sets ``msg_queue`` to ``None``.
-        """
+    def set_queue_enabled(self, enabled: bool, queue: asyncio.Queue[Any] | None = None) -> None:
+        """Turn the message queue on (``queue``, the current one or a new one of 100) or off."""
         if enabled:
             if queue is not None:
-                self.msg_queue = queue
-            elif self.msg_queue is None:
-                self.msg_queue = asyncio.Queue(maxsize=100)
+                self.queue = queue
+            elif self.queue is None:
+                self.queue = asyncio.Queue(maxsize=100)
         else:
-            self.msg_queue = None
-        self._disable_msg_queue = not enabled
-
-    def _print_wanted(self) -> bool:
-        """Whether ``print`` has anything to do: console, print hooks or the message queue."""
-        return self.console_output_enabled or self.has_hooks("print") or not self._disable_msg_queue
-
-    def _console_state(self) -> dict[str, Any]:
-        state = self.__dict__.get("_console")
-        if state is None:  # lazily: subclasses need not call super().__init__() first
-            state = {"enabled": console_enabled_by_default(), "printed": {}}
-            object.__setattr__(self, "_console", state)
-        return state
-
-    def set_console_output_enabled(self, enabled: bool) -> None:
-        """Turn printing this agent's messages to the console on or off."""
-        self._console_state()["enabled"] = bool(enabled)
+            self.queue = None
+        self.queue_enabled = bool(enabled)
 
     @property
-    def console_output_enabled(self) -> bool:
-        """Whether ``print`` writes to the console."""
-        return bool(self._console_state()["enabled"])
+    def active(self) -> bool:
+        """Whether ``show`` has anything to do (the console or the queue is on)."""
+        return self.enabled or self.queue_enabled
 
-    async def print(self, msg: Msg, last: bool = True, speech: Any = None) -> None:
-        """Show ``msg`` on the console (runs the ``pre_print`` / ``post_print`` hooks).
-
-        Args:
-            msg: the message, complete or (``last=False``) a streaming chunk of it.
-            last: whether this is the final version of the message.
-            speech: AgentScope's audio to play along; put into ``msg_queue`` with the
-                message, not played (nb_hitl plays no audio).
-        """
-        if not self._disable_msg_queue and self.msg_queue is not None:
-            await self.msg_queue.put((copy.deepcopy(msg), last, speech))
+    async def show(self, msg: Msg, last: bool = True, speech: Any = None) -> None:
+        """Put ``msg`` into the queue (when on) and write what is new of it to the console."""
+        if self.queue_enabled and self.queue is not None:
+            await self.queue.put((copy.deepcopy(msg), last, speech))
             await asyncio.sleep(0)  # let the consumer take it (AgentScope yields here too)
-        state = self._console_state()
-        if not state["enabled"] or (not last and in_kernel()):
+        if not self.enabled or (not last and in_kernel()):
             return  # in a notebook: once per message, when complete
-        streams: dict[str, dict[int, int]] = state["printed"]
+        self.write(msg, last)
+
+    def write(self, msg: Msg, last: bool) -> None:
+        """Write to stdout the part of ``msg`` not written yet (a stream only grows)."""
+        streams = self._printed
         done = streams.pop(msg.id, None)
         if done is None:
             done = {}

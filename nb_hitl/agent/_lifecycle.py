@@ -155,18 +155,19 @@ def _drive(coro: Coroutine[Any, Any, Msg], pending: Any) -> Generator[Any, Any, 
 
 
 def on_loop_thread(
-    loop: asyncio.AbstractEventLoop | None, call: Callable[[], T], no_loop: T
+    loop: asyncio.AbstractEventLoop | None, call: Callable[[], T], no_loop: Callable[[], T]
 ) -> concurrent.futures.Future[T]:
     """Run ``call()`` on ``loop``'s thread from any thread; a future of what it returned.
 
-    Already on that loop's thread, it runs at once; when there is no loop (never started,
-    closed, stopped) the result is ``no_loop``. An exception ``call`` raises is the future's.
+    Already on that loop's thread, it runs at once; when there is no loop to hop onto (never
+    started, closed, stopped) the result is ``no_loop()``, run in the calling thread. An
+    exception ``call`` raises is the future's.
     JupyterLab may run widget callbacks on another thread, and ``task.cancel()`` from there
     would not wake the loop: every cross-thread entry of an agent goes through here.
     """
     out: concurrent.futures.Future[T] = concurrent.futures.Future()
     if loop is None or loop.is_closed() or not loop.is_running():
-        out.set_result(no_loop)
+        out.set_result(no_loop())
         return out
     try:
         here = asyncio.get_running_loop() is loop
@@ -187,7 +188,7 @@ def on_loop_thread(
         loop.call_soon_threadsafe(run)
     except RuntimeError:  # the loop closed meanwhile
         if not out.done():
-            out.set_result(no_loop)
+            out.set_result(no_loop())
     return out
 
 

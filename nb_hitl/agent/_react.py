@@ -17,11 +17,12 @@ and are wrapped by the ``pre_/post_reasoning`` and ``pre_/post_acting`` hooks;
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 from typing import Any
 
 from nb_hitl.compression import CompressionConfig
 from nb_hitl.compression._summary import SUMMARIZE_PROMPT
-from nb_hitl.events import MessageAdded, StoppedAfterStep
+from nb_hitl.events import MessageAdded, Steered, StoppedAfterStep
 from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.formatter import FormatterBase, OpenAIChatFormatter
 from nb_hitl.memory import COMPRESSED, InMemoryMemory
@@ -34,10 +35,11 @@ from ._base import DEFAULT_INTERRUPT_TEXT
 from ._branches import BranchMixin
 from ._compression_agent import CompressionMixin
 from ._hooks import REACT_HOOK_TYPES
+from ._lifecycle import ACTIVE_STATES, on_loop_thread
 from ._react_base import ReActAgentBase
 from ._resume import ResumeMixin
 from ._resume_point import ResumePoint, answer_text, text_digest
-from ._steering import SteeringMixin
+from ._steering import SteeringInbox, parse_queue, steer_message
 from ._streaming import StreamingMixin
 from ._structured import (
     FINISH_FUNCTION_NAME,
@@ -58,7 +60,6 @@ class ReActAgent(
     BranchMixin,
     StreamingMixin,
     ActingMixin,
-    SteeringMixin,
     ReActAgentBase,
 ):
     """An agent that alternates model reasoning and tool calls until it can answer.
@@ -127,6 +128,8 @@ class ReActAgent(
         self._resume_calls: list[ToolUseBlock] = []
         self._active_resume: ResumePoint | None = None
         self._structured = StructuredTurn()
+        self.steering = SteeringInbox()
+        """Messages ``steer()`` queued for the next step boundary (``_steering.py``)."""
         if permissions is not None:
             self.permissions = permissions  # checked against the toolkit now
 
@@ -170,7 +173,7 @@ class ReActAgent(
         self._started_calls = set()
         self._resume_calls = self.approvals.start_reply(msg)
         incoming = [msg] if isinstance(msg, Msg) else list(msg or [])
-        self._drop_queued(incoming)  # steered and then sent: recorded once, as the input
+        self.steering.drop(incoming)  # steered and then sent: recorded once, as the input
         if not self._resume_calls:  # parked calls resume first: their results come before it
             self._take_steering("reply start")  # steering a reply left unanswered, in order
         for m in incoming:
@@ -183,6 +186,55 @@ class ReActAgent(
             raise AgentBusyError(self.name)
         for m in [msg] if isinstance(msg, Msg) else list(msg or []):
             await self._commit(m)
+
+    # -- steering (``_steering.py``) ---------------------------------------------------------
+    @property
+    def pending_steering(self) -> list[Msg]:
+        """Steering messages queued and not yet recorded in memory (oldest first)."""
+        return self.steering.pending
+
+    async def steer(self, msg: Msg | str) -> bool:
+        """Queue ``msg`` for the running reply, which takes it in at its next step boundary.
+
+        Args:
+            msg: a ``Msg`` (usually ``role="user"``) or its text.
+
+        Returns:
+            ``True`` when a reply is running (it, or the next reply if it ends first, will
+            answer ``msg``); ``False`` when none is: ``msg`` waits for the next reply.
+        """
+        return self.steer_nowait(msg)
+
+    def steer_nowait(self, msg: Msg | str) -> bool:
+        """``steer()`` for sync callbacks running on the agent's event loop thread."""
+        return self._queue_steer(steer_message(msg))
+
+    def steer_threadsafe(self, msg: Msg | str) -> concurrent.futures.Future[bool]:
+        """Steer from any thread (e.g. a widget callback); returns a future of the result."""
+        m = steer_message(msg)
+        return on_loop_thread(
+            self._loop, lambda: self._queue_steer(m), lambda: self._queue_steer(m)
+        )
+
+    def _queue_steer(self, msg: Msg) -> bool:
+        self.steering.put(msg, self._recorded)
+        ctx = self._reply
+        return ctx is not None and ctx.state in ("starting", "running")
+
+    def _recorded(self, msg_id: str) -> bool:
+        return self.memory.get(msg_id) is not None
+
+    def _take_steering(self, where: str) -> None:
+        """Record the queued steering messages in memory now, synchronously (at a step
+        boundary, or at a reply's start); emits ``MessageAdded`` and ``Steered``."""
+        if not len(self.steering):
+            return
+        ctx = self._reply
+        reply_id = ctx.id if ctx is not None and ctx.state in ACTIVE_STATES else None
+        for msg in self.steering.take(where, self._recorded):
+            self.memory.add_sync(msg)
+            self._emit(MessageAdded(self.name, reply_id, msg))
+            self._emit(Steered(self.name, reply_id, msg, where))
 
     # -- the loop ------------------------------------------------------------------------------
     async def reply(
@@ -355,18 +407,27 @@ class ReActAgent(
 
     # -- state ------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
-        """Memory and settings (never the model client or keys)."""
+        """Memory and settings (never the model client or keys), and the steering messages
+        still queued (``"steering"``)."""
         state = super().state_dict()
         state.update(
             sys_prompt=self.sys_prompt,
             max_iters=self.max_iters,
             parallel_tool_calls=self.parallel_tool_calls,
+            steering=self.steering.state(),
         )
         return state
 
     def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> None:
-        """Restore ``state_dict()`` output."""
+        """Restore ``state_dict()`` output; the steering queue becomes the saved one.
+
+        Raises:
+            ValueError: ``state["steering"]`` is not a list of messages (nothing changed).
+        """
+        queued = parse_queue(state.get("steering") if isinstance(state, dict) else None)
         super().load_state_dict(state, strict=strict)
+        # one recorded meanwhile is never taken in twice
+        self.steering = SteeringInbox([m for m in queued if not self._recorded(m.id)])
         self.sys_prompt = state.get("sys_prompt", self.sys_prompt)
         self.max_iters = int(state.get("max_iters", self.max_iters))
         self.parallel_tool_calls = bool(state.get("parallel_tool_calls", self.parallel_tool_calls))

@@ -292,13 +292,15 @@ def _snapshot(agent: Any) -> dict[str, Any]:
         "_approvals",
         "_permission_snapshot",
         "approval_log",
-        "_steer_queue",
+        "steering",
         "_branch_table",
         "_branch_active",
     ):
         if hasattr(agent, attr):
             value = getattr(agent, attr)
-            snap[attr] = value.copy() if isinstance(value, (set, list)) else value
+            # an agent's steering inbox is copied too: a failed load puts the old one back
+            copies = isinstance(value, (set, list)) or attr == "steering"
+            snap[attr] = value.copy() if copies else value
     return snap
 
 
