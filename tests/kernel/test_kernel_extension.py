@@ -320,3 +320,28 @@ def test_magics(kernel: KernelHarness) -> None:
         ("%%ask\nhi", "Name the agent"),
     ]:
         assert says in cell_stderr(kernel, bad)
+
+
+def test_the_seeds_empty_call_is_interrupted_in_a_cell(kernel7: KernelHarness) -> None:
+    """The seed's example in a notebook cell under ``%load_ext nb_hitl``: ``agent()`` with no
+    message on the demo model, ``sleep(1)``, ``interrupt()``: the reply is still running."""
+    kernel7.execute(
+        "%load_ext nb_hitl\n"
+        "import asyncio\n"
+        "from nb_hitl import Msg, ReActAgent, ScriptedModel\n"
+        "agent = ReActAgent(name='Friday', sys_prompt=\"You're a helpful assistant named "
+        'Friday.", model=ScriptedModel.demo())'
+    )
+    out = kernel7.execute(
+        "task = asyncio.create_task(agent())\n"
+        "await asyncio.sleep(1)\n"
+        "await agent.interrupt()\n"
+        "msg = await task\n"
+        "print(msg.metadata.get('_is_interrupted'))"
+    )
+    assert out.strip() == "True"
+    out = kernel7.execute(
+        "msg = await agent(Msg('user', 'Please continue where you left off.', 'user'))\n"
+        "print(msg.get_text_content()[:27])"
+    )
+    assert out.strip() == "Picking up where I left off"

@@ -28,10 +28,29 @@ from typing import Any
 # imports this responder (a loop in the import graph).
 from nb_hitl.model._continuation import parse_continuation_prompt
 
-from ._prompt import INTERRUPT_MARK, STOP_MARK, Task, read_prompt, style_of, text_of
+from ._prompt import (
+    INTERRUPT_MARK,
+    STOP_MARK,
+    Task,
+    asks_to_continue,
+    read_prompt,
+    style_of,
+    text_of,
+)
 from ._topics import Topic, arithmetic, find_topic, generic_topic
 
 PICK_UP = "Picking up where I left off: "
+INTRODUCTION = (
+    "Hello! I am the offline demo model, and I answer with a steady stream of text so you can "
+    "watch an agent being interrupted and resumed. While this sentence is still arriving, the "
+    "reply runs as a background task of its own, and agent.interrupt() (the Stop button) "
+    "cancels exactly that task. The words streamed so far stay in memory as a partial "
+    "message, followed by a message marked as interrupted. Send a new message to the same "
+    "agent, or call agent.resume(), and the answer picks up from its memory. Ask me anything "
+    "about interrupting, resuming, steering, approvals or memory compression."
+)
+"""The answer to a call with no question (``agent()``): long enough, at the default 25 tokens
+per second, that the seed's ``agent()``, ``sleep(1)``, ``interrupt()`` still finds it running."""
 ENDED_MARKS = (INTERRUPT_MARK, STOP_MARK)
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
 
@@ -56,9 +75,12 @@ def demo_responder(
 
 
 def _turn(messages: list[dict[str, Any]], tools: set[str]) -> dict[str, Any]:
+    rest = _introduction_rest(messages)
+    if rest is not None:
+        return {"text": PICK_UP + rest}
     task = read_prompt(messages)
     if task is None:
-        return {"text": "Hello! Ask me anything about interrupting or resuming an agent."}
+        return {"text": INTRODUCTION}
     if messages and text_of(messages[-1]).startswith(ENDED_MARKS):
         task.continuing, task.turns_since_instruction = True, 0  # resume() after a stop
     opener = _acknowledge(task)
@@ -75,6 +97,25 @@ def _turn(messages: list[dict[str, Any]], tools: set[str]) -> dict[str, Any]:
             text, call = plan
             return {"text": opener + text, "tool_calls": [call]}
     return {"text": opener + _styled(_sentences(task), task.focus, task.style)}
+
+
+def _introduction_rest(messages: list[dict[str, Any]]) -> str | None:
+    """After an interrupted introduction, "Please continue": the introduction from the sentence
+    that was cut (None for any other prompt)."""
+    users = [i for i, m in enumerate(messages) if m.get("role") == "user"]
+    if len(users) != 1 or users[0] != len(messages) - 1:
+        return None
+    if not asks_to_continue(text_of(messages[-1])):
+        return None
+    said = [
+        text_of(m)
+        for m in messages
+        if m.get("role") == "assistant" and not text_of(m).startswith(ENDED_MARKS)
+    ]
+    if len(said) != 1 or not said[0] or not INTRODUCTION.startswith(said[0]):
+        return None
+    boundary = max((m.end() for m in _SENTENCE_END.finditer(said[0])), default=0)
+    return INTRODUCTION[boundary:].strip()
 
 
 def _next_tool(task: Task, tools: set[str]) -> tuple[str, dict[str, Any]] | None:
