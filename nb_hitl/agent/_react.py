@@ -134,6 +134,17 @@ class ReActAgent(
             self.permissions = permissions  # checked against the toolkit now
 
     # -- prompt ------------------------------------------------------------------------------
+    @property
+    def sys_prompt(self) -> str:
+        """The system prompt, followed by the toolkit's agent-skill prompt when it has skills
+        (``Toolkit.register_agent_skill``), as AgentScope's ``ReActAgent.sys_prompt``."""
+        skills = getattr(self.toolkit, "get_agent_skill_prompt", lambda: None)()
+        return f"{self._sys_prompt}\n\n{skills}" if skills else self._sys_prompt
+
+    @sys_prompt.setter
+    def sys_prompt(self, value: str) -> None:
+        self._sys_prompt = value
+
     def system_msg(self) -> Msg:
         """The system message sent first: the system prompt, plus the summary if any."""
         text = self.sys_prompt
@@ -411,7 +422,7 @@ class ReActAgent(
         still queued (``"steering"``)."""
         state = super().state_dict()
         state.update(
-            sys_prompt=self.sys_prompt,
+            sys_prompt=self._sys_prompt,  # the skills' prompt comes from the toolkit
             max_iters=self.max_iters,
             parallel_tool_calls=self.parallel_tool_calls,
             steering=self.steering.state(),

@@ -28,6 +28,7 @@ from ._kind import ToolKind, declared_kind
 from ._registered import ApprovalRule, PostprocessFunc, RegisteredTool
 from ._response import ToolResponse
 from ._schema import build_args_model, describe, function_schema
+from ._skills import AgentSkill, AgentSkills
 
 NamesakeStrategy = Literal["raise", "override", "skip", "rename"]
 Middleware = Callable[..., Any]
@@ -61,7 +62,21 @@ def _unwrap_partial(
 class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
     """A set of tools an agent can call."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        agent_skill_instruction: str | None = None,
+        agent_skill_template: str | None = None,
+    ) -> None:
+        """Make an empty toolkit.
+
+        Args:
+            agent_skill_instruction: the text that introduces the agent skills in the system
+                prompt (default: AgentScope's).
+            agent_skill_template: how one skill is listed, with ``{name}``, ``{description}``
+                and ``{dir}`` (default: AgentScope's).
+        """
+        self.agent_skills = AgentSkills(agent_skill_instruction, agent_skill_template)
+        """The agent skills (``register_agent_skill``) and the prompt that lists them."""
         self.tools: dict[str, RegisteredTool] = {}
         self.groups: dict[str, ToolGroup] = {}
         self._middlewares: list[Middleware] = []
@@ -259,6 +274,31 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
         the call, skip it, or rewrite each response.
         """
         self._middlewares.append(middleware)
+
+    # -- agent skills --------------------------------------------------------------------------
+    @property
+    def skills(self) -> dict[str, AgentSkill]:
+        """The registered agent skills by name (AgentScope's ``toolkit.skills``)."""
+        return self.agent_skills.skills
+
+    def register_agent_skill(self, skill_dir: str) -> None:
+        """Register the agent skill in ``skill_dir``, whose ``SKILL.md`` front matter names and
+        describes it; ``get_agent_skill_prompt()`` then lists it.
+
+        Raises:
+            ValueError: no such folder, no ``SKILL.md``, no ``name`` or ``description`` in its
+                front matter, or a skill of that name is registered already.
+        """
+        self.agent_skills.register(skill_dir)
+
+    def remove_agent_skill(self, name: str) -> None:
+        """Remove the agent skill ``name`` (logs a warning when there is none)."""
+        self.agent_skills.remove(name)
+
+    def get_agent_skill_prompt(self) -> str | None:
+        """The prompt listing the registered skills (``ReActAgent`` appends it to its system
+        prompt), or ``None`` when none is registered."""
+        return self.agent_skills.prompt()
 
     # -- describing --------------------------------------------------------------------------
     def get_json_schemas(self) -> list[dict[str, Any]]:
