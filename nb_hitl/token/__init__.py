@@ -2,7 +2,8 @@
 
 ``TokenCounter`` (``_counter.py``, the chat-prompt rule; ``_cache.py``, per-message counts)
 with the vocabularies (``_vocab.py``), images and audio (``_image.py``), Qwen's own counter
-(``_qwen.py``) and AgentScope's ``OpenAITokenCounter`` (``_openai.py``).
+(``_qwen.py``), AgentScope's ``OpenAITokenCounter`` (``_openai.py``) and
+``HuggingFaceTokenCounter`` (``_huggingface.py``, a local tokenizer and chat template).
 ``import nb_hitl.token`` does not import tiktoken; the vocabulary loads on a counter's first use.
 May import message and formatter (to count what a formatter makes of a message); nothing above.
 """
@@ -11,6 +12,7 @@ from . import _qwen  # noqa: F401  (TokenCounter(model="qwen-max") gives its cou
 from ._cache import CacheInfo, MsgCount
 from ._counter import DEFAULT_ENCODING, TokenCounter
 from ._foreign import CharTokenCounter, CounterAdapter, TokenCounterBase, as_token_counter
+from ._huggingface import HuggingFaceTokenCounter
 from ._openai import OpenAITokenCounter
 from ._vocab import VocabularyUnavailable, load_offline_encoding
 
@@ -19,6 +21,7 @@ __all__ = [
     "CacheInfo",
     "CharTokenCounter",
     "CounterAdapter",
+    "HuggingFaceTokenCounter",
     "MsgCount",
     "OpenAITokenCounter",
     "TokenCounter",
