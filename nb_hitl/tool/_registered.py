@@ -50,7 +50,18 @@ class RegisteredTool:
     read_only: bool = False
     """The tool only reads: the ``allow_reads`` permission mode lets its calls run."""
     kind: ToolKind | None = None
-    """What the tool does: ``"reads"``, ``"edits"`` or ``"runs"`` (``None``: not declared)."""
+    """What the tool does: ``"reads"``, ``"edits"``, ``"runs"`` or ``"network"`` (``None``:
+    not declared)."""
+    path_args: tuple[str, ...] = ()
+    """Arguments that are file paths: normalised (``..``, ``.``, ``//``, symlinks) before
+    permission rules match them."""
+    rule_arg: str | None = None
+    """The argument a rule specifier (``run_shell(npm test:*)``) matches."""
+    rule_matcher: Callable[[str, dict[str, Any]], bool] | None = None
+    """``matcher(specifier, arguments)``: the tool's own reading of a rule specifier."""
+    always_ask: bool = False
+    """Every call waits for a person: no mode or broad rule allows it, only a decision on
+    that call (deny rules and deny modes still refuse it)."""
     outlive_reply: bool = False
     """A background task of this tool keeps running when the reply that started it is
     interrupted (others are cancelled)."""

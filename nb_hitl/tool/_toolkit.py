@@ -13,7 +13,7 @@ import functools
 import inspect
 import re
 import uuid
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
@@ -24,7 +24,7 @@ from nb_hitl.message import ToolUseBlock
 from ._background import BackgroundTasksMixin
 from ._execute import ToolCallStream, error_response, run_tool
 from ._groups import BASIC, ToolGroup, ToolGroupsMixin
-from ._kind import ToolKind, declared_kind
+from ._kind import PATH_ARGS_ATTR, RULE_ARG_ATTR, ToolKind, declared_kind
 from ._registered import ApprovalRule, PostprocessFunc, RegisteredTool
 from ._response import ToolResponse
 from ._schema import build_args_model, describe, function_schema
@@ -107,6 +107,10 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
         read_only: bool | None = None,
         outlive_reply: bool = False,
         kind: ToolKind | None = None,
+        path_args: Sequence[str] | None = None,
+        rule_arg: str | None = None,
+        rule_matcher: Callable[[str, dict[str, Any]], bool] | None = None,
+        always_ask: bool = False,
     ) -> RegisteredTool:
         """Register a function as a tool (sync or async, returning or streaming).
 
@@ -141,6 +145,17 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
             kind: what the tool does, ``"reads"``, ``"edits"`` or ``"runs"`` (default: what
                 the function declared with ``tool_kind``; the built-in tools declare theirs).
                 A ``"reads"`` tool is ``read_only`` unless ``read_only=False`` says otherwise.
+                ``"network"`` marks a tool that talks to other machines.
+            path_args: the arguments that are file paths: permission rules match them
+                normalised (``..``, ``.``, repeated ``/``, symlinks resolved). Default: what
+                ``tool_kind(path_args=...)`` declared.
+            rule_arg: the argument a rule specifier matches (``run_shell(npm test:*)``).
+                Default: ``tool_kind(rule_arg=...)``, else the first path argument, else the
+                only required text argument.
+            rule_matcher: ``matcher(specifier, arguments) -> bool``, the tool's own reading
+                of a rule specifier (instead of the prefix/glob/regex matching).
+            always_ask: every call waits for a person: no permission mode or broad rule
+                lets it run, only a decision on that call.
 
         Returns:
             The registered tool (with ``skip``, the one already registered).
@@ -192,6 +207,17 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
             None,
         )
         kind = kind if kind is not None else declared_kind(func)
+        paths = tuple(path_args if path_args is not None else getattr(func, PATH_ARGS_ATTR, ()))
+        params = set(args_model.model_fields)
+        rule_arg = (
+            rule_arg or getattr(func, RULE_ARG_ATTR, None) or _default_rule_arg(args_model, paths)
+        )
+        for arg in (*paths, *([rule_arg] if rule_arg else [])):
+            if arg not in params:
+                raise ToolError(
+                    f"Tool {tool_name!r} has no argument {arg!r} to declare as a path or rule "
+                    f"argument (arguments: {', '.join(sorted(params)) or 'none'})."
+                )
         if read_only is None:
             read_only = bool(getattr(func, "__nb_hitl_read_only__", False)) or kind == "reads"
         tool = RegisteredTool(
@@ -209,6 +235,10 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
             var_positional=var_positional,
             read_only=bool(read_only),
             kind=kind,
+            path_args=paths,
+            rule_arg=rule_arg,
+            rule_matcher=rule_matcher,
+            always_ask=bool(always_ask),
             outlive_reply=bool(outlive_reply),
         )
         if tool_name in self.tools:
@@ -407,6 +437,18 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
             raise ValueError(f"Unexpected keys in the toolkit state: {sorted(state)}.")
         for name, group in self.groups.items():
             group.active = name in groups
+
+
+def _default_rule_arg(args_model: type[BaseModel], paths: tuple[str, ...]) -> str | None:
+    """The first path argument, else the only required text argument, else None."""
+    if paths:
+        return paths[0]
+    texts = [
+        name
+        for name, f in args_model.model_fields.items()
+        if f.is_required() and f.annotation is str
+    ]
+    return texts[0] if len(texts) == 1 else None
 
 
 def _layer(middleware: Middleware, inner: Callable[..., Any]) -> Callable[..., Any]:

@@ -245,7 +245,10 @@ def test_always_rules_live_in_the_users_file_and_can_be_revoked(user_config_dir:
     saved = json.loads(permissions_file().read_text(encoding="utf-8"))
     assert [r["tool"] for r in saved["rules"]] == ["search_notes"]
     second = agent_with(Notes(), [], permissions=PermissionPolicy("deny_all"))
-    assert second.permission_verdict(use("search_notes", query="q")).behavior == "allow"
+    assert second.permission_verdict(use("search_notes", query="q")).behavior == "deny"  # hard
+    second.permissions.mode = "allow_reads"
+    assert second.permission_verdict(use("write_note", path="a", text="t")).behavior == "ask"
+    assert [r.source for r in second.permissions.rules] == ["user"]
     second.permissions.revoke(rule.id)
     assert json.loads(permissions_file().read_text(encoding="utf-8")) == {"rules": []}
     assert agent.permission_verdict(use("search_notes", query="q")).behavior == "allow"  # mode ask
@@ -287,8 +290,13 @@ def test_always_allow_adds_a_session_rule_the_policy_lists() -> None:
     assert agent.permissions.rules == []
 
 
-def test_the_suggested_rule_covers_calls_of_the_same_tool() -> None:
+def test_the_suggested_rule_is_the_narrowest_that_covers_the_call() -> None:
     agent = agent_with(Notes(), [])
-    rule = agent.permissions.suggest("search_notes", {"query": "x"})
-    assert rule.describe(agent.toolkit) == "allow `search_notes` with any query for this session"
-    assert rule.matches("search_notes", {"query": "anything"})
+    rule = agent.permissions.suggest("search_notes", {"query": "x marks"})
+    assert rule.describe(agent.toolkit) == (
+        "allow `search_notes` with query matching 're:^x\\b' for this session"
+    )
+    assert rule.matches("search_notes", {"query": "x again"})
+    assert not rule.matches("search_notes", {"query": "xyz"})
+    rule = agent.permissions.suggest("write_note", {"path": "a", "text": "t"})
+    assert rule.describe(agent.toolkit) == "allow `write_note` with any arguments for this session"

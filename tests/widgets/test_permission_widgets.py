@@ -68,16 +68,19 @@ def rows_of(chat: ChatWidget, kind: type) -> list[Any]:
 
 async def test_allow_similar_approves_and_adds_the_suggested_rule_for_the_picked_scope() -> None:
     ran: list[str] = []
-    agent = agent_with([searches("a"), searches("b"), "Done."], ran)
+    agent = agent_with([searches("a x"), searches("a y"), "Done."], ran)
     chat = ChatWidget(agent)
     chat.send("search")
     await until(lambda: rows_of(chat, ApprovalCard), what="a card")
     [card] = rows_of(chat, ApprovalCard)
-    assert "Or allow `search_notes` with any query" in card.rule_text.value
+    # the narrowest rule: this query's first word (issue 33)
+    assert (
+        "Or allow `search_notes` with query matching &#x27;re:^a\\b&#x27;" in card.rule_text.value
+    )
     card.rule_scope.value = "reply"
     card.rule_button.click()
     await until(lambda: not agent.is_replying, what="the reply")
-    assert ran == ["a", "b"]  # the second call was covered by the rule
+    assert ran == ["a x", "a y"]  # the second call was covered by the rule
     assert agent.permissions.rules == []  # a reply rule ends with its reply
     chat.close()
 

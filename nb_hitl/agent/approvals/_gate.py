@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
 from nb_hitl.events import ApprovalDecided, ApprovalRequested, ToolResultReady
-from nb_hitl.exceptions import ApprovalError, ToolError
+from nb_hitl.exceptions import ApprovalError, ConfigError, ToolError
 from nb_hitl.message import MetaKey, Msg, ToolResultBlock, ToolUseBlock
 
+from ._callback import Allow, Ask, Deny, ToolContext, consult
 from ._hop import run_on_loop, submit
 from ._policy import AllowedTools, PermissionPolicy, Verdict
 from ._questions import QuestionInbox
@@ -51,6 +53,8 @@ from ._state import (
 
 if TYPE_CHECKING:
     from ._host import GateHost
+
+logger = logging.getLogger(__name__)
 
 DecisionWord = Literal["approve", "approved", "edit", "edited", "deny", "denied"]
 DEFAULT_TIMEOUT = 10.0
@@ -262,10 +266,15 @@ class ApprovalGate:
             behavior: Behavior = "deny" if word == "deny" else "allow"
             new_rule = PermissionRule(behavior, waiting.call.name, scope=rule)
         if new_rule is not None:
-            new_rule.check(self._host.toolkit)  # before anything changes
+            try:  # the rule first: if it cannot be added (or saved), nothing is decided
+                new_rule.check(self._host.toolkit)
+                self.policy.add(new_rule)
+            except ConfigError as exc:
+                raise ApprovalError(
+                    f"{exc} The call was not decided; nothing was changed.", call_id=call_id
+                ) from None
         self._resolve(waiting, made)
         if new_rule is not None:
-            self.policy.add(new_rule)
             self._apply_rule(new_rule)
         return made
 
@@ -308,7 +317,8 @@ class ApprovalGate:
     def _apply_rule(self, rule: PermissionRule) -> None:
         """Decide the other waiting calls a new rule covers."""
         for w in list(self.state.waiting.values()):
-            if w.decision is None and rule.matches(w.call.name, w.call.input):
+            tool = self._host.toolkit.tools.get(w.call.name)
+            if w.decision is None and rule.matches(w.call.name, w.call.input, tool):
                 if rule.behavior == "allow":
                     self._resolve(w, Decision("approved", reason=f"rule: {rule.describe()}"))
                 elif rule.behavior == "deny":
@@ -397,16 +407,31 @@ class ApprovalGate:
         arguments) are returned in the model's order.
         """
         host, st = self._host, self.state
+        interrupt = False
         for call in calls:
             if call.id in st.waiting:
                 continue
             verdict = self.verdict(call, peek=False)
+            reason = verdict.reason
+            if verdict.behavior == "ask" and self._policy.can_use_tool is not None:
+                outcome = await self._consult(call, verdict)
+                if isinstance(outcome, Deny):
+                    verdict = Verdict("deny", outcome.message or "can_use_tool refused it")
+                    interrupt = interrupt or outcome.interrupt
+                elif isinstance(outcome, Allow):
+                    if outcome.updated_arguments is not None:
+                        rewrite = Decision("edited", outcome.updated_arguments, by="policy")
+                        st.waiting[call.id] = Waiting(call, rewrite, reason="can_use_tool")
+                    continue
+                reason = outcome.reason or reason if isinstance(outcome, Ask) else reason
             if verdict.behavior == "ask":
-                st.waiting[call.id] = Waiting(call, reason=verdict.reason)
+                st.waiting[call.id] = Waiting(call, reason=reason)
             elif verdict.behavior == "deny":
                 denied = Decision("denied", reason=verdict.reason, by="policy")
                 st.waiting[call.id] = Waiting(call, denied, reason=verdict.reason)
                 self._announce(call, "denied", None, verdict.reason)
+        if interrupt:
+            host.interrupt_nowait(cause="permission")
         gated = [st.waiting[c.id] for c in calls if c.id in st.waiting]
         if not gated:
             return calls
@@ -448,6 +473,28 @@ class ApprovalGate:
             else:
                 runnable.append(call)
         return runnable
+
+    async def _consult(self, call: ToolUseBlock, verdict: Verdict) -> Allow | Deny | Ask:
+        """Ask the policy's ``can_use_tool`` about a call that would wait for a person."""
+        policy = self._policy
+        assert policy.can_use_tool is not None
+        tool = self._host.toolkit.tools[call.name]
+        context = ToolContext(
+            self._host.name, call, verdict.reason, policy.suggest(call.name, call.input)
+        )
+        outcome = await consult(policy.can_use_tool, tool, call, context)
+        if isinstance(outcome, Allow) and tool.always_ask:
+            return Ask(f"`{tool.name}` insists on a person")
+        if isinstance(outcome, Allow) and outcome.updated_arguments is not None:
+            rewritten = call.model_copy(
+                update={"input": outcome.updated_arguments, "raw_input": None}
+            )
+            try:
+                self._host.toolkit.validate_call(rewritten)
+            except ToolError as exc:
+                logger.error("can_use_tool rewrote %s badly (%s); a person decides", call.id, exc)
+                return Ask(f"can_use_tool rewrote the arguments badly: {exc}")
+        return outcome
 
     def _record_edit(self, old: ToolUseBlock, new: ToolUseBlock) -> None:
         """Make memory say what really ran: the edited call, with the original kept aside."""

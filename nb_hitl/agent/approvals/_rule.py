@@ -1,18 +1,34 @@
 """PermissionRule: allow, deny or ask about a tool's calls, for a call, reply, session or always.
 
 A rule names a tool (exactly, or with a glob such as ``search_*``) and optionally which calls
-of it: ``args={"query": "notes*"}`` (each named argument's text must match a glob, or a regular
-expression written ``"re:..."``, matched whole), or ``when=callable`` (a predicate on the call's
-arguments, never saved). Its ``scope`` says how long it lasts:
+of it:
+
+- ``args={"query": "re:^SELECT\\b", "path": "notes/**"}``: each named argument's text must
+  match (``_match.py``: globs match the whole text with ``*`` inside one path segment and ``**``
+  across; ``re:`` regular expressions *search*, anchored only by ``^``/``$``; paths are
+  normalised first);
+- a **specifier** written in the tool name, ``run_shell(npm test:*)`` or
+  ``write_file(./notes/**)``: matched against the argument the tool chooses (``rule_arg``, by
+  default its first path argument or its only required text argument), or by the tool's own
+  ``rule_matcher``; ``cmd:*`` is a command prefix;
+- ``kind="edits"``: only tools that declared that kind (``reads``, ``edits``, ``runs``,
+  ``network``);
+- ``when=callable``: a predicate on the call's arguments, never saved.
+
+Its ``scope`` says how long it lasts:
 
 - ``call``: the next call it covers, then it is gone;
 - ``reply``: until the running (or next) reply ends;
 - ``session``: for this agent, saved with its session (``save_session``);
-- ``always``: for every agent, saved in the user's ``permissions.json`` (``permissions_file()``).
+- ``always``: saved in a settings file (``permissions.json``): the policy's own file when it
+  has one, else the user's (``permissions_file()``).
+
+``rule.source`` says where an active rule came from: ``agent`` (made in code or a decision),
+``project``, ``user`` or ``file`` (a settings file; ``rule.source_path`` is which).
 
 Rules that cannot match anything (a malformed pattern, an argument name the tool does not have,
-a tool pattern no registered tool fits) are refused when the rule is made or added, with a
-message saying what to write instead.
+a specifier for a tool without a rule argument, a tool pattern no registered tool fits) are
+refused when the rule is made or added, with a message saying what to write instead.
 """
 
 from __future__ import annotations
@@ -28,6 +44,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from nb_hitl.exceptions import ConfigError
 
+from ._match import ArgPattern, Specifier
+
 if TYPE_CHECKING:
     from nb_hitl.tool import RegisteredTool, Toolkit
 
@@ -39,47 +57,15 @@ BEHAVIORS: tuple[str, ...] = ("allow", "deny", "ask")
 SCOPES: tuple[str, ...] = ("call", "reply", "session", "always")
 SAVED_SCOPES = ("session", "always")
 _TOOL_PATTERN = re.compile(r"[A-Za-z0-9_\-*?\[\]!]{1,64}")
+_SPECIFIED = re.compile(r"(?s)([^()]+)\((.*)\)")
+KINDS: tuple[str, ...] = ("reads", "edits", "runs", "network")
+SOURCES: tuple[str, ...] = ("agent", "project", "user", "file")
 _SCOPE_TEXT = {
     "call": "for the next call",
     "reply": "for this reply",
     "session": "for this session",
     "always": "always",
 }
-
-
-def _compile(name: str, pattern: Any) -> re.Pattern[str]:
-    if not isinstance(pattern, str) or not pattern:
-        raise ConfigError(
-            f"The pattern for argument {name!r} must be a non-empty string (a glob such as "
-            f"'notes*', or 're:<regular expression>'), got {pattern!r}."
-        )
-    if pattern.startswith("re:"):
-        try:
-            return re.compile(pattern[3:], re.DOTALL)
-        except re.error as exc:
-            raise ConfigError(
-                f"The regular expression for argument {name!r} is malformed ({exc}): "
-                f"{pattern[3:]!r}. Fix it, or write a glob without the 're:' prefix."
-            ) from None
-    if pattern.count("[") != pattern.count("]"):
-        raise ConfigError(
-            f"The glob for argument {name!r} has an unclosed '[': {pattern!r}. Write '[[]' for "
-            "a literal '['."
-        )
-    return re.compile(fnmatch.translate(pattern), re.DOTALL)
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else _json_text(value)
-
-
-def _json_text(value: Any) -> str:
-    import json
-
-    try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True)
-    except (TypeError, ValueError):
-        return repr(value)
 
 
 @dataclass(eq=False)
@@ -89,14 +75,16 @@ class PermissionRule:
     Args:
         behavior: ``allow`` (run without asking), ``deny`` (never run; the model is told) or
             ``ask`` (wait for a person).
-        tool: the tool's name, or a glob over names (``search_*``, ``*``).
-        args: argument name -> glob (``"notes*"``) or ``"re:<regex>"``; every one must match
-            the argument's text (JSON for non-strings). Empty: any arguments.
+        tool: the tool's name, or a glob over names (``search_*``, ``*``), optionally with a
+            specifier: ``run_shell(npm test:*)``, ``write_file(./notes/**)``.
+        args: argument name -> glob (``"notes/*"``) or ``"re:<regex>"`` (searched); every
+            one must match the argument's text (JSON for non-strings). Empty: any arguments.
         when: a predicate on the call's arguments (a dict). Functions are never saved: not
             in the ``always`` scope, and a ``session`` rule with one is left out of saved
             sessions.
         scope: ``call``, ``reply``, ``session`` or ``always``.
         note: a few words shown in the panel's rule list.
+        kind: only tools of this declared kind (``reads``, ``edits``, ``runs``, ``network``).
 
     Raises:
         ConfigError: an unknown behaviour or scope, an empty or malformed tool pattern, a
@@ -115,7 +103,16 @@ class PermissionRule:
     """When the rule was made (seconds since the epoch)."""
     reply_id: str | None = None
     """``reply`` scope: the reply it belongs to (set when that reply starts)."""
-    _patterns: dict[str, re.Pattern[str]] = field(init=False, repr=False, default_factory=dict)
+    kind: str | None = None
+    """Only tools that declared this kind."""
+    specifier: str | None = None
+    """The ``(...)`` part of ``tool`` (``npm test:*``), or None."""
+    source: str = "agent"
+    """Where the rule came from: ``agent``, ``project``, ``user`` or ``file``."""
+    source_path: str | None = None
+    """The settings file it was read from (file rules)."""
+    _patterns: dict[str, ArgPattern] = field(init=False, repr=False, default_factory=dict)
+    _spec: Specifier | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
         if self.behavior not in BEHAVIORS:
@@ -127,6 +124,14 @@ class PermissionRule:
             raise ConfigError(
                 f"A permission rule's scope must be 'call', 'reply', 'session' or 'always', "
                 f"got {self.scope!r}."
+            )
+        specified = _SPECIFIED.fullmatch(self.tool) if isinstance(self.tool, str) else None
+        if specified is not None:
+            self.tool, self.specifier = specified.group(1).strip(), specified.group(2).strip()
+        self._spec = Specifier(self.specifier) if self.specifier is not None else None
+        if self.kind is not None and self.kind not in KINDS:
+            raise ConfigError(
+                f"A rule's kind must be one of {', '.join(KINDS)}, got {self.kind!r}."
             )
         if not isinstance(self.tool, str) or not _TOOL_PATTERN.fullmatch(self.tool):
             raise ConfigError(
@@ -144,7 +149,7 @@ class PermissionRule:
         for name, pattern in self.args.items():
             if not isinstance(name, str) or not name:
                 raise ConfigError(f"Argument names in a rule must be strings, got {name!r}.")
-            self._patterns[name] = _compile(name, pattern)
+            self._patterns[name] = ArgPattern(name, pattern)
         if self.when is not None and not callable(self.when):
             raise ConfigError(
                 f"A rule's `when` must be a function of the arguments, got {self.when!r}."
@@ -161,22 +166,47 @@ class PermissionRule:
         """Whether the rule's tool pattern fits the tool called ``name``."""
         return fnmatch.fnmatchcase(name, self.tool)
 
-    def matches(self, tool_name: str, arguments: Mapping[str, Any]) -> bool:
-        """Whether the rule covers a call of ``tool_name`` with ``arguments``."""
+    def matches(
+        self, tool_name: str, arguments: Mapping[str, Any], tool: RegisteredTool | None = None
+    ) -> bool:
+        """Whether the rule covers a call of ``tool_name`` with ``arguments`` (``tool``: the
+        registered tool, for its kind, path arguments and specifier reading)."""
         if not self.covers_tool(tool_name):
             return False
+        if self.kind is not None and (tool is None or tool.kind != self.kind):
+            return False
+        paths = tool.path_args if tool is not None else ()
         for name, pattern in self._patterns.items():
-            if name not in arguments or not pattern.fullmatch(_text(arguments[name])):
+            if name not in arguments or not pattern.matches(arguments[name], is_path=name in paths):
                 return False
+        if self._spec is not None and not self._specified(tool, arguments):
+            return False
         if self.when is not None:
-            try:
-                return bool(self.when(dict(arguments)))
-            except Exception:  # a failing predicate never lets a call through
-                logger.warning(
-                    "`when` of rule %s failed; it does not allow", self.id, exc_info=True
-                )
-                return self.behavior != "allow"
+            return self._predicate(self.when, arguments)
         return True
+
+    def _specified(self, tool: RegisteredTool | None, arguments: Mapping[str, Any]) -> bool:
+        spec = self._spec
+        assert spec is not None
+        if tool is None:
+            return False
+        if tool.rule_matcher is not None:
+            matcher = tool.rule_matcher
+            return self._predicate(lambda args: matcher(spec.text, args), arguments)
+        arg = tool.rule_arg
+        if arg is None or arg not in arguments:
+            return False
+        allowing = self.behavior == "allow"
+        return spec.matches(arguments[arg], is_path=arg in tool.path_args, allowing=allowing)
+
+    def _predicate(self, fn: Callable[[dict[str, Any]], Any], arguments: Mapping[str, Any]) -> bool:
+        try:
+            return bool(fn(dict(arguments)))
+        except Exception:  # a failing predicate never lets a call through
+            logger.warning(
+                "a condition of rule %s failed; it does not allow", self.id, exc_info=True
+            )
+            return self.behavior != "allow"
 
     def check(self, toolkit: Toolkit) -> None:
         """Raise ``ConfigError`` when no call of ``toolkit``'s tools could ever match."""
@@ -187,6 +217,14 @@ class PermissionRule:
                 f"The rule for tool {self.tool!r} can match nothing: no registered tool has "
                 f"that name (tools: {known}). Register the tool first or fix the name."
             )
+        if self._spec is not None and not any(
+            t.rule_arg is not None or t.rule_matcher is not None for t in tools
+        ):
+            raise ConfigError(
+                f"The rule {self.text!r} can match nothing: tool {self.tool!r} has no argument "
+                "a specifier matches (register it with rule_arg=... or a rule_matcher), or "
+                "write args={name: pattern} instead."
+            )
         for name in self.args:
             if not any(name in arg_names(t) for t in tools):
                 have = ", ".join(sorted(set().union(*(arg_names(t) for t in tools)))) or "none"
@@ -196,11 +234,18 @@ class PermissionRule:
                 )
 
     # -- words -------------------------------------------------------------------------------
+    @property
+    def text(self) -> str:
+        """The tool pattern as written, specifier included: ``run_shell(npm test:*)``."""
+        return self.tool if self.specifier is None else f"{self.tool}({self.specifier})"
+
     def describe(self, toolkit: Toolkit | None = None) -> str:
         """The rule in words: "allow `search_notes` with any query for this session"."""
-        what = f"`{self.tool}`"
-        if self.args:
-            parts = [f"{k} matching {v!r}" for k, v in self.args.items()]
+        what = f"`{self.text}`" + (f" ({self.kind} tools)" if self.kind else "")
+        if self._spec is not None and not self.args and self.when is None:
+            how = "calls"
+        elif self.args:
+            parts = [f"{k} matching '{v}'" for k, v in self.args.items()]
             how = "with " + " and ".join(parts)
         elif self.when is not None:
             how = "when its condition holds"
@@ -209,6 +254,8 @@ class PermissionRule:
             if toolkit is not None and self.tool in toolkit.tools:
                 names = sorted(arg_names(toolkit.tools[self.tool]))
             how = f"with any {names[0]}" if len(names) == 1 else "with any arguments"
+        if how == "calls":
+            return f"{self.behavior} {what} {_SCOPE_TEXT[self.scope]}"
         return f"{self.behavior} {what} {how} {_SCOPE_TEXT[self.scope]}"
 
     # -- saving ------------------------------------------------------------------------------
@@ -216,22 +263,34 @@ class PermissionRule:
         """JSON-able form (rules with a ``when`` function cannot be saved)."""
         if self.when is not None:
             raise ConfigError("A rule with a `when` function cannot be saved.")
-        return {
+        data: dict[str, Any] = {
             "id": self.id,
             "behavior": self.behavior,
-            "tool": self.tool,
+            "tool": self.text,
             "args": dict(self.args),
             "scope": self.scope,
             "note": self.note,
             "created_at": self.created_at,
         }
+        if self.kind is not None:
+            data["kind"] = self.kind
+        return data
 
     @classmethod
     def from_dict(cls, data: Any) -> PermissionRule:
         """Read ``to_dict()`` output; ``ConfigError`` saying which field is wrong."""
         if not isinstance(data, dict):
             raise ConfigError(f"A saved permission rule must be a JSON object, got {data!r}.")
-        unknown = set(data) - {"id", "behavior", "tool", "args", "scope", "note", "created_at"}
+        unknown = set(data) - {
+            "id",
+            "behavior",
+            "tool",
+            "args",
+            "scope",
+            "note",
+            "created_at",
+            "kind",
+        }
         if unknown:
             raise ConfigError(f"A saved permission rule has unknown fields {sorted(unknown)}.")
         created = data.get("created_at", time.time())
@@ -248,6 +307,7 @@ class PermissionRule:
             note=data.get("note", ""),
             id=rule_id,
             created_at=float(created),
+            kind=data.get("kind"),
         )
 
 
@@ -259,8 +319,10 @@ def arg_names(tool: RegisteredTool) -> set[str]:
 
 __all__ = [
     "BEHAVIORS",
+    "KINDS",
     "SAVED_SCOPES",
     "SCOPES",
+    "SOURCES",
     "Behavior",
     "PermissionRule",
     "Scope",

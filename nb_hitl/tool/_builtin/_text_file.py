@@ -158,7 +158,7 @@ def _insert_text_file(file_path: str, content: str, line_number: int) -> ToolRes
     )
 
 
-@tool_kind("reads")
+@tool_kind("reads", path_args=["file_path"])
 async def view_text_file(file_path: str, ranges: list[int] | None = None) -> ToolResponse:
     """View the file content in the specified range with line numbers. If `ranges` is not provided, the entire file will be returned.
 
@@ -172,7 +172,7 @@ async def view_text_file(file_path: str, ranges: list[int] | None = None) -> Too
     return await asyncio.to_thread(_view_text_file, file_path, ranges)
 
 
-@tool_kind("edits")
+@tool_kind("edits", path_args=["file_path"])
 async def write_text_file(
     file_path: str, content: str, ranges: list[int] | None = None
 ) -> ToolResponse:
@@ -189,7 +189,7 @@ async def write_text_file(
     return await asyncio.to_thread(_write_text_file, file_path, content, ranges)
 
 
-@tool_kind("edits")
+@tool_kind("edits", path_args=["file_path"])
 async def insert_text_file(file_path: str, content: str, line_number: int) -> ToolResponse:
     """Insert the content at the specified line number in a text file.
 
