@@ -7,7 +7,6 @@ doing the compression lives in ``nb_hitl/agent/_compression_agent.py``.
 
 from __future__ import annotations
 
-import difflib
 import string
 import weakref
 from collections.abc import Callable
@@ -259,6 +258,8 @@ def _explain(exc: ValidationError) -> str:
             msg = f"{where} is required (e.g. {where}=3000)"
         elif err["type"] in ("extra_forbidden", "no_such_attribute"):
             known = [n for n in CompressionConfig.model_fields]
+            import difflib  # only for the error's hint
+
             close = difflib.get_close_matches(where, known, n=1)
             hint = f"did you mean {close[0]}?" if close else f"known: {', '.join(known)}"
             msg = f"{where} is not a CompressionConfig setting ({hint})"

@@ -6,9 +6,17 @@ fold a conversation into one ``<history>`` message (``_multiagent.py``).
 May import message and the foundation (``exceptions``); nothing above.
 """
 
-from ._dashscope_formatter import DashScopeChatFormatter, DashScopeMultiAgentFormatter
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from nb_hitl._lazy import attach
+
 from ._formatter_base import FormatterBase
 from ._openai_formatter import OpenAIChatFormatter, OpenAIMultiAgentFormatter
+
+if TYPE_CHECKING:
+    from ._dashscope_formatter import DashScopeChatFormatter, DashScopeMultiAgentFormatter
 
 __all__ = [
     "DashScopeChatFormatter",
@@ -17,3 +25,10 @@ __all__ = [
     "OpenAIChatFormatter",
     "OpenAIMultiAgentFormatter",
 ]
+
+# An agent's default formatter is OpenAI's: the DashScope ones load when first named.
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = attach(
+        __name__,
+        {"._dashscope_formatter": ("DashScopeChatFormatter", "DashScopeMultiAgentFormatter")},
+    )

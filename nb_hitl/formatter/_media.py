@@ -9,7 +9,6 @@ blocking download inside the event loop).
 from __future__ import annotations
 
 import base64
-import mimetypes
 import os
 from typing import Any
 from urllib.parse import urlparse
@@ -107,6 +106,8 @@ def dashscope_media_url(source: Any) -> str:
         return f"data:{source['media_type']};base64,{source['data']}"
     url = str(source["url"]).removeprefix("file://")
     if os.path.isfile(url):
+        import mimetypes  # its tables load on import: only for a local file
+
         media_type = mimetypes.guess_type(os.path.abspath(url))[0]
         if not media_type:
             raise ValueError(

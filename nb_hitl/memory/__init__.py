@@ -18,11 +18,11 @@ from nb_hitl._lazy import attach
 
 from ._base import MemoryBase
 from ._in_memory import COMPRESSED, PINNED, InMemoryMemory
-from ._stored import StoredMemory
 
 if TYPE_CHECKING:
     from ._redis import RedisMemory
     from ._sqlalchemy import AsyncSQLAlchemyMemory
+    from ._stored import StoredMemory
 
 __all__ = [
     "COMPRESSED",
@@ -37,5 +37,9 @@ __all__ = [
 if not TYPE_CHECKING:
     __getattr__, __dir__ = attach(
         __name__,
-        {"._sqlalchemy": ("AsyncSQLAlchemyMemory",), "._redis": ("RedisMemory",)},
+        {
+            "._stored": ("StoredMemory",),
+            "._sqlalchemy": ("AsyncSQLAlchemyMemory",),
+            "._redis": ("RedisMemory",),
+        },
     )

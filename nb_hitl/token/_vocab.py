@@ -11,7 +11,6 @@ that hash, so the result is byte-for-byte tiktoken's encoding and no network cal
 from __future__ import annotations
 
 import base64
-import gzip
 import hashlib
 import os
 import threading
@@ -47,6 +46,8 @@ def _read_vocab_file(file_name: str, vocab_dir: str) -> tuple[bytes, str]:
         if os.path.exists(plain):
             with open(plain, "rb") as f:
                 return f.read(), plain
+        import gzip  # only when a vocabulary is first read
+
         with gzip.open(packed, "rb") as f:
             return f.read(), packed
     except FileNotFoundError:

@@ -19,7 +19,6 @@ import functools
 import inspect
 import json
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from nb_hitl.message import TextBlock, ToolUseBlock
@@ -29,8 +28,16 @@ from ._response import ToolResponse
 
 INTERRUPTED_TEXT = "<system-info>The tool call has been interrupted by the user.</system-info>"
 
-# A small private pool: a stuck sync tool must not starve the loop's default executor.
-_TOOL_THREADS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="nb_hitl-tool")
+
+@functools.cache
+def _tool_threads() -> concurrent.futures.ThreadPoolExecutor:
+    """A small private pool: a stuck sync tool must not starve the loop's default executor.
+    Made on first use (``concurrent.futures.thread`` is not imported until a sync tool runs)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    return ThreadPoolExecutor(max_workers=8, thread_name_prefix="nb_hitl-tool")
+
+
 _DONE = object()
 
 
@@ -100,7 +107,7 @@ async def _sync_chunks(gen: Iterator[Any]) -> AsyncGenerator[Any, None]:
     pending: concurrent.futures.Future[Any] | None = None
     try:
         while True:
-            pending = _TOOL_THREADS.submit(next, gen, _DONE)
+            pending = _tool_threads().submit(next, gen, _DONE)
             item = await asyncio.wrap_future(pending, loop=loop)
             pending = None
             if item is _DONE:
@@ -167,7 +174,7 @@ async def run_tool(
         else:
             loop = asyncio.get_running_loop()
             result = await loop.run_in_executor(
-                _TOOL_THREADS, functools.partial(func, *args, **kwargs)
+                _tool_threads(), functools.partial(func, *args, **kwargs)
             )
         if inspect.isasyncgen(result) or inspect.isgenerator(result):
             async for chunk in _chunks(result):
