@@ -45,7 +45,6 @@ if TYPE_CHECKING:
     from ._branches import BranchInfo
     from ._react import ReActAgent
     from ._react_base import ReActAgentBase
-    from ._resume import ResumePoint
     from ._user import InputSource, QueueInput, ScriptedInput, TerminalInput, UserAgent
     from ._user_input import TerminalUserInput, UserInputBase, UserInputData
     from .approvals import (
@@ -60,6 +59,7 @@ if TYPE_CHECKING:
         ask_user,
         permissions_file,
     )
+    from .resume import ResumePoint
 
 __all__ = [
     "DEFAULT_INTERRUPT_TEXT",
@@ -129,7 +129,7 @@ if not TYPE_CHECKING:
             "._branches": ("BranchInfo",),
             "._react": ("ReActAgent",),
             "._react_base": ("ReActAgentBase",),
-            "._resume": ("ResumePoint",),
+            ".resume": ("ResumePoint",),
             "._user": ("InputSource", "QueueInput", "ScriptedInput", "TerminalInput", "UserAgent"),
             "._user_input": ("TerminalUserInput", "UserInputBase", "UserInputData"),
             "nb_hitl.compression": (

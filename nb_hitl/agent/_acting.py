@@ -45,9 +45,6 @@ class ActingMixin(ApprovalMethods):
     async def _commit(self, msg: Msg) -> None:
         raise NotImplementedError  # ReActAgent's implementation is used
 
-    def _printing(self) -> bool:
-        raise NotImplementedError  # ReActAgent's implementation is used
-
     # -- opening -----------------------------------------------------------------------------
     def _used_call_ids(self) -> set[str]:
         used = set(self._open_calls)
@@ -163,7 +160,7 @@ class ActingMixin(ApprovalMethods):
         result = Msg("system", [block], "system")
         await self._commit(result)
         self._emit(ToolResultReady(self.name, self._reply_id, block))
-        if self._printing():
+        if self._print_wanted():
             await self.print(result, True)
 
     # -- closing -----------------------------------------------------------------------------

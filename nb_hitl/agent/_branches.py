@@ -26,14 +26,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Protocol
 
-from nb_hitl.events import BranchCheckedOut, BranchCreated
+from nb_hitl.events import BranchCheckedOut, BranchCreated, Event
 from nb_hitl.exceptions import AgentBusyError, BranchError
 from nb_hitl.memory import COMPRESSED, InMemoryMemory
 from nb_hitl.message import MetaKey, Msg
-
-from ._base import AgentBase
 
 MAIN = "main"
 """The id (and name) of the branch every conversation starts on."""
@@ -80,23 +78,53 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-class BranchMixin(AgentBase):
-    """``branches``, ``checkout``, ``fork``, ``edit_and_resend``, ``regenerate``."""
+class BranchHost(Protocol):
+    """What the branch table uses of its agent."""
 
+    name: str
     memory: InMemoryMemory
-    _branch_table: dict[str, _Branch] | None = None
-    _branch_active: str = MAIN
+
+    @property
+    def approvals(self) -> Any: ...
+
+    @property
+    def compressor(self) -> Any: ...
+
+    @property
+    def is_replying(self) -> bool: ...
+
+    def _emit(self, event: Event) -> None: ...
+
+    async def _flush_memory(self) -> None: ...
+
+    async def __call__(self, *args: Any, **kwargs: Any) -> Msg: ...
+
+
+class BranchTable:
+    """The branches of one agent's conversation (``agent.branch_table``; module docstring).
+
+    ``ReActAgent`` keeps ``branches``, ``branch``, ``checkout``, ``fork``, ``edit_and_resend``,
+    ``regenerate`` and ``branches_state`` as delegations.
+    """
+
+    def __init__(self, host: BranchHost) -> None:
+        self._host = host
+        self._table_or_none: dict[str, _Branch] | None = None
+        self.active: str = MAIN
+        """The id of the checked-out branch."""
 
     # -- reading -------------------------------------------------------------------------------
     def _table(self) -> dict[str, _Branch]:
-        if self._branch_table is None:
-            self._branch_table = {MAIN: _Branch(MAIN, MAIN, None, None, _now())}
-            self._branch_active = MAIN
-        return self._branch_table
+        if self._table_or_none is None:  # made on first use: most agents never fork
+            self._table_or_none = {MAIN: _Branch(MAIN, MAIN, None, None, _now())}
+            self.active = MAIN
+        return self._table_or_none
 
     def _info(self, branch: _Branch) -> BranchInfo:
-        active = branch.id == self._branch_active
-        messages = self.memory.messages if active else branch.snapshot[0] if branch.snapshot else []
+        active = branch.id == self.active
+        messages = (
+            self._host.memory.messages if active else branch.snapshot[0] if branch.snapshot else []
+        )
         return BranchInfo(
             id=branch.id,
             name=branch.name,
@@ -113,39 +141,41 @@ class BranchMixin(AgentBase):
         """Every branch of the conversation, oldest first (the checked-out one ``active``)."""
         return [self._info(b) for b in self._table().values()]
 
+    def stored_histories(self) -> list[list[Msg]]:
+        """The messages of every branch not checked out (the checked-out one is memory)."""
+        table = self._table_or_none or {}
+        return [b.snapshot[0] for b in table.values() if b.snapshot is not None]
+
     @property
     def branch(self) -> BranchInfo:
         """The checked-out branch."""
-        return self._info(self._table()[self._branch_active])
+        return self._info(self._table()[self.active])
 
     # -- switching -----------------------------------------------------------------------------
     def _check_idle(self, doing: str) -> None:
-        if self.is_replying:
-            raise AgentBusyError(self.name)
-        approvals = getattr(self, "_approvals", None)
-        if approvals is not None and approvals.parked:
+        if self._host.is_replying:
+            raise AgentBusyError(self._host.name)
+        if self._host.approvals.state.parked:
             raise BranchError(
                 f"Cannot {doing}: tool calls of this branch are parked waiting for approval. "
                 "Decide them and `await agent.resume_pending()`, or send a message, first."
             )
 
-    def _undo_list(self) -> list[Any] | None:
-        state = getattr(self, "_compression_state", None)
-        return state()[1] if callable(state) else None
+    def _undo_list(self) -> list[Any]:
+        return self._host.compressor.undo
 
     def _switch(self, target: _Branch) -> None:
         table = self._table()
-        current = table[self._branch_active]
+        current = table[self.active]
         undo = self._undo_list()
-        current.snapshot = self.memory.snapshot()
-        current.undo = list(undo) if undo is not None else []
+        current.snapshot = self._host.memory.snapshot()
+        current.undo = list(undo)
         snapshot, target.snapshot = target.snapshot, None
-        self._branch_active = target.id
-        if undo is not None:
-            undo[:] = target.undo
+        self.active = target.id
+        undo[:] = target.undo
         target.undo = []
         assert snapshot is not None
-        self.memory.restore(*snapshot)
+        self._host.memory.restore(*snapshot)
 
     def checkout(self, branch: str | BranchInfo) -> BranchInfo:
         """Switch memory to ``branch`` (an id, a name, or a ``BranchInfo``); returns it.
@@ -156,10 +186,12 @@ class BranchMixin(AgentBase):
         """
         self._check_idle("switch branches")
         target = self._find(branch)
-        if target.id != self._branch_active:
-            previous = self._branch_active
+        if target.id != self.active:
+            previous = self.active
             self._switch(target)
-            self._emit(BranchCheckedOut(self.name, None, target.id, target.name, previous))
+            self._host._emit(
+                BranchCheckedOut(self._host.name, None, target.id, target.name, previous)
+            )
         return self.branch
 
     def _find(self, branch: str | BranchInfo) -> _Branch:
@@ -193,7 +225,7 @@ class BranchMixin(AgentBase):
                 and the compression cannot be undone.
         """
         self._check_idle("fork")
-        msgs = self.memory.messages
+        msgs = self._host.memory.messages
         index = next((i for i, m in enumerate(msgs) if m.id == at_msg_id), None)
         if index is None:
             raise BranchError(
@@ -202,8 +234,8 @@ class BranchMixin(AgentBase):
             )
         kept = msgs[:index]
         _check_no_open_call(kept)
-        _messages, marks, summary = self.memory.snapshot()
-        undo = list(self._undo_list() or [])
+        _messages, marks, summary = self._host.memory.snapshot()
+        undo = list(self._undo_list())
         cut = {m.id for m in msgs[index:]}
         summary, undo, restored = _compression_before(cut, marks, summary, undo)
         if isinstance(new_msg, str):
@@ -212,7 +244,7 @@ class BranchMixin(AgentBase):
         branch = _Branch(
             id=_new_branch_id(table),
             name=name or f"branch {len(table)}",
-            parent=self._branch_active,
+            parent=self.active,
             fork_point=kept[-1].id if kept else None,
             created=_now(),
         )
@@ -227,8 +259,10 @@ class BranchMixin(AgentBase):
         branch.undo = undo
         table[branch.id] = branch
         self._switch(branch)
-        self._emit(
-            BranchCreated(self.name, None, branch.id, branch.name, branch.parent, branch.fork_point)
+        self._host._emit(
+            BranchCreated(
+                self._host.name, None, branch.id, branch.name, branch.parent, branch.fork_point
+            )
         )
         return self.branch
 
@@ -245,7 +279,7 @@ class BranchMixin(AgentBase):
             AgentBusyError, BranchError: as ``fork``; ``msg_id`` must be a user message.
         """
         self._check_idle("edit and re-send")
-        old = self.memory.get(msg_id)
+        old = self._host.memory.get(msg_id)
         if old is None or old.role != "user":
             raise BranchError(
                 f"edit_and_resend takes the id of a user message on this branch, got {msg_id!r}"
@@ -253,7 +287,7 @@ class BranchMixin(AgentBase):
             )
         edited = Msg(old.name, new_content, old.role, metadata={MetaKey.EDITED_FROM: old.id})
         self.fork(msg_id, name=f"edit {len(self._table())}")
-        return await self(edited, **kwargs)
+        return await self._host(edited, **kwargs)
 
     async def regenerate(self, msg_id: str, **kwargs: Any) -> Msg:
         """Answer the question of the earlier answer ``msg_id`` again, on a new branch.
@@ -267,7 +301,7 @@ class BranchMixin(AgentBase):
                 message) with a question before it.
         """
         self._check_idle("regenerate")
-        msgs = self.memory.messages
+        msgs = self._host.memory.messages
         index = next((i for i, m in enumerate(msgs) if m.id == msg_id), None)
         if index is None or msgs[index].role == "user":
             raise BranchError(
@@ -287,11 +321,11 @@ class BranchMixin(AgentBase):
         if question is None:
             raise BranchError(f"The answer {msg_id!r} has no question before it to answer again.")
         self.fork(msgs[question + 1].id, name=f"regenerate {len(self._table())}")
-        result = await self(None, **kwargs)
+        result = await self._host(None, **kwargs)
         result.metadata[MetaKey.REGENERATES] = msg_id
-        if self.memory.get(result.id) is result:
-            self.memory.replace(result)
-            await self._flush_memory()  # a database memory stores the tag before we return
+        if self._host.memory.get(result.id) is result:
+            self._host.memory.replace(result)
+            await self._host._flush_memory()  # a database memory stores the tag before we return
         return result
 
     # -- state -----------------------------------------------------------------------------
@@ -312,25 +346,26 @@ class BranchMixin(AgentBase):
                 holder.restore(*b.snapshot)
                 entry["memory"] = holder.state_dict()
             out.append(entry)
-        return {"active": self._branch_active, "items": out}
+        return {"active": self.active, "items": out}
 
-    def state_dict(self) -> dict[str, Any]:
-        """The agent's state plus its branches (``"branches"``)."""
-        state = super().state_dict()
-        state["branches"] = self.branches_state()
-        return state
+    def copy(self) -> BranchTable:
+        """A table holding the same branches (a session load puts it back on failure)."""
+        other = BranchTable(self._host)
+        other._table_or_none, other.active = self._table_or_none, self.active
+        return other
 
-    def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> None:
-        """Restore ``state_dict()`` output; a state without branches has only ``main``.
+    @staticmethod
+    def parse(raw: Any) -> tuple[dict[str, _Branch] | None, str]:
+        """Saved branches (``state_dict()["branches"]``) as a table and the active id.
 
         Raises:
-            ValueError: ``state["branches"]`` is malformed (nothing changed).
+            ValueError: ``raw`` is malformed.
         """
-        raw = state.get("branches") if isinstance(state, dict) else None
-        table, active = _parse_branches(raw)
-        super().load_state_dict(state, strict=strict)
-        self._branch_table = table
-        self._branch_active = active
+        return _parse_branches(raw)
+
+    def load(self, table: dict[str, _Branch] | None, active: str) -> None:
+        """Become ``parse()``'s output (the agent's memory is the active branch already)."""
+        self._table_or_none, self.active = table, active
 
 
 def _check_no_open_call(kept: list[Msg]) -> None:
@@ -403,4 +438,4 @@ def _parse_branches(raw: Any) -> tuple[dict[str, _Branch] | None, str]:
     return table, str(active)
 
 
-__all__ = ["MAIN", "BranchInfo", "BranchMixin"]
+__all__ = ["MAIN", "BranchHost", "BranchInfo", "BranchTable"]

@@ -18,35 +18,36 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 from typing import Any
 
-from nb_hitl.compression import CompressionConfig
+from nb_hitl.compression import CompressionConfig, CompressionPlan, CompressionResult
+from nb_hitl.compression import CompressionConfig as Config  # the class attribute shadows it
 from nb_hitl.compression._summary import SUMMARIZE_PROMPT
-from nb_hitl.events import MessageAdded, Steered, StoppedAfterStep
+from nb_hitl.events import MessageAdded, MessageUpdated, Steered, StoppedAfterStep
 from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.formatter import FormatterBase, OpenAIChatFormatter
 from nb_hitl.memory import COMPRESSED, InMemoryMemory
-from nb_hitl.message import MetaKey, Msg, ToolUseBlock
-from nb_hitl.model import ChatModelBase
+from nb_hitl.message import MetaKey, Msg, TextBlock, ToolUseBlock
+from nb_hitl.model import ChatModelBase, ChatResponse
+from nb_hitl.model._continuation import continuation_blocks
 from nb_hitl.tool import Toolkit
 
 from ._acting import ActingMixin
 from ._base import DEFAULT_INTERRUPT_TEXT
-from ._branches import BranchMixin
-from ._compression_agent import CompressionMixin
+from ._branches import BranchInfo, BranchTable
+from ._compressor import Compressor
 from ._hooks import REACT_HOOK_TYPES
 from ._lifecycle import ACTIVE_STATES, on_loop_thread
 from ._react_base import ReActAgentBase
-from ._resume import ResumeMixin
-from ._resume_point import ResumePoint, answer_text, text_digest
 from ._steering import SteeringInbox, parse_queue, steer_message
-from ._streaming import StreamingMixin
 from ._structured import (
     FINISH_FUNCTION_NAME,
     StructuredTurn,
     check_structured_model,
 )
 from .approvals import PermissionPolicy
+from .resume import ResumePoint, Resumer, answer_text, text_digest
 
 STOPPED_TEXT = (
     "[Stopped] The user asked the agent to stop after this step; the task may be unfinished."
@@ -55,10 +56,6 @@ STOPPED_TEXT = (
 
 
 class ReActAgent(
-    CompressionMixin,
-    ResumeMixin,
-    BranchMixin,
-    StreamingMixin,
     ActingMixin,
     ReActAgentBase,
 ):
@@ -126,7 +123,6 @@ class ReActAgent(
         self._tool_partial: dict[str, str] = {}
         self._started_calls: set[str] = set()
         self._resume_calls: list[ToolUseBlock] = []
-        self._active_resume: ResumePoint | None = None
         self._structured = StructuredTurn()
         self.steering = SteeringInbox()
         """Messages ``steer()`` queued for the next step boundary (``_steering.py``)."""
@@ -178,7 +174,7 @@ class ReActAgent(
         message is sent (their results must come before it), or kept to be resumed.
         """
         self._live = None
-        self._active_resume = None
+        self.resumer.active = None
         self._open_calls = {}
         self._tool_partial = {}
         self._started_calls = set()
@@ -197,6 +193,202 @@ class ReActAgent(
             raise AgentBusyError(self.name)
         for m in [msg] if isinstance(msg, Msg) else list(msg or []):
             await self._commit(m)
+
+    # -- compression (``_compressor.py``) -----------------------------------------------------
+    @functools.cached_property
+    def compressor(self) -> Compressor:
+        """Memory compression: settings, plan, summaries, undo and pins."""
+        return Compressor(self)
+
+    @property
+    def compression_config(self) -> Config | None:
+        """When and how memory is compressed (None: only on demand, with default settings)."""
+        return self.compressor.config
+
+    @compression_config.setter
+    def compression_config(self, value: Config | dict[str, Any] | None) -> None:
+        self.compressor.config = value
+
+    def current_question_id(self) -> str | None:
+        """The message the agent is answering: the last uncompressed ``user`` message.
+
+        Without one (agents talking to agents), the last message not written by this agent.
+        """
+        return self.compressor.current_question_id()
+
+    def compression_plan(
+        self, trigger_threshold: int | None = None, keep_recent: int | None = None
+    ) -> CompressionPlan:
+        """What compressing would do now; pure and cheap (see ``plan_compression``).
+
+        Args:
+            trigger_threshold: plan with this threshold instead of the config's (what-if).
+            keep_recent: plan with this ``keep_recent`` instead of the config's (what-if).
+        """
+        return self.compressor.plan(trigger_threshold, keep_recent)
+
+    def pin(self, msg_id: str) -> None:
+        """Never compress message ``msg_id`` (it stays in the prompt verbatim)."""
+        self.compressor.pin(msg_id)
+
+    def unpin(self, msg_id: str) -> None:
+        """Let message ``msg_id`` be compressed again."""
+        self.compressor.unpin(msg_id)
+
+    async def compress_memory(
+        self, force: bool = False, *, keep_recent: int | None = None
+    ) -> CompressionResult | None:
+        """Compress now if the plan triggers (or, with ``force``, whatever it can compress).
+
+        Args:
+            force: compress even below the threshold.
+            keep_recent: keep this many latest messages this once (what-if; default the
+                config's), as ``compression_plan(keep_recent=...)`` shows it.
+
+        Returns None when nothing was compressed (under the threshold, nothing compressible,
+        or the summary failed: see the ``CompressionFailed`` event).
+
+        Raises:
+            AgentBusyError: a reply is running (it compresses before each step by itself).
+        """
+        return await self.compressor.compress_now(force, keep_recent=keep_recent)
+
+    @property
+    def can_undo_compression(self) -> bool:
+        """Whether ``undo_compression()`` has a compression to undo."""
+        return self.compressor.can_undo
+
+    async def undo_compression(self) -> bool:
+        """Undo the last compression: its messages return and the previous summary is back.
+
+        Returns False when there is nothing to undo, or when the summary was changed since
+        (by another compression's undo stack being lost, ``memory.clear()``, a loaded state).
+        """
+        return await self.compressor.undo_last()
+
+    # -- resuming (``resume/``) --------------------------------------------------------------
+    @functools.cached_property
+    def resumer(self) -> Resumer:
+        """Continuing the last interrupted reply: its resume point and the continuation."""
+        return Resumer(self)
+
+    async def resume(
+        self, instruction: str | Msg | None = None, *, rerun_interrupted: bool = False
+    ) -> Msg:
+        """Continue the last interrupted reply where it stopped (see ``nb_hitl.agent.resume``).
+
+        Args:
+            instruction: how to go on ("continue, but shorter"): recorded as a user message
+                right before the continuation. ``None``: just continue.
+            rerun_interrupted: run the tool call that was interrupted mid-run again (by
+                default it stays reported as interrupted).
+
+        Returns:
+            The reply's message, with ``metadata["continued_by"]`` and ``["continues"]``.
+
+        Raises:
+            AgentBusyError: a reply is running (or parked on an approval).
+            NothingToResumeError: no interrupted reply to continue.
+            ResumeError: memory was edited or compressed past the interrupted reply.
+        """
+        if self.is_replying:
+            raise AgentBusyError(self.name)
+        msg = self.resumer.prepare(instruction, rerun_interrupted=rerun_interrupted)
+        try:
+            return await self(msg)
+        finally:
+            self.resumer.pending = None
+
+    @property
+    def can_resume(self) -> bool:
+        """Whether ``resume()`` has an interrupted reply to continue right now."""
+        return not self.is_replying and self.resumer.can_resume()
+
+    def resume_point(self) -> ResumePoint:
+        """What ``resume()`` would continue, without changing anything.
+
+        Raises:
+            NothingToResumeError: the last reply finished (or was already continued), or none
+                was interrupted.
+            ResumeError: memory was compressed or edited past the interrupted reply.
+        """
+        return self.resumer.point()
+
+    # -- branches (``_branches.py``) ----------------------------------------------------------
+    @functools.cached_property
+    def branch_table(self) -> BranchTable:
+        """The branches of the conversation: rewind, fork, check out."""
+        return BranchTable(self)
+
+    @property
+    def branches(self) -> list[BranchInfo]:
+        """Every branch of the conversation, oldest first (the checked-out one ``active``)."""
+        return self.branch_table.branches
+
+    @property
+    def branch(self) -> BranchInfo:
+        """The checked-out branch."""
+        return self.branch_table.branch
+
+    def checkout(self, branch: str | BranchInfo) -> BranchInfo:
+        """Switch memory to ``branch`` (an id, a name, or a ``BranchInfo``); returns it.
+
+        Raises:
+            AgentBusyError: a reply is running.
+            BranchError: no such branch, or calls are parked on an approval.
+        """
+        return self.branch_table.checkout(branch)
+
+    def fork(
+        self, at_msg_id: str, new_msg: Msg | str | None = None, *, name: str | None = None
+    ) -> BranchInfo:
+        """Start a new branch holding the messages before ``at_msg_id`` and check it out.
+
+        Args:
+            at_msg_id: the first message the new branch does not have.
+            new_msg: recorded on the new branch right away (a ``str`` is a user message); it
+                is not answered (``await agent()`` does that).
+            name: a label (default ``"branch N"``).
+
+        Raises:
+            AgentBusyError: a reply is running.
+            BranchError: ``at_msg_id`` is not in memory, the fork would separate a tool call
+                from its result, or the summary covers messages the branch would not have
+                and the compression cannot be undone.
+        """
+        return self.branch_table.fork(at_msg_id, new_msg, name=name)
+
+    async def edit_and_resend(self, msg_id: str, new_content: Any, **kwargs: Any) -> Msg:
+        """Re-send the earlier user message ``msg_id`` with ``new_content`` on a new branch.
+
+        The new branch holds what came before that message, then the edited one (a new id,
+        ``metadata["edited_from"]``), answered as a normal reply (interruptible as any).
+
+        Returns:
+            The reply (``await agent(edited)``); ``kwargs`` go to it.
+
+        Raises:
+            AgentBusyError, BranchError: as ``fork``; ``msg_id`` must be a user message.
+        """
+        return await self.branch_table.edit_and_resend(msg_id, new_content, **kwargs)
+
+    async def regenerate(self, msg_id: str, **kwargs: Any) -> Msg:
+        """Answer the question of the earlier answer ``msg_id`` again, on a new branch.
+
+        The new branch holds the conversation up to that answer's question (the last user
+        message before it that was not steering or a resume instruction); the reply to it is
+        run again. Its message has ``metadata["regenerates"] = msg_id``.
+
+        Raises:
+            AgentBusyError, BranchError: as ``fork``; ``msg_id`` must be an answer (not a user
+                message) with a question before it.
+        """
+        return await self.branch_table.regenerate(msg_id, **kwargs)
+
+    def branches_state(self) -> dict[str, Any]:
+        """JSON-able branches: the inactive ones with their memory (the active one's is the
+        agent's own ``memory``)."""
+        return self.branch_table.branches_state()
 
     # -- steering (``_steering.py``) ---------------------------------------------------------
     @property
@@ -266,25 +458,24 @@ class ReActAgent(
             self._record_incoming(msg)  # called directly, not through agent()
         wanted = None if structured_model is None else check_structured_model(structured_model)
         turn = self._structured = StructuredTurn(wanted, self.finish_function_name)
-        resuming = self._take_resume()  # set by resume(): this reply continues an interrupted one
-        self._active_resume = resuming
+        resuming = self.resumer.take()  # set by resume(): this reply continues an interrupted one
         parked, self._resume_calls = self._resume_calls, []
         if parked:  # calls parked in a loaded session, resumed
             await self._act(parked)
         result = await self._steps(turn, resuming)
-        return result if resuming is None else self._tag_continued(result, resuming)
+        return result if resuming is None else self.resumer.tag(result, resuming)
 
     async def _steps(self, turn: StructuredTurn, resuming: ResumePoint | None) -> Msg:
         tool_choice = turn.first_tool_choice
         for _ in range(self.max_iters):
             if self._step_boundary():
                 return await self._stopped_after_step()
-            await self._compress_if_needed()
+            await self.compressor.compress_if_needed()
             if self._step_boundary():  # steering sent while compression summarised
                 return await self._stopped_after_step()
             response = None
             if resuming is not None:
-                response = await self._resume_step(resuming)  # the continued answer or calls
+                response = await self.resumer.step(resuming)  # the continued answer or calls
                 resuming = None
             if response is None:
                 response = await self._call_hooked(
@@ -322,13 +513,13 @@ class ReActAgent(
             MetaKey.STOPPED_AFTER_STEP: True,
             MetaKey.STOPPED_AT: self._where or "step boundary",
         }
-        resumed = self._interrupted_resume(self._active_resume, metadata)
+        resumed = self.resumer.interrupted(metadata)
         if resumed is not None:  # a resumed reply stopped: the next resume() goes on from it
             metadata.update(continued_by=resumed.continued_by, continues=resumed.interrupted_id)
         msg = Msg(self.name, STOPPED_TEXT, "assistant", metadata=metadata)
         await self._commit(msg)
         self._emit(StoppedAfterStep(self.name, self._reply_id, msg))
-        if self._printing():
+        if self._print_wanted():
             await self.print(msg, True)
         return msg
 
@@ -350,9 +541,63 @@ class ReActAgent(
         for call in msg.get_content_blocks("tool_use"):
             self._open_calls[call.id] = call
         await self._commit(msg)
-        if self._printing():
+        if self._print_wanted():
             await self.print(msg, True)
         return msg
+
+    async def _stream_model(
+        self,
+        prompt: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        tool_choice: str | None = None,
+        *,
+        prefix: str | None = None,
+        model_kwargs: dict[str, Any] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Msg:
+        """Stream one model call into the live message (and return it, not yet recorded).
+
+        With ``prefix`` (a continuation, ``resume()``), the model's text is the rest of
+        ``prefix``: the live message shows ``prefix`` followed by it (a repeat of ``prefix`` by
+        a model that started over is dropped), and each update's delta is only the new text.
+        """
+        blocks: list[Any] = [TextBlock(text=prefix)] if prefix else []
+        live = Msg(self.name, blocks, "assistant", metadata=dict(metadata or {}))
+        self._live = live
+        self._where = "streaming"
+        choice: dict[str, Any] = (
+            {} if tool_choice is None or not tools else {"tool_choice": tool_choice}
+        )
+        stream = self.model(prompt, tools=tools, **choice, **(model_kwargs or {}))
+        printing = self._print_wanted()
+        last: ChatResponse | None = None
+        text_len = len(prefix or "")
+        pieces = 0
+        try:
+            async for chunk in stream:
+                last = chunk
+                pieces += 1
+                blocks = [b.model_copy() for b in chunk.content]
+                if prefix is not None:
+                    blocks = continuation_blocks(prefix, blocks, complete=chunk.is_last)
+                live.content = blocks
+                text = live.get_text_content() or ""
+                delta, text_len = text[text_len:], len(text)
+                if any(b.type == "tool_use" and b.raw_input is not None for b in chunk.content):
+                    self._where = "streaming tool-call arguments"
+                self._emit(MessageUpdated(self.name, self._reply_id, live, delta, pieces))
+                if printing:
+                    await self.print(live, False)
+        finally:
+            await stream.aclose()  # closes HTTP streams at once on interrupt or error
+        if prefix is not None and last is not None:
+            # the model's own blocks: live's hold the prefix already (joined twice, doubled)
+            blocks = [b.model_copy() for b in last.content]
+            live.content = continuation_blocks(prefix, blocks, complete=True)
+        if last is not None and last.usage is not None:
+            live.usage = last.usage.model_dump()
+        self._live = None
+        return live
 
     async def _summarizing(self) -> Msg:
         prompt = await self.format_prompt()
@@ -361,7 +606,7 @@ class ReActAgent(
         msg.content = [b for b in msg.get_content_blocks() if b.type != "tool_use"]
         msg.metadata[MetaKey.MAX_ITERS_REACHED] = True
         await self._commit(msg)
-        if self._printing():
+        if self._print_wanted():
             await self.print(msg, True)
         return msg
 
@@ -388,7 +633,7 @@ class ReActAgent(
                 for call in live.get_content_blocks("tool_use"):
                     self._open_calls[call.id] = call
                 await self._commit(live)
-                if self._printing():  # its chunks went out with last=False: now it is final
+                if self._print_wanted():  # its chunks went out with last=False: now it is final
                     await self.print(live, True)
         closed = await self._close_interrupted_calls()
         extra: dict[str, Any] = {}
@@ -397,12 +642,12 @@ class ReActAgent(
             extra[MetaKey.PARTIAL_DIGEST] = text_digest(answer_text(live))
         if closed["not_run"] or closed["interrupted"]:
             extra[MetaKey.CLOSED_CALLS] = closed  # what resume() runs again
-        resumed = self._interrupted_resume(self._active_resume, extra)
+        resumed = self.resumer.interrupted(extra)
         if resumed is not None:  # a resumed reply, interrupted again
             extra.update(continued_by=resumed.continued_by, continues=resumed.interrupted_id)
         result = self._interrupted_msg(**extra)
         await self._commit(result)
-        if self._printing():
+        if self._print_wanted():
             await self.print(result, True)
         return result
 
@@ -418,25 +663,33 @@ class ReActAgent(
 
     # -- state ------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
-        """Memory and settings (never the model client or keys), and the steering messages
-        still queued (``"steering"``)."""
+        """Memory and settings (never the model client or keys), the steering messages still
+        queued (``"steering"``) and the branches (``"branches"``)."""
         state = super().state_dict()
         state.update(
             sys_prompt=self._sys_prompt,  # the skills' prompt comes from the toolkit
             max_iters=self.max_iters,
             parallel_tool_calls=self.parallel_tool_calls,
             steering=self.steering.state(),
+            branches=self.branch_table.branches_state(),
         )
         return state
 
     def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> None:
-        """Restore ``state_dict()`` output; the steering queue becomes the saved one.
+        """Restore ``state_dict()`` output; the steering queue and the branches become the
+        saved ones (a state without branches has only ``main``).
 
         Raises:
-            ValueError: ``state["steering"]`` is not a list of messages (nothing changed).
+            ValueError: ``state["steering"]`` or ``state["branches"]`` is malformed (nothing
+                changed).
         """
         queued = parse_queue(state.get("steering") if isinstance(state, dict) else None)
+        table, active = BranchTable.parse(
+            state.get("branches") if isinstance(state, dict) else None
+        )
         super().load_state_dict(state, strict=strict)
+        self.compressor.undo.clear()  # it refers to the old memory
+        self.branch_table.load(table, active)
         # one recorded meanwhile is never taken in twice
         self.steering = SteeringInbox([m for m in queued if not self._recorded(m.id)])
         self.sys_prompt = state.get("sys_prompt", self.sys_prompt)

@@ -293,13 +293,13 @@ def _snapshot(agent: Any) -> dict[str, Any]:
         "_permission_snapshot",
         "approval_log",
         "steering",
-        "_branch_table",
-        "_branch_active",
+        "branch_table",
     ):
         if hasattr(agent, attr):
             value = getattr(agent, attr)
-            # an agent's steering inbox is copied too: a failed load puts the old one back
-            copies = isinstance(value, (set, list)) or attr == "steering"
+            # an agent's steering inbox and branches are copied too: a failed load puts the
+            # old ones back
+            copies = isinstance(value, (set, list)) or attr in ("steering", "branch_table")
             snap[attr] = value.copy() if copies else value
     return snap
 

@@ -679,11 +679,10 @@ class Harness:
         check_history(memory.messages)
         check_continuations(memory.messages)
         branches = [memory.messages]
-        for branch in (agent._branch_table or {}).values():
-            if branch.snapshot is not None:
-                check_history(branch.snapshot[0])
-                check_continuations(branch.snapshot[0])
-                branches.append(branch.snapshot[0])
+        for history in agent.branch_table.stored_histories():
+            check_history(history)
+            check_continuations(history)
+            branches.append(history)
         queued = [m.id for m in agent.pending_steering]
         for m in self.steered:
             counts = [[x.id for x in msgs].count(m.id) for msgs in branches]

@@ -1,4 +1,8 @@
-"""Doing memory compression: summarise, mark, undo, pin (mixed into ``ReActAgent``).
+"""Doing memory compression: summarise, mark, undo, pin (the ``Compressor`` part).
+
+``ReActAgent`` owns one (``agent.compressor``) and keeps AgentScope's and nb_hitl's public
+names (``compression_config``, ``compression_plan()``, ``compress_memory()``, ``pin()``...)
+as one-line delegations. The compressor reads the agent through ``CompressionHost``.
 
 A compression asks the compression model for the structured summary (``summary_schema``) of
 the messages the plan picked and of the previous summary (so summaries roll up and nothing is
@@ -17,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
@@ -55,32 +59,46 @@ class _Undo:
     summary: str
 
 
-class CompressionMixin:
-    """Compression for ``ReActAgent``: ``compression_plan()``, ``compress_memory()``, undo, pins."""
+class CompressionHost(Protocol):
+    """What the compressor uses of its agent."""
 
-    # Provided by ReActAgent / AgentBase.
     name: str
     sys_prompt: str
     model: Any
     formatter: Any
     toolkit: Any
     memory: Any
-    _reply_id: str | None
-    _reply_task: asyncio.Task[Any] | None
     _where: str
+    _reply_task: asyncio.Task[Any] | None
 
-    if TYPE_CHECKING:
+    @property
+    def _reply_id(self) -> str | None: ...
 
-        def _emit(self, event: Event) -> None: ...
+    def _emit(self, event: Event) -> None: ...
+
+
+class Compressor:
+    """One agent's memory compression: its settings, the plan, summaries, undo and pins.
+
+    Args:
+        host: the agent whose memory it compresses (``CompressionHost``).
+    """
+
+    def __init__(self, host: CompressionHost) -> None:
+        self._host = host
+        self._config: CompressionConfig | None = None
+        self._lock = asyncio.Lock()
+        self.undo: list[_Undo] = []
+        """Compressions ``undo_compression()`` can take back, oldest first (branches swap it)."""
 
     # -- settings ------------------------------------------------------------------------------
     @property
-    def compression_config(self) -> CompressionConfig | None:
+    def config(self) -> CompressionConfig | None:
         """When and how memory is compressed (None: only on demand, with default settings)."""
-        return getattr(self, "_compression_config", None)
+        return self._config
 
-    @compression_config.setter
-    def compression_config(self, value: CompressionConfig | dict[str, Any] | None) -> None:
+    @config.setter
+    def config(self, value: CompressionConfig | dict[str, Any] | None) -> None:
         if isinstance(value, dict):
             value = CompressionConfig(**value)
         if value is not None and not isinstance(value, CompressionConfig):
@@ -88,21 +106,19 @@ class CompressionMixin:
                 f"compression_config must be a CompressionConfig (or None), got {value!r}; e.g. "
                 "CompressionConfig(enable=True, trigger_threshold=3000, keep_recent=3)."
             )
-        old = getattr(self, "_compression_config", None)
+        old = self._config
         if old is not None and old is not value:
-            old.unwatch(self._compression_settings_changed)
-        self._compression_config = value
+            old.unwatch(self._settings_changed)
+        self._config = value
         if value is not None and old is not value:
-            value.watch(self._compression_settings_changed)
-        self._compression_settings_changed(value)
+            value.watch(self._settings_changed)
+        self._settings_changed(value)
 
-    def _compression_settings_changed(self, cfg: CompressionConfig | None) -> None:
+    def _settings_changed(self, cfg: CompressionConfig | None) -> None:
         """Tell every view of the settings (``CompressionConfigChanged``): they follow it."""
-        if getattr(self, "_bus", None) is None:
-            return  # still being built: nobody can have subscribed yet
-        self._emit(
+        self._host._emit(
             CompressionConfigChanged(
-                self.name,
+                self._host.name,
                 self._event_reply_id(),
                 cfg.trigger_threshold if cfg is not None else None,
                 cfg.keep_recent if cfg is not None else 3,
@@ -110,21 +126,9 @@ class CompressionMixin:
             )
         )
 
-    def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> None:
-        """Restore state; the undo history refers to the old memory, so it is dropped."""
-        super().load_state_dict(state, strict=strict)  # type: ignore[misc]
-        self._compression_state()[1].clear()
-
-    def _compression_state(self) -> tuple[asyncio.Lock, list[_Undo]]:
-        state: tuple[asyncio.Lock, list[_Undo]] | None = getattr(self, "_compression_undo", None)
-        if state is None:
-            state = (asyncio.Lock(), [])
-            self._compression_undo = state
-        return state
-
     def _event_reply_id(self) -> str | None:
-        task = self._reply_task
-        return self._reply_id if task is not None and not task.done() else None
+        task = self._host._reply_task
+        return self._host._reply_id if task is not None and not task.done() else None
 
     # -- the plan ------------------------------------------------------------------------------
     def current_question_id(self) -> str | None:
@@ -133,14 +137,14 @@ class CompressionMixin:
         Without one (agents talking to agents), the last message not written by this agent.
         """
         fallback = None
-        for msg in reversed(self.memory.select(exclude_mark=COMPRESSED)):
+        for msg in reversed(self._host.memory.select(exclude_mark=COMPRESSED)):
             if msg.role == "user":
                 return str(msg.id)
-            if fallback is None and msg.role != "system" and msg.name != self.name:
+            if fallback is None and msg.role != "system" and msg.name != self._host.name:
                 fallback = msg.id
         return fallback
 
-    def compression_plan(
+    def plan(
         self, trigger_threshold: int | None = None, keep_recent: int | None = None
     ) -> CompressionPlan:
         """What compressing would do now; pure and cheap (see ``plan_compression``).
@@ -149,27 +153,27 @@ class CompressionMixin:
             trigger_threshold: plan with this threshold instead of the config's (what-if).
             keep_recent: plan with this ``keep_recent`` instead of the config's (what-if).
         """
-        cfg = self.compression_config
+        cfg = self._config
         counter = cfg.agent_token_counter if cfg is not None else default_counter()
         if trigger_threshold is None and cfg is not None:
             trigger_threshold = cfg.trigger_threshold
         if keep_recent is None:
             keep_recent = cfg.keep_recent if cfg is not None else 3
-        history = self.memory.select(exclude_mark=COMPRESSED)
-        pinned = [m.id for m in self.memory.select(mark=PINNED)]
+        history = self._host.memory.select(exclude_mark=COMPRESSED)
+        pinned = [m.id for m in self._host.memory.select(mark=PINNED)]
         question = self.current_question_id()
-        row = {m.id: number for number, m in enumerate(self.memory.messages, start=1)}
+        row = {m.id: number for number, m in enumerate(self._host.memory.messages, start=1)}
         return plan_compression(
             history,
             counter=counter,
             trigger_threshold=trigger_threshold,
             keep_recent=keep_recent,
-            system_prompt=self.sys_prompt,
-            summary=self.memory.summary,
-            tools=self.toolkit.get_json_schemas() or None,
+            system_prompt=self._host.sys_prompt,
+            summary=self._host.memory.summary,
+            tools=self._host.toolkit.get_json_schemas() or None,
             pinned_ids=pinned,
             protected_ids=[question] if question else [],
-            formatter=self.formatter,
+            formatter=self._host.formatter,
             enabled=cfg.enable if cfg is not None else False,
             numbers=[row[m.id] for m in history],
         )
@@ -177,22 +181,22 @@ class CompressionMixin:
     # -- pins ---------------------------------------------------------------------------------
     def pin(self, msg_id: str) -> None:
         """Never compress message ``msg_id`` (it stays in the prompt verbatim)."""
-        if self.memory.get(msg_id) is None:
-            raise KeyError(f"No message {msg_id!r} in {self.name}'s memory; nothing to pin.")
-        self.memory.update_marks_sync(PINNED, msg_ids=[msg_id])
+        if self._host.memory.get(msg_id) is None:
+            raise KeyError(f"No message {msg_id!r} in {self._host.name}'s memory; nothing to pin.")
+        self._host.memory.update_marks_sync(PINNED, msg_ids=[msg_id])
 
     def unpin(self, msg_id: str) -> None:
         """Let message ``msg_id`` be compressed again."""
-        self.memory.update_marks_sync(None, PINNED, [msg_id])
+        self._host.memory.update_marks_sync(None, PINNED, [msg_id])
 
     # -- doing it -------------------------------------------------------------------------------
-    async def _compress_if_needed(self) -> None:
+    async def compress_if_needed(self) -> None:
         """Before each reasoning step: compress when enabled and the plan triggers."""
-        cfg = self.compression_config
+        cfg = self._config
         if cfg is not None and cfg.enable:
             await self._compress(force=False, trigger="auto")
 
-    async def compress_memory(
+    async def compress_now(
         self, force: bool = False, *, keep_recent: int | None = None
     ) -> CompressionResult | None:
         """Compress now if the plan triggers (or, with ``force``, whatever it can compress).
@@ -208,56 +212,58 @@ class CompressionMixin:
         Raises:
             AgentBusyError: a reply is running (it compresses before each step by itself).
         """
-        task = self._reply_task
+        task = self._host._reply_task
         if task is not None and not task.done() and asyncio.current_task() is not task:
-            raise AgentBusyError(self.name)
+            raise AgentBusyError(self._host.name)
         return await self._compress(force=force, trigger="manual", keep_recent=keep_recent)
 
     async def _compress(
         self, force: bool, trigger: str, keep_recent: int | None = None
     ) -> CompressionResult | None:
-        lock, undo = self._compression_state()
-        async with lock:
-            plan = self.compression_plan(keep_recent=keep_recent)
+        undo = self.undo
+        async with self._lock:
+            plan = self.plan(keep_recent=keep_recent)
             if not plan.compress_ids or not (force or plan.would_trigger):
                 return None
-            cfg = self.compression_config
-            self._emit(
+            cfg = self._config
+            self._host._emit(
                 CompressionStarted(
-                    self.name,
+                    self._host.name,
                     self._event_reply_id(),
                     tuple(plan.compress_ids),
                     plan.total_tokens,
                     trigger,
                 )
             )
-            previous_where, self._where = self._where, "compressing memory"
-            previous = self.memory.summary
+            previous_where, self._host._where = self._host._where, "compressing memory"
+            previous = self._host.memory.summary
             try:
                 structured, text = await self._summarize(plan, previous, cfg)
                 # Memory may have changed while the summary was written (a pin, new messages):
                 # compress only what a fresh plan still allows, so pins and pairs hold.
-                still = set(self.compression_plan(keep_recent=keep_recent).compress_ids)
+                still = set(self.plan(keep_recent=keep_recent).compress_ids)
                 ids = [i for i in plan.compress_ids if i in still]
                 if not ids:
                     raise ValueError("memory changed while summarising; nothing left to compress")
                 self._apply(ids, text)
             except asyncio.CancelledError:
-                self._emit(CompressionFailed(self.name, self._event_reply_id(), "interrupted"))
+                self._host._emit(
+                    CompressionFailed(self._host.name, self._event_reply_id(), "interrupted")
+                )
                 raise
             except Exception as exc:
-                self._where = previous_where
+                self._host._where = previous_where
                 reason = f"{type(exc).__name__}: {exc}"
                 logger.warning("Memory compression skipped, memory unchanged: %s", reason)
-                self._emit(CompressionFailed(self.name, self._event_reply_id(), reason))
+                self._host._emit(CompressionFailed(self._host.name, self._event_reply_id(), reason))
                 return None
-            self._where = previous_where
+            self._host._where = previous_where
             undo.append(_Undo(ids, previous, text))
             del undo[:-UNDO_DEPTH]
-            after = self.compression_plan().total_tokens
-            self._emit(
+            after = self.plan().total_tokens
+            self._host._emit(
                 CompressionFinished(
-                    self.name,
+                    self._host.name,
                     self._event_reply_id(),
                     tuple(ids),
                     plan.total_tokens,
@@ -280,10 +286,10 @@ class CompressionMixin:
     ) -> tuple[BaseModel, str]:
         wanted = set(plan.compress_ids)
         return await summarize(
-            [m for m in self.memory.messages if m.id in wanted],
+            [m for m in self._host.memory.messages if m.id in wanted],
             previous,
-            model=(cfg.compression_model if cfg else None) or self.model,
-            formatter=(cfg.compression_formatter if cfg else None) or self.formatter,
+            model=(cfg.compression_model if cfg else None) or self._host.model,
+            formatter=(cfg.compression_formatter if cfg else None) or self._host.formatter,
             instructions=cfg.compression_prompt if cfg else DEFAULT_COMPRESSION_PROMPT,
             schema=cfg.summary_schema if cfg else SummarySchema,
             template=cfg.summary_template if cfg else DEFAULT_SUMMARY_TEMPLATE,
@@ -291,7 +297,7 @@ class CompressionMixin:
 
     def _apply(self, compress_ids: list[str], summary: str) -> None:
         """Mark and store the summary in one memory change; on any error, put it all back."""
-        memory = self.memory
+        memory = self._host.memory
         snapshot = memory.snapshot()
         messages, marks, _ = memory.snapshot()
         try:
@@ -303,34 +309,34 @@ class CompressionMixin:
             raise
 
     @property
-    def can_undo_compression(self) -> bool:
-        """Whether ``undo_compression()`` has a compression to undo."""
-        return bool(self._compression_state()[1])
+    def can_undo(self) -> bool:
+        """Whether ``undo()`` has a compression to undo."""
+        return bool(self.undo)
 
-    async def undo_compression(self) -> bool:
+    async def undo_last(self) -> bool:
         """Undo the last compression: its messages return and the previous summary is back.
 
         Returns False when there is nothing to undo, or when the summary was changed since
         (by another compression's undo stack being lost, ``memory.clear()``, a loaded state).
         """
-        lock, undo = self._compression_state()
-        async with lock:
+        undo = self.undo
+        async with self._lock:
             if not undo:
                 return False
             last = undo[-1]
-            if self.memory.summary != last.summary:
+            if self._host.memory.summary != last.summary:
                 logger.warning("Cannot undo compression: memory's summary changed since.")
                 undo.clear()
                 return False
             undo.pop()
-            messages, marks, _ = self.memory.snapshot()
+            messages, marks, _ = self._host.memory.snapshot()
             for msg_id in last.ids:
                 if msg_id in marks:
                     marks[msg_id].discard(COMPRESSED)
-            self.memory.restore(messages, marks, last.previous_summary)
-            self._emit(
+            self._host.memory.restore(messages, marks, last.previous_summary)
+            self._host._emit(
                 CompressionUndone(
-                    self.name, self._event_reply_id(), tuple(last.ids), last.previous_summary
+                    self._host.name, self._event_reply_id(), tuple(last.ids), last.previous_summary
                 )
             )
             return True

@@ -1,6 +1,6 @@
 """What ``agent.resume()`` continues: the ``ResumePoint`` an interrupted reply leaves.
 
-``_resume.py`` finds the point in memory and runs the continuation; this module holds the
+``_resumer.py`` finds the point in memory and runs the continuation; this module holds the
 point itself, the text helpers both sides use, and ``carry_point``, which hands a point on to
 the interrupted message of a continuation stopped before it began (so the next ``resume()``
 continues the same thing).

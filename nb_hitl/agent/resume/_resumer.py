@@ -28,18 +28,18 @@ reply interrupted in one kernel is continued after ``load_session`` in another.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from nb_hitl.events import Resumed
-from nb_hitl.exceptions import AgentBusyError, ModelError, NothingToResumeError, ResumeError
+from nb_hitl.exceptions import ModelError, NothingToResumeError, ResumeError
 from nb_hitl.memory import COMPRESSED
 from nb_hitl.message import MetaKey, Msg, ToolUseBlock
 from nb_hitl.model._continuation import CONTINUE_KWARG, continuation_prompt
 
-from ._base import AgentBase
-from ._resume_point import ResumePoint, answer_text, carry_point, text_digest
+from ._point import ResumePoint, answer_text, carry_point, text_digest
 
 if TYPE_CHECKING:
+    from nb_hitl.events import Event
     from nb_hitl.formatter import FormatterBase
     from nb_hitl.model import ChatModelBase
     from nb_hitl.tool import Toolkit
@@ -50,61 +50,83 @@ REFUSED_STATUS = frozenset({400, 404, 405, 415, 422, 501})
 """HTTP statuses that mean "this server does not take the assistant-prefix request"."""
 
 
-class ResumeMixin(AgentBase):
-    """``resume()``: continuing the last interrupted reply (mixed into ``ReActAgent``)."""
+class ResumeHost(Protocol):
+    """What the resumer uses of its agent: the ReAct loop's own pieces."""
 
-    model: ChatModelBase
-    formatter: FormatterBase
-    toolkit: Toolkit
+    name: str
+    memory: Any
+    _where: str
+    _live: Msg | None
     _open_calls: dict[str, ToolUseBlock]
 
-    if TYPE_CHECKING:
+    @property
+    def model(self) -> ChatModelBase: ...
 
-        def system_msg(self) -> Msg: ...
+    @property
+    def formatter(self) -> FormatterBase: ...
 
-        def _ingest_calls(self, msg: Msg) -> None: ...
+    @property
+    def toolkit(self) -> Toolkit: ...
 
-        async def _commit(self, msg: Msg) -> None: ...
+    @property
+    def approvals(self) -> Any: ...
 
-        def _printing(self) -> bool: ...
+    @property
+    def _reply_id(self) -> str | None: ...
 
-        async def _stream_model(
-            self,
-            prompt: list[dict[str, Any]],
-            tools: list[dict[str, Any]] | None,
-            tool_choice: str | None = None,
-            *,
-            prefix: str | None = None,
-            model_kwargs: dict[str, Any] | None = None,
-            metadata: dict[str, Any] | None = None,
-        ) -> Msg: ...
+    def _emit(self, event: Event) -> None: ...
 
-    _resuming: ResumePoint | None = None
-    _live: Msg | None
+    def system_msg(self) -> Msg: ...
+
+    def _ingest_calls(self, msg: Msg) -> None: ...
+
+    async def _commit(self, msg: Msg) -> None: ...
+
+    def _print_wanted(self) -> bool: ...
+
+    async def print(self, msg: Msg, last: bool = True, speech: Any = None) -> None: ...
+
+    async def _stream_model(
+        self,
+        prompt: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        tool_choice: str | None = None,
+        *,
+        prefix: str | None = None,
+        model_kwargs: dict[str, Any] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Msg: ...
+
+
+class Resumer:
+    """Continuing the last interrupted reply (``agent.resumer``; the module docstring).
+
+    ``ReActAgent.resume()`` asks for a point (``prepare``) and runs a reply; the reply takes
+    it (``take``), runs its first step from it (``step``), and tags its result (``tag``); an
+    interrupt of that reply hands the point on (``interrupted``).
+
+    Args:
+        host: the agent (``ResumeHost``).
+    """
+
+    def __init__(self, host: ResumeHost) -> None:
+        self._host = host
+        self.pending: ResumePoint | None = None
+        """The point ``resume()`` asked for, until the reply it runs takes it."""
+        self.active: ResumePoint | None = None
+        """The point the running reply continues (None: a fresh reply)."""
 
     # -- the API -------------------------------------------------------------------------------
-    async def resume(
+    def prepare(
         self, instruction: str | Msg | None = None, *, rerun_interrupted: bool = False
-    ) -> Msg:
-        """Continue the last interrupted reply where it stopped (see the module docstring).
-
-        Args:
-            instruction: how to go on ("continue, but shorter"): recorded as a user message
-                right before the continuation. ``None``: just continue.
-            rerun_interrupted: run the tool call that was interrupted mid-run again (by
-                default it stays reported as interrupted).
-
-        Returns:
-            The reply's message, with ``metadata["continued_by"]`` and ``["continues"]``.
+    ) -> Msg | None:
+        """Set the point the next reply continues; the instruction message to send, if any.
 
         Raises:
-            AgentBusyError: a reply is running (or parked on an approval).
-            NothingToResumeError: no interrupted reply to continue.
-            ResumeError: memory was edited or compressed past the interrupted reply.
+            NothingToResumeError, ResumeError: as ``point()``.
+            TypeError: ``instruction`` has no text.
         """
-        if self.is_replying:
-            raise AgentBusyError(self.name)
-        point = self.resume_point()
+        point = self.point()
         point.rerun_interrupted = rerun_interrupted
         msg: Msg | None = None
         if instruction is not None:
@@ -114,24 +136,18 @@ class ResumeMixin(AgentBase):
             msg.metadata[MetaKey.RESUME_INSTRUCTION] = True
             msg.metadata[MetaKey.CONTINUES] = point.interrupted_id
             point.instruction_id = msg.id
-        self._resuming = point
-        try:
-            return await self(msg)
-        finally:
-            self._resuming = None
+        self.pending = point
+        return msg
 
-    @property
     def can_resume(self) -> bool:
-        """Whether ``resume()`` has an interrupted reply to continue right now."""
-        if self.is_replying:
-            return False
+        """Whether memory holds an interrupted reply to continue (the agent checks it is idle)."""
         try:
-            self.resume_point()
+            self.point()
         except ResumeError:
             return False
         return True
 
-    def resume_point(self) -> ResumePoint:
+    def point(self) -> ResumePoint:
         """What ``resume()`` would continue, without changing anything.
 
         Raises:
@@ -139,15 +155,15 @@ class ResumeMixin(AgentBase):
                 was interrupted.
             ResumeError: memory was compressed or edited past the interrupted reply.
         """
-        if getattr(self, "_approvals", None) is not None and self._approvals.parked:  # type: ignore[attr-defined]
+        if self._host.approvals.state.parked:
             raise NothingToResumeError(
                 "Nothing to continue: the reply is parked on tool calls that wait for "
                 "approval. Decide them and call `await agent.resume_pending()`."
             )
-        msgs = self.memory.messages
+        msgs = self._host.memory.messages
         record: Msg | None = None
         for m in reversed(msgs):
-            if m.role == "assistant" and m.name == self.name:
+            if m.role == "assistant" and m.name == self._host.name:
                 record = m
                 break
         if (
@@ -167,7 +183,7 @@ class ResumeMixin(AgentBase):
             or record.metadata.get(MetaKey.STOPPED_AFTER_STEP)
         ):
             raise NothingToResumeError(
-                f"Nothing to continue: {self.name}'s last reply "
+                f"Nothing to continue: {self._host.name}'s last reply "
                 + ("finished normally" if record is not None else "does not exist")
                 + ". resume() continues a reply that was interrupted (Stop, interrupt()) or "
                 "stopped after a step; send a new message with `await agent(msg)` instead."
@@ -177,7 +193,7 @@ class ResumeMixin(AgentBase):
     def _point_after_error(self, partial: Msg) -> ResumePoint:
         """A reply whose model call failed mid-answer (``metadata["_error"]``): its partial
         text is continued as an interrupted one would be (``continues`` is the partial)."""
-        if COMPRESSED in self.memory.marks_of(partial.id):
+        if COMPRESSED in self._host.memory.marks_of(partial.id):
             raise ResumeError(
                 "Cannot continue: memory was compressed past the failed reply's partial answer.",
                 reason="compressed",
@@ -186,13 +202,13 @@ class ResumeMixin(AgentBase):
         text = answer_text(partial)
         return ResumePoint(
             partial.id,
-            self.model.continuation_mode,
+            self._host.model.continuation_mode,
             partial_id=partial.id,
             partial_text=text,
         )
 
     def _point_for(self, record: Msg) -> ResumePoint:
-        memory = self.memory
+        memory = self._host.memory
         if COMPRESSED in memory.marks_of(record.id):
             raise ResumeError(
                 "Cannot continue: memory was compressed past the interrupted reply (it is folded "
@@ -237,7 +253,7 @@ class ResumeMixin(AgentBase):
             if text.strip() and not partial.get_content_blocks("tool_use"):
                 point.partial_id = partial.id
                 point.partial_text = text
-                point.continued_by = self.model.continuation_mode
+                point.continued_by = self._host.model.continuation_mode
         closed = record.metadata.get(MetaKey.CLOSED_CALLS)
         if isinstance(closed, dict) and point.partial_id is None:
             calls = _calls_by_id(memory.messages)
@@ -250,27 +266,28 @@ class ResumeMixin(AgentBase):
         return point
 
     # -- inside the reply ------------------------------------------------------------------------
-    def _interrupted_resume(
-        self, active: ResumePoint | None, extra: dict[str, Any]
-    ) -> ResumePoint | None:
+    def interrupted(self, extra: dict[str, Any]) -> ResumePoint | None:
         """The point the interrupted reply was continuing, if it was a resumed one. A
         ``resume()`` stopped before its reply began hands its point on to the interrupted
         message (``extra``), so the next ``resume()`` continues the same partial answer and
         unrun calls instead of going on with a fresh step."""
-        if active is None and self._resuming is not None:
-            active = self._resuming
+        active = self.active
+        if active is None and self.pending is not None:
+            active = self.pending
         if active is not None and not active.started:
             # stopped before its resume step (before its first step, compressing...)
-            carry_point(active, self.memory, extra)
+            carry_point(active, self._host.memory, extra)
         return active
 
-    def _take_resume(self) -> ResumePoint | None:
-        point, self._resuming = self._resuming, None
+    def take(self) -> ResumePoint | None:
+        """At the start of a reply: the point it continues (``resume()``'s), now active."""
+        point, self.pending = self.pending, None
+        self.active = point
         if point is not None:
-            self._emit(
+            self._host._emit(
                 Resumed(
-                    self.name,
-                    self._reply_id,
+                    self._host.name,
+                    self._host._reply_id,
                     point.interrupted_id,
                     point.continued_by,
                     point.partial_id,
@@ -278,7 +295,7 @@ class ResumeMixin(AgentBase):
             )
         return point
 
-    async def _resume_step(self, point: ResumePoint) -> Msg | None:
+    async def step(self, point: ResumePoint) -> Msg | None:
         """The resumed reply's first step: the continued answer or the re-issued calls.
 
         Returns the message whose open tool calls the loop runs next, or ``None`` when the
@@ -291,28 +308,28 @@ class ResumeMixin(AgentBase):
         if point.rerun_interrupted:
             wanted = {c.id for c in point.not_run} | {c.id for c in point.interrupted_calls}
             order = [*point.interrupted_calls, *point.not_run]
-            calls = sorted(order, key=lambda c: _position(self.memory.messages, c.id))
+            calls = sorted(order, key=lambda c: _position(self._host.memory.messages, c.id))
             calls = [c for c in calls if c.id in wanted]
         if not calls:
             return None
         again = [ToolUseBlock(id=c.id, name=c.name, input=dict(c.input)) for c in calls]
-        msg = Msg(self.name, list(again), "assistant")
-        self._ingest_calls(msg)  # fresh ids: the old calls keep their one result each
+        msg = Msg(self._host.name, list(again), "assistant")
+        self._host._ingest_calls(msg)  # fresh ids: the old calls keep their one result each
         renamed = msg.metadata.pop(MetaKey.PROVIDER_TOOL_CALL_IDS, {})
         msg.metadata[MetaKey.RESUMED_CALLS] = renamed
         msg.metadata[MetaKey.CONTINUES] = point.interrupted_id
         for call in msg.get_content_blocks("tool_use"):
-            self._open_calls[call.id] = call
-        self._where = "resuming tool calls"
-        await self._commit(msg)
-        if self._printing():
-            await self.print(msg, True)
+            self._host._open_calls[call.id] = call
+        self._host._where = "resuming tool calls"
+        await self._host._commit(msg)
+        if self._host._print_wanted():
+            await self._host.print(msg, True)
         return msg
 
     async def _continue_text(self, point: ResumePoint) -> Msg:
         skip = {point.partial_id, point.interrupted_id}
-        history = [m for m in self.memory.select(exclude_mark=COMPRESSED) if m.id not in skip]
-        tools = self.toolkit.get_json_schemas() or None
+        history = [m for m in self._host.memory.select(exclude_mark=COMPRESSED) if m.id not in skip]
+        tools = self._host.toolkit.get_json_schemas() or None
         seam = {
             MetaKey.CONTINUES: point.interrupted_id,
             MetaKey.CONTINUED_FROM: point.partial_id,
@@ -320,10 +337,10 @@ class ResumeMixin(AgentBase):
         }
         msg: Msg | None = None
         if point.continued_by == "assistant_prefix":
-            prompt = await self.formatter.format([self.system_msg(), *history])
+            prompt = await self._host.formatter.format([self._host.system_msg(), *history])
             prompt.append({"role": "assistant", "content": point.partial_text})
             try:
-                msg = await self._stream_model(
+                msg = await self._host._stream_model(
                     prompt,
                     tools,
                     prefix=point.partial_text,
@@ -331,29 +348,30 @@ class ResumeMixin(AgentBase):
                     metadata={**seam, MetaKey.CONTINUED_BY: "assistant_prefix"},
                 )
             except ModelError as exc:
-                live = getattr(self, "_live", None)
+                live = self._host._live
                 if exc.status_code not in REFUSED_STATUS or answer_text(live) != point.partial_text:
                     raise
-                self._live = None
+                self._host._live = None
+                model = self._host.model
                 point.note = (
-                    f"{type(self.model).__name__} {self.model.model_name!r} refused the "
+                    f"{type(model).__name__} {model.model_name!r} refused the "
                     f"assistant-prefix request (HTTP {exc.status_code}: {exc}); continued with "
                     "the prompt form instead, and will from now on."
                 )
-                self.model.assistant_prefix_refused = point.note
+                self._host.model.assistant_prefix_refused = point.note
                 logger.warning("%s", point.note)
                 point.continued_by = "prompt"
         if msg is None:
             instruction = None
             if point.instruction_id is not None:
-                found = self.memory.get(point.instruction_id)
+                found = self._host.memory.get(point.instruction_id)
                 instruction = found.get_text_content() if found is not None else None
                 history = [m for m in history if m.id != point.instruction_id]
-            prompt = await self.formatter.format([self.system_msg(), *history])
+            prompt = await self._host.formatter.format([self._host.system_msg(), *history])
             prompt.append(
                 {"role": "user", "content": continuation_prompt(point.partial_text, instruction)}
             )
-            msg = await self._stream_model(
+            msg = await self._host._stream_model(
                 prompt,
                 tools,
                 prefix=point.partial_text,
@@ -361,15 +379,15 @@ class ResumeMixin(AgentBase):
             )
         if point.note:
             msg.metadata[MetaKey.CONTINUATION_NOTE] = point.note
-        self._ingest_calls(msg)
+        self._host._ingest_calls(msg)
         for call in msg.get_content_blocks("tool_use"):
-            self._open_calls[call.id] = call
-        await self._commit(msg)
-        if self._printing():
-            await self.print(msg, True)
+            self._host._open_calls[call.id] = call
+        await self._host._commit(msg)
+        if self._host._print_wanted():
+            await self._host.print(msg, True)
         return msg
 
-    def _tag_continued(self, result: Msg, point: ResumePoint) -> Msg:
+    def tag(self, result: Msg, point: ResumePoint) -> Msg:
         """Mark the message a resumed reply returns (it is in memory already)."""
         tags: dict[str, Any] = {
             MetaKey.CONTINUED_BY: point.continued_by,
@@ -379,8 +397,8 @@ class ResumeMixin(AgentBase):
             tags[MetaKey.CONTINUATION_NOTE] = point.note
         if any(result.metadata.get(k) != v for k, v in tags.items()):
             result.metadata.update(tags)
-            if self.memory.get(result.id) is result:
-                self.memory.replace(result)  # listeners (widgets) see the new metadata
+            if self._host.memory.get(result.id) is result:
+                self._host.memory.replace(result)  # listeners (widgets) see the new metadata
         return result
 
 
@@ -396,4 +414,4 @@ def _position(msgs: list[Msg], call_id: str) -> tuple[int, int]:
     return (len(msgs), 0)
 
 
-__all__ = ["REFUSED_STATUS", "ResumeMixin", "ResumePoint", "answer_text", "text_digest"]
+__all__ = ["REFUSED_STATUS", "ResumeHost", "Resumer"]
