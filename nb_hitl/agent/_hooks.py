@@ -43,6 +43,7 @@ import contextvars
 import copy
 import functools
 import inspect
+import logging
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -50,6 +51,8 @@ from typing import Any, ClassVar
 from nb_hitl.exceptions import HookError
 
 Hook = Callable[..., Any]
+
+logger = logging.getLogger("nb_hitl.agent")
 
 AGENT_HOOK_TYPES = (
     "pre_reply",
@@ -79,7 +82,10 @@ _running: contextvars.ContextVar[frozenset[tuple[int, str]]] = contextvars.Conte
 def _copy(value: Any) -> Any:
     try:
         return copy.deepcopy(value)
-    except Exception:  # an argument that cannot be copied (a lock, a client): pass it as is
+    except Exception as exc:  # an argument that cannot be copied (a lock, a client): as is
+        logger.debug(
+            "hook argument not deep-copied (%s: %s); passed shallow", type(exc).__name__, exc
+        )
         return copy.copy(value) if isinstance(value, dict) else value
 
 

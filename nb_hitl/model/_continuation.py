@@ -83,33 +83,6 @@ def parse_continuation_prompt(text: Any) -> ContinuationRequest | None:
     return ContinuationRequest(found.group("partial"), found.group("instruction"))
 
 
-def continuation_of(messages: list[dict[str, Any]]) -> ContinuationRequest | None:
-    """How a formatted prompt asks for a continuation, in either form, or ``None``.
-
-    An assistant prefix (the last message is ``assistant``, without tool calls) gives its text
-    as ``partial``; an instruction, if any, is the user message before it, which a formatted
-    prompt cannot tell from a question, so ``instruction`` is ``None`` there. A continuation
-    prompt gives what it quotes, instruction included.
-    """
-    if not messages:
-        return None
-    last = messages[-1]
-    content = last.get("content")
-    if last.get("role") == "assistant" and not last.get("tool_calls"):
-        return ContinuationRequest(_text_of(content))
-    if last.get("role") == "user":
-        return parse_continuation_prompt(_text_of(content))
-    return None
-
-
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return ""
-
-
 def join_continuation(partial: str, continuation: str, *, drop_repeat: bool = True) -> str:
     """``partial`` followed by ``continuation``; the result always starts with ``partial``.
 
@@ -151,19 +124,12 @@ def continuation_blocks(prefix: str, blocks: list[Any], *, complete: bool) -> li
     return [*thinking, TextBlock(text=joined), *calls]
 
 
-def continuation_text(partial: str, continuation: str, *, drop_repeat: bool = True) -> str:
-    """Only the new text: what ``join_continuation`` adds after ``partial``."""
-    return join_continuation(partial, continuation, drop_repeat=drop_repeat)[len(partial) :]
-
-
 __all__ = [
     "CONTINUE_KWARG",
     "MIN_REPEAT",
     "ContinuationRequest",
     "continuation_blocks",
-    "continuation_of",
     "continuation_prompt",
-    "continuation_text",
     "join_continuation",
     "parse_continuation_prompt",
 ]
