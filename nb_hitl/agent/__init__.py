@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from ._branches import BranchInfo
     from ._react import ReActAgent
     from ._react_base import ReActAgentBase
+    from ._registry import live_agents
     from ._user import InputSource, QueueInput, ScriptedInput, TerminalInput, UserAgent
     from ._user_input import TerminalUserInput, UserInputBase, UserInputData
     from .approvals import (
@@ -99,6 +100,7 @@ __all__ = [
     "UserInputData",
     "Verdict",
     "ask_user",
+    "live_agents",
     "permissions_file",
     "plan_compression",
     "replay_compression",
@@ -129,6 +131,7 @@ if not TYPE_CHECKING:
             "._branches": ("BranchInfo",),
             "._react": ("ReActAgent",),
             "._react_base": ("ReActAgentBase",),
+            "._registry": ("live_agents",),
             ".resume": ("ResumePoint",),
             "._user": ("InputSource", "QueueInput", "ScriptedInput", "TerminalInput", "UserAgent"),
             "._user_input": ("TerminalUserInput", "UserInputBase", "UserInputData"),

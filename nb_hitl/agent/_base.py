@@ -56,7 +56,7 @@ from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.message import MetaKey, Msg
 from nb_hitl.module import StateModule
 
-from ._broadcast import Participant, Subscribers
+from ._broadcast import Participant, Subscribers, wait_idle
 from ._console import Console
 from ._hooks import HookMixin, bind_arguments, call_with_arguments, message_argument
 from ._lifecycle import (
@@ -144,6 +144,11 @@ class AgentBase(StateModule, HookMixin):
     def is_replying(self) -> bool:
         """True from ``agent(msg)`` until its reply has finished (normally or interrupted)."""
         return self._reply is not None and self._reply.state in ACTIVE_STATES
+
+    async def wait_idle(self) -> None:
+        """Wait until no reply runs (at once when none does): what a hub waits for before
+        this agent can ``observe()``. Waiting never cancels or joins the reply."""
+        await wait_idle(self)
 
     @property
     def reply_state(self) -> str:

@@ -1,0 +1,30 @@
+"""The agent's public seams other packages use: waiting for idle, the live agents."""
+
+from __future__ import annotations
+
+import asyncio
+
+from nb_hitl import Msg, ReActAgent, ScriptedModel
+from nb_hitl.agent import live_agents
+
+
+def _agent() -> ReActAgent:
+    words = " ".join(f"word{i}" for i in range(40))
+    return ReActAgent("Ada", "sys", ScriptedModel([words], tokens_per_second=400))
+
+
+async def test_wait_idle_returns_at_once_when_idle_and_after_the_reply_otherwise() -> None:
+    agent = _agent()
+    await asyncio.wait_for(agent.wait_idle(), 1)  # nothing runs: at once
+    task = asyncio.create_task(agent(Msg("User", "go", "user")))
+    await asyncio.sleep(0.02)
+    assert agent.is_replying
+    await asyncio.wait_for(agent.wait_idle(), 5)
+    assert not agent.is_replying
+    reply = await task
+    assert not reply.metadata.get("_is_interrupted")  # waiting neither cancels nor joins
+
+
+def test_live_agents_lists_every_agent_still_alive() -> None:
+    agent = _agent()
+    assert agent in live_agents()
