@@ -23,10 +23,10 @@ from collections.abc import Callable
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from nb_hitl.agent._registry import interrupt_agent, running_agents
+from nb_hitl.agent import live_agents
 
 if TYPE_CHECKING:
-    from nb_hitl.agent._base import AgentBase
+    from nb_hitl.agent import AgentBase
 
 KERNEL_CAUSE = "kernel"
 """``metadata["interrupted_by"]`` of replies stopped by Kernel ▸ Interrupt."""
@@ -38,15 +38,8 @@ def interrupt_on_its_loop(agent: AgentBase, cause: str) -> bool:
     An agent replying on another loop (another thread) is interrupted on that loop,
     thread-safely (and counted as interrupted: the hop cannot report back).
     """
-    try:
-        here: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-    except RuntimeError:
-        here = None
-    loop = agent._loop
-    if loop is None or loop is here or loop.is_closed():
-        return interrupt_agent(agent, cause)
-    loop.call_soon_threadsafe(interrupt_agent, agent, cause)
-    return True
+    future = agent.interrupt_threadsafe(cause=cause)  # on the agent's own loop: done at once
+    return future.result() if future.done() else True
 
 
 def interrupt_running(cause: str = KERNEL_CAUSE) -> list[str]:
@@ -54,7 +47,8 @@ def interrupt_running(cause: str = KERNEL_CAUSE) -> list[str]:
 
     Call on the kernel's event loop (see ``interrupt_on_its_loop`` for agents on other loops).
     """
-    return [agent.name for agent in running_agents() if interrupt_on_its_loop(agent, cause)]
+    running = [agent for agent in live_agents() if agent.is_replying]
+    return [agent.name for agent in running if interrupt_on_its_loop(agent, cause)]
 
 
 def _idle_handler_reset(handler: Any) -> bool:

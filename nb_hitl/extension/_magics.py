@@ -12,8 +12,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
-from nb_hitl.agent._base import AgentBase
-from nb_hitl.agent._registry import live_agents
+from nb_hitl.agent import AgentBase, live_agents
 
 from ._interrupt import interrupt_on_its_loop, interrupt_running
 
@@ -101,7 +100,11 @@ class AgentMagics(Magics):
             raise UsageError(f"Nothing to send: write the message to {agent.name} below `%%ask`.")
         from IPython.display import display
 
-        from nb_hitl.widgets._chat import _CHATS, ChatWidget
+        from nb_hitl.widgets import ChatWidget
+
+        # The chat's registry of live chats per agent: the extension is the chat's peer layer
+        # (both are the notebook front end), and widgets has no public "newest chat" yet.
+        from nb_hitl.widgets._chat import _CHATS
 
         chat = _CHATS.newest(agent)
         if chat is None or getattr(chat, "detached", False):

@@ -17,7 +17,14 @@ import re
 from collections.abc import Iterable
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
-from nb_hitl._secret_names import SECRET_NAME_WORDS, is_secret_name
+from nb_hitl._secret_names import (
+    MIN_FRAGMENT,
+    MIN_SECRET,
+    SECRET_NAME_WORDS,
+    find_secret,
+    is_secret_name,
+    secret_spans,
+)
 
 __all__ = [
     "MIN_FRAGMENT",
@@ -33,47 +40,10 @@ __all__ = [
     "split_url_credentials",
 ]
 
-MIN_SECRET = 6
-"""Shorter values are not treated as secrets (they would redact ordinary words)."""
-MIN_FRAGMENT = 8
-"""A run of this many characters that begins like a secret counts as a leaked fragment."""
 MASK = "***"
 
 _SECRET_NAME_WORDS = SECRET_NAME_WORDS
 _CREDENTIAL_NAMES = frozenset({"sig", "signature", "pwd", "code"})
-
-
-def _spans(text: str, secret: str) -> list[tuple[int, int]]:
-    """Where ``secret`` or a fragment of it (its first ``MIN_FRAGMENT``+ characters) occurs."""
-    if len(secret) < MIN_SECRET:
-        return []
-    if len(secret) < MIN_FRAGMENT:
-        spans, start = [], text.find(secret)
-        while start >= 0:
-            spans.append((start, start + len(secret)))
-            start = text.find(secret, start + len(secret))
-        return spans
-    head = secret[:MIN_FRAGMENT]
-    spans = []
-    start = text.find(head)
-    while start >= 0:
-        # The longest prefix of the secret found here: a binary search over slice
-        # comparisons (done in C), since a text may hold many runs that start like a key.
-        lo, hi = MIN_FRAGMENT, min(len(secret), len(text) - start)
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if text[start : start + mid] == secret[:mid]:
-                lo = mid
-            else:
-                hi = mid - 1
-        spans.append((start, start + lo))
-        start = text.find(head, start + lo)
-    return spans
-
-
-def find_secret(text: str, secret: str | None) -> bool:
-    """Whether ``text`` holds ``secret`` or a fragment of it (8+ leading characters)."""
-    return bool(secret) and bool(_spans(text, secret or ""))
 
 
 def redact(text: str, secrets: str | Iterable[str | None] | None) -> str:
@@ -86,7 +56,7 @@ def redact(text: str, secrets: str | Iterable[str | None] | None) -> str:
     values = [secrets] if isinstance(secrets, str) else [s for s in secrets if s]
     # Longest first, so a secret containing another is replaced whole.
     for secret in sorted(set(values), key=len, reverse=True):
-        spans = _spans(text, secret)
+        spans = secret_spans(text, secret)
         if spans:
             out, last = [], 0
             for start, end in spans:

@@ -84,10 +84,8 @@ class MsgHub:
 
     async def broadcast(self, msg: list[Msg] | Msg) -> None:
         """Every participant observes ``msg`` (waiting for one that is replying)."""
-        from nb_hitl.agent._broadcast import wait_idle
-
         for agent in list(self.participants):
-            await wait_idle(agent)
+            await agent.wait_idle()
             await agent.observe(msg)
 
     def set_auto_broadcast(self, enable: bool) -> None:

@@ -77,7 +77,7 @@ async def stream_printing_messages(
         Exception: whatever ``coroutine_task`` raised, after the messages before it.
     """
     queue = queue if queue is not None else asyncio.Queue()
-    saved = [(agent, agent.msg_queue, agent._disable_msg_queue) for agent in agents]
+    saved = [(agent, agent.msg_queue, agent.console.queue_enabled) for agent in agents]
     for agent in agents:
         agent.set_msg_queue_enabled(True, queue)
     task = asyncio.ensure_future(coroutine_task)
@@ -88,8 +88,8 @@ async def stream_printing_messages(
                 break
             yield tuple(item) if yield_speech else (item[0], item[1])
     finally:
-        for agent, old_queue, disabled in saved:
-            agent.set_msg_queue_enabled(not disabled, old_queue)
+        for agent, old_queue, enabled in saved:
+            agent.set_msg_queue_enabled(enabled, old_queue)
         if not task.done():
             task.add_done_callback(_retrieve)
     if task.done() and not task.cancelled():

@@ -29,7 +29,7 @@ def compression_settings(config: Any) -> dict[str, Any] | None:
         items = {name: getattr(config, name) for name in type(config).model_fields}
     else:
         items = {k: v for k, v in vars(config).items() if not k.startswith("_")}
-    from nb_hitl.model._secrets import is_secret_name
+    from nb_hitl._secret_names import is_secret_name
 
     plain = {}
     for name, value in items.items():
@@ -52,7 +52,7 @@ def compression_update(agent: Any, settings: dict[str, Any] | None) -> Any:
     if config is None:
         if not isinstance(getattr(type(agent), "compression_config", None), property):
             return NOT_APPLIED
-        from nb_hitl.compression._config import CompressionConfig
+        from nb_hitl.compression import CompressionConfig
 
         known = CompressionConfig.model_fields
         return CompressionConfig(**{k: v for k, v in settings.items() if k in known})

@@ -95,7 +95,7 @@ def _objects_inside(module: Any) -> list[Any]:
 
 
 def _refuse_secrets(modules: dict[str, Any], text: str) -> None:
-    from nb_hitl.model._secrets import find_secret, is_secret_name
+    from nb_hitl._secret_names import find_secret, is_secret_name
 
     from ._session import _check_no_secret
 

@@ -175,6 +175,8 @@ class CompressionSettings(_Part):
     @classmethod
     def _plain_placeholders(cls, value: str | None) -> str | None:
         if value is not None:
+            # CompressionConfig's own template rule; private so that nb_hitl.compression's
+            # public names stay AgentScope's.
             from nb_hitl.compression._config import check_summary_template
 
             check_summary_template(value)

@@ -78,7 +78,7 @@ class SessionInfo:
 # -- secrets --------------------------------------------------------------------------------
 def _secret_values(agent: Any) -> dict[str, str]:
     """Values that must never reach a file: keys and tokens on the model and its client."""
-    from nb_hitl.model._secrets import is_secret_name
+    from nb_hitl._secret_names import is_secret_name
 
     found: dict[str, str] = {}
     model = getattr(agent, "model", None)
@@ -111,7 +111,7 @@ def _secret_values(agent: Any) -> dict[str, str]:
 
 def _check_no_secret(agent: Any, text: str) -> None:
     """Refuse ``text`` if it holds a secret or a fragment of one (its first 8+ characters)."""
-    from nb_hitl.model._secrets import find_secret
+    from nb_hitl._secret_names import find_secret
 
     for where, value in _secret_values(agent).items():
         if find_secret(text, value):
