@@ -211,6 +211,19 @@ class RemoteDecisionsMixin:
         for p in self.pending_approvals:
             self.deny(p.call_id, reason)
 
+    # The names a local agent has too (the older ones above stay).
+    def allow_for_session(self, tool_name: str) -> None:
+        """``always_allow``: for this session only."""
+        self.always_allow(tool_name)
+
+    def approve_waiting(self) -> None:
+        """``approve_all``: every call waiting now."""
+        self.approve_all()
+
+    def deny_waiting(self, reason: str = "") -> None:
+        """``deny_all``: every call waiting now."""
+        self.deny_all(reason)
+
     def answer(self, question_id: str, answers: Any, **_ignored: Any) -> None:
         """Answer the remote run's questions (as ``ReActAgent.answer``)."""
         waiting = self._undecided(question_id, "question")

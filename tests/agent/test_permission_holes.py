@@ -257,3 +257,18 @@ async def test_an_unattended_run_never_waits_and_runs_only_what_rules_allow() ->
     reply = await asyncio.wait_for(agent(Msg("User", "go", "user")), 5)
     assert reply.get_text_content() == "Done." and notes.ran == ["sql SELECT 1"]
     assert_history_valid(agent.memory.messages)
+
+
+async def test_edited_arguments_never_get_around_a_deny_rule() -> None:
+    """Found while writing the property test: an edit to a denied path ran."""
+    notes = Notes()
+    agent = agent_with(notes, [touch_turn("notes/a"), "Done."])
+    agent.permissions.deny("touch_note", {"path": "secret/**"})
+    task = asyncio.create_task(agent(Msg("User", "touch", "user")))
+    await wait_for_event(agent, lambda e: isinstance(e, ApprovalRequested))
+    with pytest.raises(ApprovalError, match="edited call is refused"):
+        agent.decide("t1", "edit", arguments={"path": "notes/../secret/key"})
+    assert [p.call_id for p in agent.pending_approvals] == ["t1"]
+    agent.decide("t1", "edit", arguments={"path": "notes/b"})
+    await task
+    assert notes.ran == ["touch notes/b"]

@@ -2,7 +2,8 @@
 
 An agent owns one ``ApprovalGate`` (``agent.approvals``, ``_gate.py``): the permission policy
 (``_policy.py``: a mode and ordered ``PermissionRule`` s, ``_rule.py``, with the user's
-``permissions.json``, ``_file.py``), the calls waiting for a decision and the one path that
+``permissions.json`` and the project's, ``_file.py``; patterns, ``_match.py``; the
+``can_use_tool`` callback, ``_callback.py``), the calls waiting for a decision and the one path that
 applies a decision (``decide``), the parked calls a saved session brings back (``_state.py``),
 and the question inbox of ``ask_user`` (``_questions.py``, ``_ask_user.py``). Decisions from any
 thread make one hop onto the agent's loop (``_hop.py``). ``ApprovalMethods`` (``_agent.py``)
@@ -21,6 +22,8 @@ from nb_hitl._lazy import attach
 if TYPE_CHECKING:
     from ._agent import ApprovalMethods
     from ._ask_user import Question, QuestionOption, ask_user, check_answers, parse_questions
+    from ._callback import Allow, Ask, CanUseTool, Deny, ToolContext
+    from ._file import project_permissions_file
     from ._gate import ApprovalGate
     from ._policy import MODE_TEXT, MODES, PermissionPolicy, Verdict, permissions_file
     from ._questions import PendingQuestion
@@ -31,21 +34,27 @@ __all__ = [
     "DENIED_PREFIX",
     "MODES",
     "MODE_TEXT",
+    "Allow",
     "ApprovalGate",
     "ApprovalMethods",
+    "Ask",
+    "CanUseTool",
     "Decision",
+    "Deny",
     "PendingApproval",
     "PendingQuestion",
     "PermissionPolicy",
     "PermissionRule",
     "Question",
     "QuestionOption",
+    "ToolContext",
     "Verdict",
     "ask_user",
     "check_answers",
     "parse_arguments",
     "parse_questions",
     "permissions_file",
+    "project_permissions_file",
 ]
 
 if not TYPE_CHECKING:
@@ -53,6 +62,8 @@ if not TYPE_CHECKING:
         __name__,
         {
             "._agent": ("ApprovalMethods",),
+            "._callback": ("Allow", "Ask", "CanUseTool", "Deny", "ToolContext"),
+            "._file": ("project_permissions_file",),
             "._ask_user": (
                 "Question",
                 "QuestionOption",

@@ -145,17 +145,25 @@ class ApprovalMethods(AgentBase):
         """Deny a waiting call; the model receives ``"denied by the user: <reason>"``."""
         self.approvals.deny(call_id, reason)
 
-    def always_allow(self, tool_name: str) -> None:
-        """Stop asking about ``tool_name`` for this session and approve its waiting calls."""
+    def allow_for_session(self, tool_name: str) -> None:
+        """Stop asking about ``tool_name`` for this session (a ``session`` rule; the scope
+        ``"always"`` is the settings file) and approve its waiting calls."""
         self.approvals.always_allow(tool_name)
 
-    def approve_all(self) -> None:
-        """Approve every waiting call."""
+    def approve_waiting(self) -> None:
+        """Approve every call waiting now."""
         self.approvals.approve_all()
 
-    def deny_all(self, reason: str = "") -> None:
-        """Deny every waiting call with the same reason."""
+    def deny_waiting(self, reason: str = "") -> None:
+        """Deny every call waiting now, with the same reason (the mode ``deny_all`` is what
+        refuses all future calls)."""
         self.approvals.deny_all(reason)
+
+    # The older names, kept: ``always_allow`` lasts only for the session, and ``deny_all``
+    # decides only the waiting calls, which their names did not say.
+    always_allow = allow_for_session
+    approve_all = approve_waiting
+    deny_all = deny_waiting
 
     def approve_threadsafe(
         self, call_id: str, arguments: str | dict[str, Any] | None = None
@@ -167,9 +175,11 @@ class ApprovalMethods(AgentBase):
         """``deny`` from any thread without blocking."""
         return self.approvals.deny_threadsafe(call_id, reason)
 
-    def always_allow_threadsafe(self, tool_name: str) -> concurrent.futures.Future[None]:
-        """``always_allow`` from any thread without blocking."""
+    def allow_for_session_threadsafe(self, tool_name: str) -> concurrent.futures.Future[None]:
+        """``allow_for_session`` from any thread without blocking."""
         return self.approvals.always_allow_threadsafe(tool_name)
+
+    always_allow_threadsafe = allow_for_session_threadsafe
 
     # -- questions ---------------------------------------------------------------------------
     @property

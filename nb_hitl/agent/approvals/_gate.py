@@ -294,7 +294,23 @@ class ApprovalGate:
                 f"{exc} Fix the arguments and approve again.", call_id=waiting.call.id
             ) from None
         kind: DecisionKind = "approved" if args == waiting.call.input else "edited"
+        if kind == "edited":
+            refused = self._refusal(edited)
+            if refused:
+                raise ApprovalError(
+                    f"The edited call is refused ({refused}); edit it differently or deny it. "
+                    "Nothing was changed.",
+                    call_id=waiting.call.id,
+                )
         return Decision(kind, args if kind == "edited" else None)
+
+    def _refusal(self, call: ToolUseBlock) -> str:
+        """Why a deny rule or a deny mode refuses ``call`` (``""`` if none does): edited or
+        rewritten arguments never get around a deny."""
+        verdict = self.verdict(call)
+        if verdict.behavior == "deny" and not verdict.reason.startswith("mode dont_ask"):
+            return verdict.reason
+        return ""
 
     @staticmethod
     def _denial(reason: str) -> Decision:
@@ -494,6 +510,9 @@ class ApprovalGate:
             except ToolError as exc:
                 logger.error("can_use_tool rewrote %s badly (%s); a person decides", call.id, exc)
                 return Ask(f"can_use_tool rewrote the arguments badly: {exc}")
+            refused = self._refusal(rewritten)
+            if refused:
+                return Deny(f"can_use_tool rewrote the call into one that is refused: {refused}")
         return outcome
 
     def _record_edit(self, old: ToolUseBlock, new: ToolUseBlock) -> None:

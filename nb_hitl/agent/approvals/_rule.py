@@ -34,6 +34,8 @@ refused when the rule is made or added, with a message saying what to write inst
 from __future__ import annotations
 
 import fnmatch
+import hashlib
+import json
 import logging
 import re
 import time
@@ -296,7 +298,12 @@ class PermissionRule:
         created = data.get("created_at", time.time())
         if not isinstance(created, (int, float)) or isinstance(created, bool):
             raise ConfigError(f"A saved rule's created_at must be a number, got {created!r}.")
-        rule_id = data.get("id") or uuid.uuid4().hex[:10]
+        # A hand-written rule without an id gets one from its content, the same at every
+        # read, so it can be revoked by id.
+        rule_id = (
+            data.get("id")
+            or hashlib.sha1(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:10]
+        )
         if not isinstance(rule_id, str):
             raise ConfigError(f"A saved rule's id must be a string, got {rule_id!r}.")
         return cls(
