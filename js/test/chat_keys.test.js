@@ -153,3 +153,37 @@ test("cleanup removes every listener", () => {
   $(".nb-hitl-action").click();
   assert.deepEqual(model.sent, []);
 });
+
+test("a card's button sends its form: the card's named boxes, select and ticked boxes", () => {
+  const { model, cleanup } = panel({ action_buttons: "[data-nb-hitl-action]" });
+  const host = document.querySelector(".nb-hitl-chat");
+  const row = document.createElement("div");
+  row.innerHTML = `<div class="nb-hitl-card" data-nb-hitl-card="approval-1">
+      <textarea name="arguments"></textarea><input name="reason" value="">
+      <select name="scope"><option value="reply">r</option><option value="session">s</option></select>
+      <input type="checkbox" name="pick" value="a"><input type="checkbox" name="pick" value="b">
+      <input type="radio" name="one" value="x"><input type="radio" name="one" value="y">
+      <button data-nb-hitl-action="card" data-nb-hitl-arg="approval-1 approve_edited">Go</button>
+    </div>`;
+  host.append(row);
+  row.querySelector("textarea").value = `{"env": "${HOSTILE}"}`;
+  row.querySelector("input[name=reason]").value = "not today";
+  row.querySelector("select").value = "reply";
+  row.querySelectorAll("input[type=checkbox]")[1].checked = true;
+  row.querySelectorAll("input[type=radio]")[0].checked = true;
+  row.querySelector("button").click();
+  assert.deepEqual(model.sent, [
+    {
+      action: "card",
+      text: "approval-1 approve_edited",
+      form: {
+        arguments: `{"env": "${HOSTILE}"}`,
+        reason: "not today",
+        scope: "reply",
+        pick: ["b"],
+        one: "x",
+      },
+    },
+  ]);
+  cleanup();
+});

@@ -272,6 +272,21 @@ CARD_RULES = """
   background: rgba(127, 127, 127, 0.04); }
 .nb-hitl-approval-error { color: var(--nb-hitl-red); font-size: 12px; }
 .nb-hitl-approval-rule { font-size: 12px; opacity: 0.85; align-self: center; margin-right: 4px; }
+/* A card is a row of the transcript's front end: native controls, drawn like the widgets'. */
+.nb-hitl-card-buttons { display: flex; flex-wrap: wrap; align-items: center; gap: 4px;
+  margin: 2px 0; }
+.nb-hitl-card-buttons .jupyter-button { margin: 0; flex: 0 0 auto; width: auto; }
+.nb-hitl-card .widget-input, .nb-hitl-card select { font: inherit; font-size: 13px;
+  color: var(--nb-hitl-fg); background: var(--jp-layout-color1, transparent);
+  border: 1px solid var(--jp-border-color1, #8a96a3); border-radius: 2px; padding: 3px 6px;
+  box-sizing: border-box; min-width: 0; max-width: 100%; }
+.nb-hitl-card select { width: auto; }
+.nb-hitl-card textarea.widget-input { width: 100%; resize: vertical;
+  font-family: var(--jp-code-font-family, monospace); font-size: 12px; }
+.nb-hitl-card-deny .widget-input { flex: 1 1 12em; }
+.nb-hitl-card .jupyter-button:focus-visible, .nb-hitl-card .widget-input:focus-visible,
+.nb-hitl-card select:focus-visible { outline: 2px solid var(--nb-hitl-blue);
+  outline-offset: 1px; }
 
 """
 """The approval cards' rules (also in ``CSS``; ``CARD_CSS`` for a card list shown on its own)."""

@@ -14,16 +14,20 @@ arguments (pretty-printed JSON, escaped) with four actions:
   ("allow `search_notes` with any query") for the scope picked next to it: this reply, this
   session (saved with it) or always (the user's ``permissions.json``).
 
-Once decided (or closed by Stop) the buttons go and the card states the decision. Clicks go
-through a ``LoopBridge``, so they reach the agent on its event loop even when JupyterLab runs
-comm handlers on another thread. Without a chat, ``ApprovalBox(agent)`` shows the cards alone.
+Once decided (or closed by Stop) the buttons go and the card states the decision. A card is
+no widget: it is a row of the transcript's front end (``_card.CardRow``, drawn by the rows
+segment it sits in; no comm of its own), whose clicks arrive through the panel's keyboard
+anywidget and a ``LoopBridge``, so they reach the agent on its event loop even when JupyterLab
+runs comm handlers on another thread. Without a chat, ``ApprovalBox(agent)`` shows the cards
+alone.
 """
 
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import ipywidgets as w
 
@@ -33,12 +37,18 @@ from nb_hitl.events import ApprovalDecided, ApprovalRequested, Event, ReplyFinis
 from nb_hitl.exceptions import ApprovalError, ConfigError
 from nb_hitl.message import ToolUseBlock
 
+from ._card import CARD_ACTION, CardRow, Control, button, select, text_area, text_box
 from ._invisible import show_invisible
-from ._look import look, set_display
+from ._keys import KeyBindings
 from ._loop import LoopBridge
+from ._segment import Segments
 
 if TYPE_CHECKING:
     from nb_hitl.agent.approvals import ApprovalMethods
+
+
+RuleScope = Literal["reply", "session", "always"]
+"""The scopes "Allow similar" offers (``agent.decide(..., rule=...)``)."""
 
 
 def _icon(name: str) -> str:
@@ -72,8 +82,13 @@ def takes_decisions(agent: Any) -> bool:
     return bool(getattr(agent, "remote_decisions", False))
 
 
-class ApprovalCard(w.VBox):
-    """One tool call waiting for a decision.
+class ApprovalCard(CardRow):
+    """One tool call waiting for a decision: a card drawn inside the transcript (no widget).
+
+    Its controls (``approve_button``, ``edit_button``, ``edit_area``, ``edit_ok``,
+    ``deny_button``, ``reason``, ``deny_ok``, ``always_button``, ``rule_scope``,
+    ``rule_button``...) are ``Control`` objects: ``card.approve_button.click()`` does what a
+    click in the page does (``_card.py``).
 
     Args:
         agent: the agent whose reply is parked on this call.
@@ -84,6 +99,7 @@ class ApprovalCard(w.VBox):
     def __init__(
         self, agent: ApprovalMethods, call: ToolUseBlock, bridge: LoopBridge | None = None
     ) -> None:
+        super().__init__(f"approval-{call.id}-{uuid.uuid4().hex[:8]}", "nb-hitl-approval")
         self.agent = agent
         self.call = call
         self.call_id = call.id
@@ -91,136 +107,94 @@ class ApprovalCard(w.VBox):
         self.decision = ""
         """``""`` while waiting, then the decision kind (``approved``, ``denied``...)."""
         self._bridge = bridge or LoopBridge()
-        self.header = w.HTML(
-            f"<b>{TOOL_GLYPH} Approval needed:</b> <code>{esc(show_invisible(call.name))}</code> "
+        self.mode = ""
+        """``""``, ``"edit"`` (the arguments open as JSON text) or ``"deny"`` (a reason box)."""
+        waiting = lambda: not self.decision  # noqa: E731
+        name = esc(show_invisible(call.name))
+        self.header = Control(
+            self,
+            value=f"<b>{TOOL_GLYPH} Approval needed:</b> <code>{name}</code> "
             '<span class="nb-hitl-status nb-hitl-status-waiting">waiting for you</span>',
-            **look(w.HTML),
         )
-        self.arguments_view = w.HTML(
-            f"<pre>{esc(pretty_arguments(call.input))}</pre>", **look(w.HTML)
-        )
-        self.approve_button = w.Button(
-            description="Approve", button_style="success", icon="check", **look(w.Button)
-        )
-        self.edit_button = w.Button(description="Edit", icon="pencil", **look(w.Button))
-        self.deny_button = w.Button(
-            description="Deny", button_style="danger", icon="times", **look(w.Button)
-        )
-        self.always_button = w.Button(
+        self.arguments_view = Control(self, value=f"<pre>{esc(pretty_arguments(call.input))}</pre>")
+        self.actions = Control(self, shown=waiting)
+        self.approve_button = Control(self, "approve", description="Approve")
+        self.edit_button = Control(self, "edit", description="Edit")
+        self.deny_button = Control(self, "deny", description="Deny")
+        self.always_button = Control(
+            self,
+            "always",
             description="Always allow",
-            icon="unlock",
             tooltip=f"Never ask again for {show_invisible(call.name)}",
-            **look(w.Button),
         )
         try:
             suggestion = agent.permissions.suggest(call.name, call.input)
             rule = f"Or {suggestion.describe(agent.toolkit).rsplit(' for ', 1)[0]}"
         except ConfigError:  # a name no rule can hold (a remote server's tool name)
             rule = "No rule can name this tool"
-        self.rule_text = w.HTML(esc(show_invisible(rule)), **look(w.HTML))
-        self.rule_text.add_class("nb-hitl-approval-rule")
-        self.rule_scope = w.Dropdown(
-            options=[
-                ("for this reply", "reply"),
-                ("for this session", "session"),
-                ("always", "always"),
-            ],
-            value="session",
-            **look(w.Dropdown, layout={"width": "150px"}),
+        self.rule_row = Control(self, shown=waiting)
+        self.rule_text = Control(self, value=esc(show_invisible(rule)))
+        self.rule_scope = self.field(
+            "scope",
+            Control(
+                self,
+                value="session",
+                options=[
+                    ("for this reply", "reply"),
+                    ("for this session", "session"),
+                    ("always", "always"),
+                ],
+            ),
         )
-        self.rule_scope.add_class("nb-hitl-rule-scope")
-        self.rule_button = w.Button(
+        self.rule_button = Control(
+            self,
+            "similar",
             description="Allow similar",
-            icon="check-double",
             tooltip="Approve and add this rule (the panel's rule list can revoke it)",
-            **look(w.Button),
         )
-        self.rule_button.add_class("nb-hitl-allow-similar")
-        self.rule_row = w.HBox([self.rule_text, self.rule_scope, self.rule_button], **look(w.HBox))
         no_rules = (getattr(agent, "unsupported", None) or {}).get("rules")
         if no_rules:  # a remote agent: the server keeps its rules; said, not hidden
             for control in (self.always_button, self.rule_scope, self.rule_button):
                 control.disabled = True
                 control.tooltip = no_rules
-        self.edit_area = w.Textarea(
-            value=pretty_arguments(call.input),
-            rows=6,
-            **look(w.Textarea, layout={"width": "100%"}),
+        self.edit_box = Control(self, shown=lambda: waiting() and self.mode == "edit")
+        self.edit_area = self.field("arguments", Control(self, value=pretty_arguments(call.input)))
+        self.edit_ok = Control(self, "approve_edited", description="Approve edited")
+        self.edit_cancel = Control(self, "cancel", description="Cancel")
+        self.deny_box = Control(self, shown=lambda: waiting() and self.mode == "deny")
+        self.reason = self.field("reason", Control(self))
+        self.deny_ok = Control(
+            self, "deny_ok", description="Deny with reason", tooltip="Deny (Enter)"
         )
-        self.edit_ok = w.Button(
-            description="Approve edited", button_style="success", **look(w.Button)
-        )
-        self.edit_cancel = w.Button(description="Cancel", **look(w.Button))
-        self.reason = w.Text(
-            placeholder="Why not? (the model sees this)", **look(w.Text, layout={"flex": "1"})
-        )
-        self.deny_ok = w.Button(
-            description="Deny with reason",
-            button_style="danger",
-            tooltip="Deny (Enter)",
-            **look(w.Button),
-        )
-        self.reason.add_class("nb-hitl-deny-reason")  # Enter in it presses deny_ok (_keys.py)
-        self.deny_ok.add_class("nb-hitl-deny-ok")
-        self.deny_cancel = w.Button(description="Cancel", **look(w.Button))
-        self.error = w.HTML(**look(w.HTML))
-        self.error.add_class("nb-hitl-approval-error")
-        self.result = w.HTML(**look(w.HTML))
-        self.actions = w.HBox(
-            [self.approve_button, self.edit_button, self.deny_button, self.always_button],
-            **look(w.HBox),
-        )
-        hidden = {"display": "none", "flex": "0 0 auto"}  # shown by ``_open`` (``set_display``)
-        self.edit_box = w.VBox(
-            [self.edit_area, w.HBox([self.edit_ok, self.edit_cancel], **look(w.HBox))],
-            **look(w.VBox, layout=hidden),
-        )
-        self.deny_box = w.HBox(
-            [self.reason, self.deny_ok, self.deny_cancel], **look(w.HBox, layout=hidden)
-        )
-        super().__init__(
-            children=[
-                self.header,
-                self.arguments_view,
-                self.actions,
-                self.rule_row,
-                self.edit_box,
-                self.deny_box,
-                self.error,
-                self.result,
-            ],
-            # A row of a scrolling transcript: its natural height, never squeezed.
-            **look(w.VBox, layout={"flex": "0 0 auto"}),
-        )
-        self.add_class("nb-hitl-approval")
-        on = self._bridge.callback
-        self.approve_button.on_click(on(lambda _b: self._decide(lambda: agent.approve(call.id))))
-        self.edit_button.on_click(on(lambda _b: self._open(self.edit_box)))
-        self.edit_cancel.on_click(on(lambda _b: self._open(None)))
-        self.edit_ok.on_click(on(lambda _b: self._approve_edited()))
-        self.deny_button.on_click(on(lambda _b: self._open(self.deny_box)))
-        self.deny_cancel.on_click(on(lambda _b: self._open(None)))
-        self.deny_ok.on_click(
-            on(lambda _b: self._decide(lambda: agent.deny(call.id, self.reason.value)))
-        )
-        self.always_button.on_click(
-            on(lambda _b: self._decide(lambda: agent.always_allow(call.name)))
-        )
-        self.rule_button.on_click(
-            on(
-                lambda _b: self._decide(
-                    lambda: cast("ApprovalMethods", agent).decide(
-                        call.id, "approve", rule=self.rule_scope.value
-                    )
-                )
-            )
-        )
+        self.deny_cancel = Control(self, "cancel", description="Cancel")
+        self.error = Control(self)
+        self.result = Control(self)
+        self.html = self.render()
 
     # -- actions (run on the agent's loop) -----------------------------------------------------
-    def _open(self, box: w.Box | None) -> None:
-        self.error.value = ""
-        set_display(self.edit_box, "" if box is self.edit_box else "none")
-        set_display(self.deny_box, "" if box is self.deny_box else "none")
+    def press(self, verb: str) -> None:
+        """Do what the button ``verb`` does (a click in the page, or ``control.click()``)."""
+        agent, call = self.agent, self.call
+        if verb in ("edit", "deny", "cancel"):
+            if self.decision:
+                return  # decided already: nothing to open
+            self.mode = "" if verb == "cancel" else verb
+            self.error.value = ""
+            self.refresh()
+        elif verb == "approve":
+            self._decide(lambda: agent.approve(call.id))
+        elif verb == "approve_edited":
+            self._decide(lambda: agent.approve(call.id, self.edit_area.value))
+        elif verb == "deny_ok":
+            self._decide(lambda: agent.deny(call.id, self.reason.value))
+        elif verb == "always":
+            self._decide(lambda: agent.always_allow(call.name))
+        elif verb == "similar":
+            scope = self.rule_scope.value
+            rule = cast(
+                "RuleScope", scope if scope in ("reply", "session", "always") else "session"
+            )
+            self._decide(lambda: agent.decide(call.id, "approve", rule=rule))
 
     def _decide(self, action: Callable[[], object]) -> None:
         try:
@@ -229,11 +203,60 @@ class ApprovalCard(w.VBox):
             self.error.value = esc(str(exc))
         else:
             self.error.value = ""
-
-    def _approve_edited(self) -> None:
-        self._decide(lambda: self.agent.approve(self.call_id, self.edit_area.value))
+        self.refresh()
 
     # -- drawing -----------------------------------------------------------------------------
+    def render(self) -> str:
+        """The card's HTML: the call, and while it waits its controls (escaped)."""
+        parts = [
+            f'<div class="nb-hitl-card-head">{self.header.value}</div>',
+            self.arguments_view.value,
+        ]
+        if not self.decision:
+            parts.append(
+                '<div class="nb-hitl-card-buttons">'
+                + button(self, self.approve_button, "nb-hitl-approve", "success", "check")
+                + button(self, self.edit_button, "nb-hitl-edit", icon="pencil")
+                + button(self, self.deny_button, "nb-hitl-deny", "danger", "times")
+                + button(self, self.always_button, "nb-hitl-always", icon="unlock")
+                + "</div>"
+            )
+            parts.append(
+                '<div class="nb-hitl-card-buttons nb-hitl-card-rule">'
+                f'<span class="nb-hitl-approval-rule">{self.rule_text.value}</span>'
+                f'<span class="nb-hitl-rule-scope">'
+                f"{select('scope', self.rule_scope, 'widget-dropdown', 'Rule scope')}</span>"
+                + button(self, self.rule_button, "nb-hitl-allow-similar", icon="check-double")
+                + "</div>"
+            )
+            if self.mode == "edit":
+                area = text_area("arguments", self.edit_area, "nb-hitl-edit-arguments", 6,
+                                 "The call's arguments as JSON")  # fmt: skip
+                parts.append(
+                    f'<div class="nb-hitl-card-edit">{area}<div class="nb-hitl-card-buttons">'
+                    + button(self, self.edit_ok, "nb-hitl-edit-ok", "success")
+                    + button(self, self.edit_cancel, "nb-hitl-edit-cancel")
+                    + "</div></div>"
+                )
+            if self.mode == "deny":
+                box = text_box("reason", self.reason, "nb-hitl-deny-reason",
+                               "Why not? (the model sees this)")  # fmt: skip
+                parts.append(
+                    f'<div class="nb-hitl-card-buttons nb-hitl-card-deny">{box}'
+                    + button(self, self.deny_ok, "nb-hitl-deny-ok", "danger")
+                    + button(self, self.deny_cancel, "nb-hitl-deny-cancel")
+                    + "</div>"
+                )
+        if self.error.value:
+            parts.append(
+                f'<div class="nb-hitl-approval-error" role="alert">{self.error.value}</div>'
+            )
+        if self.result.value:
+            parts.append(f'<div class="nb-hitl-approval-result">{self.result.value}</div>')
+        return (
+            f'<div class="nb-hitl-card" data-nb-hitl-card="{esc(self.key)}">{"".join(parts)}</div>'
+        )
+
     def show_decision(
         self, decision: str, arguments: dict[str, Any] | None = None, reason: str = ""
     ) -> None:
@@ -254,12 +277,10 @@ class ApprovalCard(w.VBox):
         self.result.value = text
         name = esc(show_invisible(self.tool_name))
         self.header.value = f"<b>{TOOL_GLYPH} Tool call:</b> <code>{name}</code>"
-        for box in (self.actions, self.rule_row, self.edit_box, self.deny_box):
-            set_display(box, "none")
         self.error.value = ""
-        self.remove_class("nb-hitl-approval")
-        self.add_class("nb-hitl-approval")
+        self.mode = ""
         self.add_class("nb-hitl-approval-decided")
+        self.refresh()
 
 
 class ApprovalCards:
@@ -280,11 +301,11 @@ class ApprovalCards:
     def __init__(
         self,
         agent: ApprovalMethods,
-        add_row: Callable[[w.Widget], Any],
+        add_row: Callable[[ApprovalCard], Any],
         set_status: Callable[[str, str], Any] | None = None,
         bridge: LoopBridge | None = None,
         *,
-        insert_row: Callable[[w.Widget, str], Any] | None = None,
+        insert_row: Callable[[ApprovalCard, str], Any] | None = None,
     ) -> None:
         self.agent = agent
         self.add_row = add_row
@@ -299,7 +320,7 @@ class ApprovalCards:
             self._card_for(pending.call)
         self._update_status()
 
-    def _draw_decided(self, insert_row: Callable[[w.Widget, str], Any]) -> None:
+    def _draw_decided(self, insert_row: Callable[[ApprovalCard, str], Any]) -> None:
         """Cards of earlier decisions, each after the message whose tool call it decided."""
         latest: dict[str, dict[str, Any]] = {}
         for entry in getattr(self.agent, "approval_log", []):
@@ -321,8 +342,6 @@ class ApprovalCards:
             card.show_decision(
                 str(entry.get("decision", "")), entry.get("arguments"), str(entry.get("reason", ""))
             )
-            if not self.cards:
-                self.add_row(w.HTML(CARD_CSS))
             self.cards[call_id] = card
             key = insert_row(card, anchors.get(msg_id, msg_id))
             anchors[msg_id] = key if isinstance(key, str) else msg_id
@@ -334,8 +353,6 @@ class ApprovalCards:
 
     def _card_for(self, call: ToolUseBlock) -> ApprovalCard:
         card = self.cards.get(call.id)
-        if not self.cards:
-            self.add_row(w.HTML(CARD_CSS))  # the cards' stylesheet, once
         if card is None or card.decision:
             card = ApprovalCard(self.agent, call, self.bridge)
             self.cards[call.id] = card
@@ -370,16 +387,47 @@ class ApprovalCards:
 
 
 class ApprovalBox(w.VBox):
-    """Approval cards and a status line on their own (without a chat)."""
+    """Approval cards and a status line on their own (without a chat).
+
+    The cards are rows of one rows segment (``box.rows`` holds it) and a keyboard anywidget
+    sends their clicks: three comms however many cards there are.
+    """
 
     def __init__(self, agent: ApprovalMethods, bridge: LoopBridge | None = None) -> None:
+        self._bridge = bridge or LoopBridge()
         self.status = w.HTML()
         self.rows = w.VBox()
-        super().__init__(children=[self.rows, self.status])
-        self.cards = ApprovalCards(agent, self._add, self._set_status, bridge)
+        self._segments = Segments(self._bridge.callback)
+        self._drawn: list[ApprovalCard] = []
+        self.shortcuts = KeyBindings(
+            "nb-hitl-approval-box",
+            [{"key": "Enter", "within": ".nb-hitl-deny-reason", "near": ".nb-hitl-approval",
+              "click": ".nb-hitl-deny-ok"}],
+            self._bridge,
+            inactive_scope="",
+            action_buttons="[data-nb-hitl-action]",
+        )  # fmt: skip
+        self.shortcuts.on_form_action(CARD_ACTION, self._act)
+        super().__init__(children=[w.HTML(CARD_CSS), self.rows, self.status, self.shortcuts])
+        self.add_class("nb-hitl-approval-box")
+        self.cards = ApprovalCards(agent, self._add, self._set_status, self._bridge)
 
-    def _add(self, card: w.Widget) -> None:
-        self.rows.children = (*self.rows.children, card)
+    def _add(self, card: ApprovalCard) -> None:
+        card.attach(self._render)
+        self._drawn.append(card)
+        self._render()
+
+    def _render(self) -> None:
+        children, gone = self._segments.layout(self._drawn)
+        self.rows.children = children
+        for segment in gone:
+            segment.close()
+
+    def _act(self, text: str, form: dict[str, Any]) -> None:
+        key, _, verb = text.partition(" ")
+        for card in self._drawn:
+            if card.key == key:
+                card.act(verb, form)
 
     def _set_status(self, state: str, detail: str) -> None:
         label = "waiting for you" if state == "waiting" else state

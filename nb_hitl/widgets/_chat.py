@@ -28,6 +28,7 @@ from nb_hitl.message import Msg
 
 from ._approval import ApprovalCards, takes_decisions
 from ._branch_view import ACTION_BUTTONS
+from ._card import CARD_ACTION, CardRow
 from ._chat_branches import BranchControls
 from ._chat_follow import INPUT_GONE_NOTE, FollowAgentMixin
 from ._chat_send import EMPTY_INPUT_NOTE, SendMixin
@@ -276,13 +277,15 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
         return self._input_source
 
     def append_widget(
-        self, widget: w.Widget, key: str | None = None, *, after: str | None = None
+        self, widget: w.Widget | CardRow, key: str | None = None, *, after: str | None = None
     ) -> str:
-        """Add any widget (e.g. an approval card) as a transcript row; returns its key.
+        """Add any widget, or a card drawn inside the transcript (an approval card), as a
+        transcript row; returns its key.
 
         ``after``: the key (a message id) of the row it goes after; default the end.
         """
-        key = key or "widget-" + uuid.uuid4().hex[:12]
+        default = widget.key if isinstance(widget, CardRow) else "widget-" + uuid.uuid4().hex[:12]
+        key = key or default
         self.transcript.insert_after(Entry(key, None, widget), after)
         return key
 
@@ -387,6 +390,7 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
         self.stop_button.add_class("nb-hitl-stop")
         self.shortcuts.on_action("send", self._send_text)
         self.shortcuts.on_copy(self._copy_text)
+        self.shortcuts.on_form_action(CARD_ACTION, self.transcript.card_action)
         self.shortcuts.on_action("stop", lambda _text: self.stop())
         self.shortcuts.on_action("stop_after_step", lambda _text: self.stop_after_step())
 

@@ -117,11 +117,17 @@ class KeyBindings(anywidget.AnyWidget):
         )
         self._bridge = bridge
         self._actions: dict[str, Callable[[str], Any]] = {}
+        self._form_actions: dict[str, Callable[[str, dict[str, Any]], Any]] = {}
         self.on_msg(self._on_front_end_msg)
 
     def on_action(self, name: str, callback: Callable[[str], Any]) -> None:
         """Run ``callback(text)`` (on the loop) when the front end sends action ``name``."""
         self._actions[name] = callback
+
+    def on_form_action(self, name: str, callback: Callable[[str, dict[str, Any]], Any]) -> None:
+        """Run ``callback(text, form)`` (on the loop) for action ``name``: a card's button,
+        sent with the values of the card's named controls (``form``; ``_card.py``)."""
+        self._form_actions[name] = callback
 
     def on_copy(self, text_of: Callable[[str], str | None]) -> None:
         """Answer the front end's request for the text of a long message (its Copy button):
@@ -132,8 +138,12 @@ class KeyBindings(anywidget.AnyWidget):
 
         self.on_action("copy", answer)
 
-    def press(self, name: str, text: str = "") -> None:
+    def press(self, name: str, text: str = "", form: dict[str, Any] | None = None) -> None:
         """Do what the front end's action ``name`` does (headless tests, scripts)."""
+        with_form = self._form_actions.get(name)
+        if with_form is not None:
+            self._bridge.call(with_form, text, dict(form or {}))
+            return
         callback = self._actions.get(name)
         if callback is not None:
             self._bridge.call(callback, text)
@@ -141,7 +151,12 @@ class KeyBindings(anywidget.AnyWidget):
     def _on_front_end_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
         if isinstance(content, dict) and isinstance(content.get("action"), str):
             text = content.get("text")
-            self.press(content["action"], text if isinstance(text, str) else "")
+            form = content.get("form")
+            self.press(
+                content["action"],
+                text if isinstance(text, str) else "",
+                form if isinstance(form, dict) else None,
+            )
 
 
 __all__ = ["INACTIVE_TEXT", "STOPPING_CLASS", "KeyBindings"]

@@ -88,6 +88,8 @@ class RowsSegment(anywidget.AnyWidget):
     def __init__(self, rows: Iterable[SegmentRow] = (), callback: Callback = lambda f: f) -> None:
         self.seq = 0
         self._rows: list[SegmentRow] = list(rows)
+        self._drawn = _copies(self._rows)
+        """What the page holds (a card changes its row in place: diff against copies)."""
         super().__init__(rows=self.state(), layout=shared_layout())
         self.sent = 0
         """Op batches and snapshots sent (for benchmarks and tests)."""
@@ -106,14 +108,15 @@ class RowsSegment(anywidget.AnyWidget):
 
     def state(self) -> dict[str, Any]:
         """The whole state, as the front end holds it after the last op batch."""
-        rows = [{"id": r.key, "cls": r.cls, "html": r.html} for r in self._rows]
+        rows = [{"id": r.key, "cls": r.cls, "html": r.html} for r in self._drawn]
         return {"v": PROTOCOL, "seq": self.seq, "rows": rows}
 
     def set_rows(self, rows: Sequence[SegmentRow]) -> list[dict[str, Any]]:
         """Make the segment hold ``rows`` (in order); sends the ops that get there (one
         message, nothing when nothing changed) and returns them."""
-        ops = diff(self._rows, rows)
+        ops = diff(self._drawn, rows)
         self._rows = list(rows)
+        self._drawn = _copies(self._rows)
         if ops:
             self.seq += 1
             state = self.state()
@@ -124,7 +127,7 @@ class RowsSegment(anywidget.AnyWidget):
 
     def drawn_html(self) -> str:
         """Every row's HTML, in order (what the page shows)."""
-        return "\n".join(r.html for r in self._rows)
+        return "\n".join(r.html for r in self._drawn)
 
     def _send_msg(self, content: dict[str, Any]) -> None:
         self.sent += 1
@@ -135,6 +138,10 @@ class RowsSegment(anywidget.AnyWidget):
         if isinstance(content, dict) and content.get("t") == "sync":
             if content.get("seq") != self.seq:
                 self._send_msg({"t": "snapshot", "state": self.state()})
+
+
+def _copies(rows: Sequence[SegmentRow]) -> list[SegmentRow]:
+    return [SegmentRow(r.key, r.html, r.cls, r.msg) for r in rows]
 
 
 def diff(old: Sequence[SegmentRow], new: Sequence[SegmentRow]) -> list[dict[str, Any]]:

@@ -22,6 +22,7 @@ import ipywidgets as w
 
 from nb_hitl._render import RemoteImages, msg_html, with_copy_button
 
+from ._card import CardRow
 from ._collapsed import CollapsedMessage, is_long
 from ._live import html
 from ._live_delta import LiveMessage
@@ -44,7 +45,9 @@ class Entry:
 
     __slots__ = ("key", "msg", "row", "view")
 
-    def __init__(self, key: str, msg: Msg | None = None, view: w.Widget | None = None) -> None:
+    def __init__(
+        self, key: str, msg: Msg | None = None, view: w.Widget | CardRow | None = None
+    ) -> None:
         self.key = key
         self.msg = msg
         self.view = view
@@ -52,7 +55,7 @@ class Entry:
         """The message's row in a segment (when it has no widget of its own)."""
 
     @property
-    def drawn(self) -> w.Widget | SegmentRow | None:
+    def drawn(self) -> w.Widget | CardRow | SegmentRow | None:
         """What draws the entry: its widget, else its row in a segment (None: not yet)."""
         return self.view if self.view is not None else self.row
 
@@ -200,6 +203,16 @@ class Transcript:
                     return self.redraw(msg)
         return False
 
+    def card_action(self, text: str, form: dict[str, Any]) -> bool:
+        """A card's button was pressed in the page (``"<card key> <verb>"``, its form's
+        values): hand it to the card; False when no such card is in the transcript."""
+        key, _, verb = text.partition(" ")
+        entry = self.by_key.get(key)
+        if entry is None or not isinstance(entry.view, CardRow):
+            return False
+        entry.view.act(verb, form)
+        return True
+
     def last_user_msg(self) -> Msg | None:
         """The newest user message shown."""
         return next((e.msg for e in reversed(self.entries) if e.msg and e.msg.role == "user"), None)
@@ -253,6 +266,9 @@ class Transcript:
     def _view(self, entry: Entry) -> w.Widget | SegmentRow:
         """The entry's widget, or its row in a segment (a finished message)."""
         view = entry.view
+        if isinstance(view, CardRow):  # a card: a row of the segment, drawn anew when it changes
+            view.attach(self.render)
+            return view
         if isinstance(view, LiveMessage) and view.finished and self.front_end == "segment":
             self._retired.append(view)  # a finished streaming row joins the segments
             entry.view = view = None

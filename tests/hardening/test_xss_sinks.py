@@ -70,6 +70,10 @@ ALLOWED_TAGS = {
 }  # fmt: skip
 """The elements nb_hitl writes itself (markdown output, rows, cards, the inspector's SVG, the
 rows' Copy buttons: ``type="button"`` with the text in ``data-copy``)."""
+CARD_CONTROLS = {"input", "option", "select", "textarea"}
+CARD_FIELDS = {"arguments", "reason", "scope"}
+"""The form controls an approval card draws (drawn inside the transcript: the arguments box, the
+deny reason, the rule's scope): allowed only with one of the card's own field names."""
 FETCHING_ATTRS = {"src", "srcset", "poster", "background", "data", "action", "formaction",
                   "ping", "xlink:href", "lowsrc", "dynsrc", "manifest", "codebase"}  # fmt: skip
 SCRIPT_SCHEMES = ("javascript:", "vbscript:", "data:", "livescript:")
@@ -107,7 +111,9 @@ def active_markup(html: str) -> list[str]:
     parser.close()
     problems = []
     for tag, attrs in parser.found:
-        if tag not in ALLOWED_TAGS:
+        names = {v for k, v in attrs if k == "name"}
+        card_control = tag in CARD_CONTROLS and (tag == "option" or names & CARD_FIELDS)
+        if tag not in ALLOWED_TAGS and not card_control:
             problems.append(f"<{tag}> element")
         for name, value in attrs:
             plain = "".join(value.split()).lower()

@@ -88,6 +88,20 @@ class KernelHarness:
             comm_id, {"method": "custom", "content": {"event": "click"}}, subshell_id
         )
 
+    def press_card(
+        self,
+        keys_id: str,
+        card_key: str,
+        verb: str,
+        form: dict[str, Any] | None = None,
+        subshell_id: str | None = None,
+    ) -> float:
+        """Press a card's button as the page does: approval cards are rows of the transcript's
+        front end, and the keyboard anywidget (``keys_id``) sends the press with the card's
+        form (``{action: "card", text: "<card key> <verb>", form}``)."""
+        content = {"action": "card", "text": f"{card_key} {verb}", "form": form or {}}
+        return self.send_comm(keys_id, {"method": "custom", "content": content}, subshell_id)
+
     def set_value(self, comm_id: str, state: dict[str, Any]) -> float:
         """Change widget traits, as the browser does."""
         return self.send_comm(comm_id, {"method": "update", "state": state, "buffer_paths": []})
@@ -174,6 +188,12 @@ class KernelHarness:
         finally:
             self.km.shutdown_kernel(now=True)
             self._dir.cleanup()
+
+
+def comm_text(msg: dict[str, Any]) -> str:
+    """The JSON of a comm message's whole data (a trait update, or a custom message such as
+    a rows segment's ops)."""
+    return json.dumps(msg["content"].get("data", {}))
 
 
 def state_text(msg: dict[str, Any]) -> str:

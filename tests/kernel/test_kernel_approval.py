@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from kernel_harness import KernelHarness, state_text
+from kernel_harness import KernelHarness, comm_text
 
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(240)]
 
@@ -49,13 +49,10 @@ CARDS = """
 while len(chat.approvals.waiting) < 2:
     await asyncio.sleep(0.01)
 first, second = chat.approvals.waiting
-print(json.dumps({
-    "edit": first.edit_button.model_id, "area": first.edit_area.model_id,
-    "edit_ok": first.edit_ok.model_id, "approve": first.approve_button.model_id,
-    "deny": second.deny_button.model_id, "reason": second.reason.model_id,
-    "deny_ok": second.deny_ok.model_id,
-}))
+print(json.dumps({"keys": chat.shortcuts.model_id, "first": first.key, "second": second.key}))
 """
+"""The keyboard anywidget (its comm carries every card's presses) and the two cards' keys:
+approval cards are rows of the transcript's front end, with no comm of their own."""
 
 
 def setup(k: KernelHarness) -> dict[str, str]:
@@ -78,17 +75,17 @@ def finished(k: KernelHarness) -> list[str]:
 
 def test_edit_and_deny_with_comm_messages(kernel: KernelHarness) -> None:
     ids = setup(kernel)
-    kernel.click(ids["edit"])
-    kernel.set_value(ids["area"], {"value": '{"env": "staging", '})
-    kernel.click(ids["edit_ok"])
-    kernel.wait_comm(lambda m: "not valid JSON" in state_text(m), timeout=30)
-    kernel.set_value(ids["area"], {"value": '{"env": "staging", "version": "1.2"}'})
-    kernel.click(ids["edit_ok"])
-    kernel.wait_comm(lambda m: "Approved with edited arguments" in state_text(m), timeout=30)
-    kernel.click(ids["deny"])
-    kernel.set_value(ids["reason"], {"value": "<b>not</b> the EU today"})
-    kernel.click(ids["deny_ok"])
-    kernel.wait_comm(lambda m: "Denied" in state_text(m), timeout=30)
+    keys, first, second = ids["keys"], ids["first"], ids["second"]
+    kernel.press_card(keys, first, "edit")
+    kernel.press_card(keys, first, "approve_edited", {"arguments": '{"env": "staging", '})
+    kernel.wait_comm(lambda m: "not valid JSON" in comm_text(m), timeout=30)
+    kernel.press_card(
+        keys, first, "approve_edited", {"arguments": '{"env": "staging", "version": "1.2"}'}
+    )
+    kernel.wait_comm(lambda m: "Approved with edited arguments" in comm_text(m), timeout=30)
+    kernel.press_card(keys, second, "deny")
+    kernel.press_card(keys, second, "deny_ok", {"reason": "<b>not</b> the EU today"})
+    kernel.wait_comm(lambda m: "Denied" in comm_text(m), timeout=30)
     ran, last, state, decisions = finished(kernel)
     assert ran == [["staging", "1.2"]]
     assert last == "Deployed where allowed."
@@ -104,13 +101,12 @@ def test_approve_click_on_a_subshell_wakes_the_parked_reply(kernel7: KernelHarne
     ids = setup(kernel7)
     kernel7.execute(
         "import threading\nclick_threads = []\n"
-        "chat.approvals.waiting[0].approve_button.on_click("
-        "lambda b: click_threads.append(threading.get_ident()))"
+        "chat.shortcuts.on_msg(lambda w, c, b: click_threads.append(threading.get_ident()))"
     )
     kernel7.execute("agent.deny('d2', 'not today')")
-    subshell = kernel7.subshell_for(ids["approve"], "tooltip", "Approve it")
-    kernel7.click(ids["approve"], subshell_id=subshell)
-    kernel7.wait_comm(lambda m: "Approved" in state_text(m), timeout=30)
+    subshell = kernel7.subshell_for(ids["keys"], "inactive_text", "kernel gone")
+    kernel7.press_card(ids["keys"], ids["first"], "approve", subshell_id=subshell)
+    kernel7.wait_comm(lambda m: "Approved" in comm_text(m), timeout=30)
     ran, last, state, decisions = finished(kernel7)
     assert ran == [["prod", "1.2"]] and decisions == ["approved", "denied"]
     assert last == "Deployed where allowed." and state == "idle"

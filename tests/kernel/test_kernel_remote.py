@@ -78,11 +78,11 @@ def test_stream_stop_approve_and_resume_with_clicks(
     send(kernel7, ids, "please deploy")
     out = kernel7.execute(
         "while not (chat.approvals and chat.approvals.waiting):\n    await asyncio.sleep(0.01)\n"
-        "print(chat.approvals.waiting[0].approve_button.model_id)"
+        "print(chat.shortcuts.model_id, chat.approvals.waiting[0].key)"
     )
-    approve = out.strip().splitlines()[-1]
-    subshell = kernel7.subshell_for(approve, "tooltip", "Approve it")
-    kernel7.click(approve, subshell_id=subshell)
+    keys, card = out.strip().splitlines()[-1].split()
+    subshell = kernel7.subshell_for(keys, "inactive_text", "kernel gone")
+    kernel7.press_card(keys, card, "approve", subshell_id=subshell)
     kernel7.wait_comm(drawn("Done: deployed 1.2 to prod."), timeout=60)
     state, rows = idle(kernel7)
     assert state == "idle" and rows[-1][1] == "Done: deployed 1.2 to prod."
@@ -120,9 +120,9 @@ def test_nb_hitl_server_stop_approve_and_history_in_a_new_kernel_after_a_restart
         out = kernel7.execute(
             "while not (chat.approvals and chat.approvals.waiting):\n"
             "    await asyncio.sleep(0.01)\n"
-            "print(chat.approvals.waiting[0].approve_button.model_id)"
+            "print(chat.shortcuts.model_id, chat.approvals.waiting[0].key)"
         )
-        kernel7.click(out.strip().splitlines()[-1])
+        kernel7.press_card(*out.strip().splitlines()[-1].split(), "approve")
         kernel7.wait_comm(drawn("Done: deployed 1.2 to prod."), timeout=60)
         state, before = idle(kernel7)
         assert state == "idle"

@@ -48,7 +48,7 @@ def sql_turn(*queries: str) -> ScriptedTurn:
 
 
 def cards_of(box: ApprovalBox) -> list[ApprovalCard]:
-    return [c for c in box.rows.children if isinstance(c, ApprovalCard)]
+    return list(box.cards.cards.values())
 
 
 async def start(agent: ReActAgent, box: ApprovalBox, n: int = 1) -> asyncio.Task[Msg]:
@@ -245,7 +245,8 @@ async def test_no_key_in_any_card_trait() -> None:
     from nb_hitl.message import ToolUseBlock
 
     card = ApprovalCard(agent, ToolUseBlock(id="c", name="echo", input={"q": "hi"}))
-    assert secret not in all_state(box) and secret not in all_state(card)
+    # A card is a row of the box's segment (no widget of its own): its state is the row.
+    assert secret not in all_state(box) and secret not in card.drawn_html()
 
 
 async def test_decided_cards_come_back_in_place_after_loading_a_session(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ import {
   areaFocused,
   bindingFor,
   copyText,
+  formValues,
   goInactive,
   INACTIVE,
   markStopping,
@@ -101,7 +102,10 @@ function render({ model, el }) {
     if (scope.classList.contains(INACTIVE)) return;
     ev.preventDefault();
     ev.stopPropagation();
-    model.send({ action: button.dataset.nbHitlAction || "", text: button.dataset.nbHitlArg || "" });
+    const msg = { action: button.dataset.nbHitlAction || "", text: button.dataset.nbHitlArg || "" };
+    const card = button.closest("[data-nb-hitl-card]");
+    if (card) msg.form = formValues(card); // a card's button: its controls' values come along
+    model.send(msg);
   });
 
   // "Focus inside the panel" also covers a click on text that takes no focus (the transcript):

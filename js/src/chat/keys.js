@@ -92,6 +92,25 @@ export function bindingFor(ev, bindings, scope, inside) {
   return null;
 }
 
+/**
+ * The values of a card's named controls (`[data-nb-hitl-card]`, drawn by the kernel: its
+ * arguments box, a deny reason, a rule's scope), sent with a press of one of its buttons.
+ * A check box or radio button gives its value when ticked; several ticked boxes of one name
+ * give a list.
+ */
+export function formValues(card) {
+  const form = {};
+  for (const field of card.querySelectorAll("input[name], textarea[name], select[name]")) {
+    const { name } = field;
+    if (field.type === "checkbox" || field.type === "radio") {
+      if (!field.checked) continue;
+      if (field.type === "checkbox") form[name] = [...(form[name] || []), field.value];
+      else form[name] = field.value;
+    } else form[name] = field.value;
+  }
+  return form;
+}
+
 /** Turn `scope` off: the banner, every control disabled, the status line says why. */
 export function goInactive(scope, text) {
   scope.classList.add(INACTIVE);

@@ -32,6 +32,7 @@ from nb_hitl.events import (
 from nb_hitl.message import MetaKey, Msg
 
 from .._approval import ApprovalCards
+from .._card import CardRow
 from .._live import html
 from .._live_rows import LiveRows
 from .._question import QuestionCards
@@ -196,9 +197,11 @@ class HubFeed:
         for live in self._live.values():
             live.stop()
 
-    def _add_row(self, widget: w.Widget) -> None:
-        """A widget row (an approval card) at the end of the transcript."""
-        self.transcript.add(Entry("widget-" + uuid.uuid4().hex[:12], None, widget))
+    def _add_row(self, widget: w.Widget | CardRow) -> None:
+        """A row at the end of the transcript: a widget (a question form), or a card drawn
+        inside the transcript (an approval card)."""
+        key = widget.key if isinstance(widget, CardRow) else "widget-" + uuid.uuid4().hex[:12]
+        self.transcript.add(Entry(key, None, widget))
 
     def _approval_status(self, name: str, state: str, detail: str) -> None:
         if state == "waiting":

@@ -22,6 +22,7 @@ from nb_hitl._render import CSS, RemoteImages, check_remote_images, copy_text, e
 from nb_hitl.agent import AgentBase, UserAgent
 from nb_hitl.pipeline import MsgHub
 
+from .._card import CARD_ACTION
 from .._invisible import is_blank
 from .._keys import KeyBindings
 from .._live import html
@@ -125,6 +126,7 @@ class HubPanel(DiscussionRun, w.VBox):
             self._bridge,
             inactive_scope="nb-hitl-hub",
             copy_buttons=".nb-hitl-copy",
+            action_buttons=f"[data-nb-hitl-action='{CARD_ACTION}']",  # the cards' buttons
         )  # fmt: skip
         self.runs = RunButtons(self._bridge, self._start_clicked, self._continue_clicked)
         """Start / Next round / Continue (shown while no discussion runs)."""
@@ -133,6 +135,7 @@ class HubPanel(DiscussionRun, w.VBox):
         self.shortcuts.on_action("send", self.bar.send_typed)
         self.shortcuts.on_action("stop", lambda _text: self.stop())
         self.shortcuts.on_copy(self._copy_text)
+        self.shortcuts.on_form_action(CARD_ACTION, self.feed.transcript.card_action)
         left = w.VBox(
             [
                 self.speakers,

@@ -68,6 +68,18 @@ function bindingFor(ev, bindings, scope, inside) {
   }
   return null;
 }
+function formValues(card) {
+  const form = {};
+  for (const field of card.querySelectorAll("input[name], textarea[name], select[name]")) {
+    const { name } = field;
+    if (field.type === "checkbox" || field.type === "radio") {
+      if (!field.checked) continue;
+      if (field.type === "checkbox") form[name] = [...form[name] || [], field.value];
+      else form[name] = field.value;
+    } else form[name] = field.value;
+  }
+  return form;
+}
 function goInactive(scope, text) {
   scope.classList.add(INACTIVE);
   for (const node of scope.querySelectorAll("button, textarea, input, select"))
@@ -167,7 +179,10 @@ function render({ model, el }) {
     if (scope.classList.contains(INACTIVE)) return;
     ev.preventDefault();
     ev.stopPropagation();
-    model.send({ action: button.dataset.nbHitlAction || "", text: button.dataset.nbHitlArg || "" });
+    const msg = { action: button.dataset.nbHitlAction || "", text: button.dataset.nbHitlArg || "" };
+    const card = button.closest("[data-nb-hitl-card]");
+    if (card) msg.form = formValues(card);
+    model.send(msg);
   });
   const panel = () => el.closest(`.${model.get("focus_scope") || model.get("scope")}`) || root();
   let pointed = false;
