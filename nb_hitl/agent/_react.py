@@ -29,8 +29,7 @@ from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.formatter import FormatterBase, OpenAIChatFormatter
 from nb_hitl.memory import COMPRESSED, InMemoryMemory
 from nb_hitl.message import MetaKey, Msg, TextBlock, ToolUseBlock
-from nb_hitl.model import ChatModelBase, ChatResponse
-from nb_hitl.model._continuation import continuation_blocks
+from nb_hitl.model import ChatModelBase, ChatResponse, continuation_blocks
 from nb_hitl.tool import Toolkit
 
 from ._acting import ActingMixin

@@ -32,7 +32,13 @@ if TYPE_CHECKING:
     from ._dashscope_model import DashScopeChatModel
     from ._openai import OpenAIChatModel
     from ._openai_usage import PromptTokenCheck, check_prompt_tokens, reported_usage
-    from ._scripted import ScriptedCall, ScriptedModel, ScriptedToolCall, ScriptedTurn
+    from ._scripted import (
+        ScriptedCall,
+        ScriptedModel,
+        ScriptedToolCall,
+        ScriptedTurn,
+        structured_summary,
+    )
 
 __all__ = [
     "CONTINUE_KWARG",
@@ -54,6 +60,7 @@ __all__ = [
     "join_continuation",
     "parse_continuation_prompt",
     "reported_usage",
+    "structured_summary",
 ]
 
 _ADAPTERS = {"OpenAIChatModel": "._openai", "DashScopeChatModel": "._dashscope_model"}
@@ -73,7 +80,13 @@ if not TYPE_CHECKING:
                 "parse_continuation_prompt",
             ),
             "._openai_usage": ("PromptTokenCheck", "check_prompt_tokens", "reported_usage"),
-            "._scripted": ("ScriptedCall", "ScriptedModel", "ScriptedToolCall", "ScriptedTurn"),
+            "._scripted": (
+                "ScriptedCall",
+                "ScriptedModel",
+                "ScriptedToolCall",
+                "ScriptedTurn",
+                "structured_summary",
+            ),
         },
     )
 

@@ -34,7 +34,7 @@ from nb_hitl.events import Resumed
 from nb_hitl.exceptions import ModelError, NothingToResumeError, ResumeError
 from nb_hitl.memory import COMPRESSED
 from nb_hitl.message import MetaKey, Msg, ToolUseBlock
-from nb_hitl.model._continuation import CONTINUE_KWARG, continuation_prompt
+from nb_hitl.model import CONTINUE_KWARG, continuation_prompt
 
 from ._point import ResumePoint, answer_text, carry_point, text_digest
 

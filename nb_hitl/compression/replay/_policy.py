@@ -158,7 +158,7 @@ class ScriptedSummary:
         summariser's own prompt and answer are estimated like the fast policies', which keeps
         a slider move on this policy fast.
         """
-        from nb_hitl.model._scripted import structured_summary
+        from nb_hitl.model import structured_summary
 
         key = (tuple(m.id for m in request.messages), request.previous, request.template)
         text = self._cache.get(key)
