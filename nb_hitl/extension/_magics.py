@@ -7,6 +7,7 @@ one line that says what to type instead, no traceback.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -15,6 +16,8 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from nb_hitl.agent import AgentBase, live_agents
 
 from ._interrupt import interrupt_on_its_loop, interrupt_running
+
+logger = logging.getLogger("nb_hitl.extension")
 
 LAST_CHARS = 60
 """How much of an agent's last message ``%agents`` shows."""
@@ -35,6 +38,7 @@ def agent_tokens(agent: AgentBase) -> str:
     try:
         return f"{plan().total_tokens:,}"
     except Exception:  # a half-configured agent must not break the listing
+        logger.debug("%%agents: no token count for %s", agent.name, exc_info=True)
         return "-"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -10,6 +11,8 @@ from nb_hitl.message import Msg
 from ._base import MemoryBase
 from ._state import new_id as _new_id
 from ._state import parse_state
+
+logger = logging.getLogger("nb_hitl.memory")
 
 COMPRESSED = "compressed"
 """Mark of messages folded into the summary (kept, not deleted, so undo can restore them)."""
@@ -65,7 +68,7 @@ class InMemoryMemory(MemoryBase):
             try:
                 cb(self)
             except Exception:  # a listener must never break the agent
-                pass
+                logger.exception("a memory listener failed (ignored)")
 
     # -- AgentScope-style async API ------------------------------------------------------------
     async def add(

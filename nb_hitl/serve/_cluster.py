@@ -17,7 +17,6 @@ them all, and lets any worker's stop route stop a run that streams on another wo
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import uuid
@@ -180,8 +179,10 @@ class RunLocks:
             except Exception as exc:  # the connection broke: subscribe again
                 logger.warning("the stop channel broke (%r); subscribing again", exc)
                 await asyncio.sleep(1.0)
-                with contextlib.suppress(Exception):
+                try:
                     await pubsub.subscribe(self.channel)
+                except Exception as again:  # still away: the next get_message fails and retries
+                    logger.debug("subscribing to the stop channel again failed: %r", again)
                 continue
             if message is None or message.get("type") != "message":
                 continue
@@ -205,11 +206,14 @@ class RunLocks:
             await lease.release()
         if self._listener is not None:
             self._listener.cancel()
-            with contextlib.suppress(BaseException):
-                await self._listener
+            (ended,) = await asyncio.gather(self._listener, return_exceptions=True)
+            if isinstance(ended, Exception):  # not the cancel: a bug in the listener
+                logger.warning("the stop channel listener had failed: %r", ended)
         if self._pubsub is not None:
-            with contextlib.suppress(Exception):
+            try:
                 await self._pubsub.aclose()
+            except Exception as exc:  # the connection is gone anyway: nothing left to close
+                logger.debug("closing the stop channel failed: %r", exc)
 
 
 def run_locks_for(session: Any, ttl: float) -> RunLocks | None:

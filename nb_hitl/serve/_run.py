@@ -44,8 +44,9 @@ from nb_hitl.events import ApprovalRequested, Event, MessageUpdated, QuestionAsk
 from nb_hitl.exceptions import ApprovalError, NbHitlError
 from nb_hitl.message import MetaKey, Msg
 
-from ._convert import QUESTION_REASON, messages_to_agui, pending_interrupts
+from ._convert import messages_to_agui, pending_interrupts
 from ._state import agent_state
+from ._threads import settle
 from ._translate import RunTranslator
 
 if TYPE_CHECKING:
@@ -209,7 +210,7 @@ class ActiveRun:
         if plan.mode == "message":
             if slot.reply is not None and not slot.reply.done():
                 await agent.interrupt()  # parked on approvals: closed, as a new message does
-                await _outcome(slot.reply)
+                await settle(slot.reply, f"the parked reply on thread {slot.thread_id}")
             *earlier, last = plan.new_msgs
             if earlier:
                 await agent.observe(earlier)
@@ -349,15 +350,3 @@ class ActiveRun:
         return RunFinishedEvent(
             **ids, outcome=RunFinishedSuccessOutcome(), result={"messageId": msg.id}
         )
-
-
-async def _outcome(task: asyncio.Task[Msg]) -> Msg | None:
-    try:
-        return await task
-    except Exception:
-        return None
-
-
-def is_question(interrupt: dict[str, Any]) -> bool:
-    """Whether a saved interrupt (JSON) is a question."""
-    return interrupt.get("reason") == QUESTION_REASON

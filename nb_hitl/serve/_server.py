@@ -28,7 +28,7 @@ from ._convert import messages_to_agui, pending_interrupts
 from ._input import MAX_TEXT, check_resume, user_msg
 from ._run import ActiveRun, RunPlan
 from ._state import agent_state
-from ._threads import AgentFactory, Threads, ThreadSlot, check_thread_id
+from ._threads import AgentFactory, Threads, ThreadSlot, check_thread_id, settle
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
@@ -204,10 +204,7 @@ class AgentServer:
         reply = slot.reply
         await slot.agent.interrupt()
         if reply is not None:
-            try:
-                await reply
-            except Exception:  # the stopped reply failed: reported, memory stays valid
-                pass
+            await settle(reply, f"the stopped reply on thread {slot.thread_id}")
         slot.reply = None
         await self.threads.save(slot, [])
         return {"interrupted": True, "parked": True}
@@ -308,11 +305,8 @@ class AgentServer:
         for slot in list(self.threads.slots.values()):
             if slot.run is not None and not slot.run.finished:
                 slot.run.request_stop("shutdown")
-        for task in list(self.threads.background):
-            try:
-                await task
-            except Exception:
-                pass
+        # A failed task is logged by its done callback (Threads._forget_task).
+        await asyncio.gather(*self.threads.background, return_exceptions=True)
         if self.locks is not None:
             await self.locks.aclose()
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 import re
 import time
 from collections import OrderedDict
@@ -27,7 +28,9 @@ if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
     from nb_hitl.session import SessionBase
 
-__all__ = ["RunLike", "ServeRecord", "ThreadSlot", "Threads", "check_thread_id"]
+logger = logging.getLogger("nb_hitl.serve")
+
+__all__ = ["RunLike", "ServeRecord", "ThreadSlot", "Threads", "check_thread_id", "settle"]
 
 THREAD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
 
@@ -142,9 +145,7 @@ class Threads:
     def _forget_task(self, task: asyncio.Task[Any]) -> None:
         self.background.discard(task)
         if not task.cancelled() and task.exception() is not None:
-            import logging
-
-            logging.getLogger("nb_hitl.serve").warning("server task failed: %r", task.exception())
+            logger.warning("server task failed: %r", task.exception())
 
     # -- finding -----------------------------------------------------------------------------
     async def stored_version(self, thread_id: str) -> ServeRecord | None:
@@ -259,7 +260,16 @@ def _call_factory(factory: AgentFactory, thread_id: str) -> Any:
 async def _discard(agent: AgentBase, reply: asyncio.Task[Any]) -> None:
     """End a stale agent's parked reply; its outcome is dropped with the agent."""
     await agent.interrupt()
+    await settle(reply, f"the stale reply of {agent.name}")
+
+
+async def settle(reply: asyncio.Future[Any], what: str) -> None:
+    """Wait for a reply that was stopped and whose outcome nobody reads any more.
+
+    Its failure was already reported to the run that drove it (a ``RUN_ERROR``) and memory
+    stays valid, so it is logged at debug level here, not raised again.
+    """
     try:
         await reply
     except Exception:
-        pass
+        logger.debug("%s failed after it was stopped", what, exc_info=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import logging
 import time
 import uuid
 from collections.abc import AsyncGenerator, Callable
@@ -23,6 +24,8 @@ from dataclasses import dataclass
 from nb_hitl.message import TextBlock
 
 from ._response import ToolResponse
+
+logger = logging.getLogger("nb_hitl.tool")
 
 background_owner: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "nb_hitl_background_owner", default=None
@@ -86,7 +89,7 @@ class BackgroundTasksMixin:
             try:
                 listener()
             except Exception:  # a broken view must never break a tool
-                pass
+                logger.exception("a background-task listener failed (ignored)")
 
     def stop_background(self, task_id: str) -> bool:
         """Cancel one running background task now (its result says it was cancelled);

@@ -114,8 +114,8 @@ def build_args_model(
     _, _, docs = parse_docstring(func.__doc__)
     try:
         hints = get_type_hints(func)
-    except Exception:  # unresolvable forward refs: fall back to the raw annotations
-        hints = {}
+    except (NameError, TypeError, AttributeError, SyntaxError):
+        hints = {}  # unresolvable or malformed forward refs: the raw annotations serve
     fields: dict[str, Any] = {}
     takes_kwargs = False
     for pname, param in inspect.signature(func).parameters.items():
