@@ -58,8 +58,7 @@ def _field(block: Any, name: str) -> Any:
 
 
 def _as_json(block: Any) -> str:
-    data = block.model_dump(exclude_none=True) if hasattr(block, "model_dump") else dict(block)
-    return json.dumps(data, indent=4, ensure_ascii=False, default=str)
+    return json.dumps(dict(block), indent=4, ensure_ascii=False, default=str)
 
 
 class Console:

@@ -576,7 +576,7 @@ class ReActAgent(
             async for chunk in stream:
                 last = chunk
                 pieces += 1
-                blocks = [b.model_copy() for b in chunk.content]
+                blocks = [b.copy() for b in chunk.content]
                 if prefix is not None:
                     blocks = continuation_blocks(prefix, blocks, complete=chunk.is_last)
                 live.content = blocks
@@ -591,7 +591,7 @@ class ReActAgent(
             await stream.aclose()  # closes HTTP streams at once on interrupt or error
         if prefix is not None and last is not None:
             # the model's own blocks: live's hold the prefix already (joined twice, doubled)
-            blocks = [b.model_copy() for b in last.content]
+            blocks = [b.copy() for b in last.content]
             live.content = continuation_blocks(prefix, blocks, complete=True)
         if last is not None and last.usage is not None:
             live.usage = last.usage.model_dump()

@@ -1,6 +1,6 @@
 """Messages and their content blocks: ``Msg``, ``TextBlock``, ``ToolUseBlock``, ...
 
-``_blocks.py`` holds the pydantic block models (lossless JSON, read like AgentScope's dicts);
+``_blocks.py`` holds the blocks (validated, typed ``dict`` subclasses, JSON as they are);
 ``_msg.py`` the message itself; ``_metadata.py`` the metadata keys nb_hitl writes (``MetaKey``),
 each named once. Everything else passes these around.
 May import only the foundation (``exceptions``, ``_render`` for ``Msg._repr_html_``).

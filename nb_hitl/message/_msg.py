@@ -19,6 +19,7 @@ from ._blocks import (
     ToolResultBlock,
     ToolUseBlock,
     VideoBlock,
+    to_block,
 )
 from ._metadata import MetaKey
 
@@ -33,9 +34,6 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-_BLOCK: TypeAdapter[Any] = TypeAdapter(ContentBlock)
-
-
 class BlockList(list[Any]):
     """The list a ``Msg`` keeps its blocks in: items added later are validated too.
 
@@ -44,19 +42,19 @@ class BlockList(list[Any]):
     """
 
     def append(self, item: Any) -> None:
-        super().append(_BLOCK.validate_python(item))
+        super().append(to_block(item))
 
     def extend(self, items: Iterable[Any]) -> None:
-        super().extend(_BLOCK.validate_python(i) for i in items)
+        super().extend(to_block(i) for i in items)
 
     def insert(self, index: SupportsIndex, item: Any) -> None:
-        super().insert(index, _BLOCK.validate_python(item))
+        super().insert(index, to_block(item))
 
     def __setitem__(self, index: Any, item: Any) -> None:
         if isinstance(index, slice):
-            super().__setitem__(index, [_BLOCK.validate_python(i) for i in item])
+            super().__setitem__(index, [to_block(i) for i in item])
         else:
-            super().__setitem__(index, _BLOCK.validate_python(item))
+            super().__setitem__(index, to_block(item))
 
     def __iadd__(self, items: Iterable[Any]) -> BlockList:  # type: ignore[misc]
         self.extend(items)

@@ -331,7 +331,7 @@ class ScriptedModel(ChatModelBase):
                     metadata = parsed  # structured output goes in metadata, as in AgentScope
             return ChatResponse(
                 id=response_id,
-                content=[b.model_copy() for b in blocks],
+                content=[b.copy() for b in blocks],
                 usage=usage if last else None,
                 is_last=last,
                 metadata=metadata,

@@ -261,13 +261,32 @@ def test_content_block_union_validates_each_type() -> None:
         assert adapter.validate_python(raw) == raw
 
 
-def test_blocks_are_models_not_dict_subclasses() -> None:
-    # differs on purpose: blocks stay pydantic models (validated, one JSON schema for a whole
-    # history), so they are not dict instances; JSON goes through model_dump / to_dict.
-    block = TextBlock(type="text", text="hi")
-    assert not isinstance(block, dict)
-    with pytest.raises(TypeError):
-        json.dumps(block)
-    assert json.dumps(block.model_dump()) == '{"type": "text", "text": "hi"}'
-    msg = Msg("user", [block], "user")
-    assert json.loads(json.dumps(msg.to_dict()))["content"] == [{"type": "text", "text": "hi"}]
+def test_blocks_are_dicts_that_json_dumps_writes_as_agentscope_does() -> None:
+    # AgentScope's quickstart_message: json.dumps(msg.content) with the standard library.
+    msg = Msg(
+        "Jarvis",
+        [
+            TextBlock(type="text", text="hi"),
+            ImageBlock(
+                type="image",
+                source=Base64Source(type="base64", media_type="image/png", data="AA=="),
+            ),
+            ToolUseBlock(type="tool_use", id="343", name="get_weather", input={"city": "Rome"}),
+            ToolResultBlock(type="tool_result", id="343", name="get_weather", output="Sunny"),
+        ],
+        "assistant",
+    )
+    assert all(isinstance(b, dict) for b in msg.content)
+    assert json.loads(json.dumps(msg.content)) == [
+        {"type": "text", "text": "hi"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA=="}},
+        {"type": "tool_use", "id": "343", "name": "get_weather", "input": {"city": "Rome"}},
+        {"type": "tool_result", "id": "343", "name": "get_weather", "output": "Sunny"},
+    ]
+    assert json.dumps(msg.content[0]) == '{"type": "text", "text": "hi"}'
+    assert json.loads(json.dumps(msg.to_dict()))["content"] == json.loads(json.dumps(msg.content))
+    # nb_hitl's flags appear once they are set, and read their default otherwise
+    result = msg.content[3]
+    assert result.is_error is False and "is_error" not in result
+    result.is_error = True
+    assert json.loads(json.dumps(result))["is_error"] is True

@@ -170,7 +170,7 @@ def parse_parked(
     parked: list[ToolUseBlock] = []
     waiting: dict[str, Waiting] = {}
     for item in state.get("parked", []):
-        call = ToolUseBlock.model_validate(item["call"])
+        call = ToolUseBlock(item["call"])
         needs_approval = bool(item.get("needs_approval"))
         if needs_approval and call.name not in toolkit.tools:
             # A call that waited for a person names a tool the agent it came from had: this
