@@ -3,9 +3,9 @@
 Run: ``python bench/explorer_slider.py [--moves 200]``
 
 Builds the explorer on the shipped 50-turn transcript (109 messages) and moves the threshold
-and keep_recent sliders as a person would, timing each move from the value change to the new
-curve SVG and totals being set on their widgets (the replay, the SVG, the totals). The comm
-message to the browser is not included (it is the same for every widget of this size).
+and keep_recent sliders as a person would, timing each move from the page's action message
+(``{t: "action", name: "threshold", ...}``) to the new curve SVG and totals being sent as one
+op batch (the replay, the SVG, the totals). The comm's own transfer is not included.
 Printed figures: medians and p99 in ms, for both sliders and for each summary policy.
 
 Goal (issue 12): slider -> redrawn curve <= 100 ms for the shipped transcript.
@@ -45,19 +45,20 @@ async def main() -> None:
     print(f"build (counts 109 messages, baseline replay): {build_ms:.0f} ms")
     rng = random.Random(0)
     for label in list(POLICIES)[:3]:
-        explorer.policy_dropdown.value = label
-        for name, slider, low, high in (
-            ("threshold", explorer.threshold_slider, 3000, 14000),
-            ("keep_recent", explorer.keep_slider, 0, 40),
+        explorer.page_message({"t": "action", "name": "policy", "args": {"label": label}})
+        for name, action, low, high in (
+            ("threshold", "threshold", 3000, 14000),
+            ("keep_recent", "keep", 0, 40),
         ):
             times = []
             for _ in range(args.moves):
                 value = rng.randint(low, high)
-                while value == slider.value:
+                while value == getattr(explorer, name):
                     value = rng.randint(low, high)
                 before = explorer.redraws
                 t0 = time.perf_counter()
-                slider.value = value
+                message = {"t": "action", "name": action, "args": {"value": value}}
+                explorer.page_message(message)  # what the page sends when the slider moves
                 times.append(time.perf_counter() - t0)
                 assert explorer.redraws == before + 1
             print(f"{name:<11} move -> redrawn curve, {label[:40]:<40}: {median_p99(times)} ms")

@@ -39,3 +39,14 @@ test("a newer snapshot trait from the kernel (a reloaded page) replaces the stat
   model.change("snapshot", snapshot(2, { a: 2 }));
   assert.equal(store.state.a, 5, "an older one is ignored");
 });
+
+test("a panel's view puts the model's classes on its element (hosts without ipywidgets)", async () => {
+  const { page, render } = await import("./helpers.js");
+  const { panelView } = await import("../src/shared/panel.js");
+  page();
+  const model = new FakeModel({ snapshot: snapshot(0, {}), _dom_classes: ["nb-hitl-column-side"] });
+  const { el } = render({ render: panelView({ className: "x", draw() {} }) }, model);
+  assert.ok(el.classList.contains("nb-hitl-column-side"));
+  model.change("_dom_classes", ["nb-hitl-inspector"]);
+  assert.ok(el.classList.contains("nb-hitl-inspector"));
+});

@@ -9,6 +9,12 @@ call against no compression, the threshold and budget lines, a marker where comp
 settings into a heat map with the budget's feasible region outlined and the cheapest cell
 starred; **Use cheapest** moves the sliders there; **Apply** writes the setting into the live
 agent's ``compression_config``. Nothing here calls a model.
+
+One front end (``js/src/explorer.js``, one anywidget model: ``PanelModel``) draws it, on its own
+or inside a ``MemoryInspector`` (*Explore settings*: ``PanelModel.embed``). The curve, totals
+and heat map are escaped SVG/HTML from the kernel; the controls are the page's, and send the
+actions ``threshold``, ``keep``, ``budget``, ``policy``, ``metric``, ``sweep``, ``cheapest``
+and ``apply``.
 """
 
 from __future__ import annotations
@@ -16,9 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import ipywidgets as w
-
-from nb_hitl._render import CSS, esc
+from nb_hitl._render import esc
 from nb_hitl.agent import (
     CompressionConfig,
     CompressionReplay,
@@ -32,12 +36,12 @@ from nb_hitl.compression.replay._replay import check_keep_recent, run_replay
 from nb_hitl.compression.replay._source import prepare
 from nb_hitl.compression.replay._sweep import METRICS, sweep_prepared
 from nb_hitl.events import CompressionConfigChanged, Event
+from nb_hitl.exceptions import ConfigError
 
-from ._explorer_svg import prompt_curve, sweep_heatmap
-from ._live import html
-from ._look import look
+from ._explorer_svg import floor_html, prompt_curve, sweep_heatmap, totals_html
 from ._loop import LoopBridge
-from ._what_if import WhatIfSliders, note_html, set_slider, slider_pair
+from ._model import PanelModel, page_css, static_file
+from ._plan_view import note_html
 
 POLICIES: dict[str, Any] = {
     "1/4 of what it folds (estimate)": RatioSummary(),
@@ -51,6 +55,8 @@ POLICIES: dict[str, Any] = {
 the dropdown reads whole in a narrow column."""
 KEEP_SLIDER_MAX = 100
 """The keep_recent slider spans at most this many steps; the number box goes further."""
+THRESHOLD_BOX_MAX = 10**9
+"""The largest threshold (and budget) the number boxes take."""
 
 
 def _spread(low: int, high: int, n: int) -> list[int]:
@@ -62,7 +68,7 @@ def _spread(low: int, high: int, n: int) -> list[int]:
     return sorted({max(1, int(round((low + i * step) / unit) * unit)) for i in range(n)})
 
 
-class CompressionExplorer(WhatIfSliders, w.VBox):
+class CompressionExplorer(PanelModel):
     """What-if compression settings for one conversation, replayed call by call.
 
     Args:
@@ -78,6 +84,9 @@ class CompressionExplorer(WhatIfSliders, w.VBox):
         keep_values: the sweep's keep_recent values (default: 10 from 0 up to 36).
         css: include the stylesheet.
     """
+
+    _esm = static_file("explorer.js")
+    _css = static_file("explorer.css")
 
     def __init__(
         self,
@@ -107,8 +116,6 @@ class CompressionExplorer(WhatIfSliders, w.VBox):
         self.redraws = 0
         self.sweep: CompressionSweep | None = None
         """The last sweep (``Run sweep``), or None."""
-        self._bridge = LoopBridge()
-        self._bridge.on_error = lambda exc: self._say(f"{type(exc).__name__}: {exc}", error=True)
         n = len(self._prep.msgs)
         policy = as_policy(summary)
         labels = list(POLICIES)
@@ -117,103 +124,50 @@ class CompressionExplorer(WhatIfSliders, w.VBox):
             label = repr(policy)
             POLICIES.setdefault(label, policy)
             labels.insert(0, label)
+        self._labels = labels
+        self._label = label
         self._policy = policy
+        self._metric = "total_tokens"
         self.baseline: CompressionReplay = run_replay(self._prep, None, policy)
         peak = self.baseline.peak_prompt_tokens
-        threshold = config.trigger_threshold if config is not None else max(1, peak // 2)
-        keep = min(config.keep_recent if config is not None else 3, n - 1)
+        self._threshold = int(config.trigger_threshold if config is not None else max(1, peak // 2))
+        self._keep = min(config.keep_recent if config is not None else 3, n - 1)
+        self._budget = int(budget if budget is not None else max(1, peak * 2 // 3))
+        self._threshold_max = max(peak * 2, self._threshold * 2, 1000)
         self._thresholds = list(thresholds) if thresholds else _spread(peak // 4, peak, 10)
         self._keep_values = (
             list(keep_values) if keep_values else sorted({min(k, n - 1) for k in range(0, 40, 4)})
         )
-        top = max(peak * 2, threshold * 2, 1000)
-        slider_options = {"continuous_update": not policy.writes_text, "layout": {"width": "420px"}}
-        self.threshold_slider, self.threshold_box = slider_pair(
-            "threshold", threshold, 1, top, 10**9, self._bridge, step=1, **slider_options
-        )
-        self.keep_slider, self.keep_box = slider_pair(
-            "keep_recent",
-            keep,
-            0,
-            min(n - 1, KEEP_SLIDER_MAX),
-            n - 1,
-            self._bridge,
-            **slider_options,
-        )
-        self.budget_box = w.BoundedIntText(
-            value=budget if budget is not None else max(1, peak * 2 // 3),
-            min=1,
-            max=10**9,
-            description="budget",
-            **look(w.BoundedIntText, layout={"width": "220px"}),
-        )
-        self.policy_dropdown = w.Dropdown(
-            options=labels, value=label, description="summary", **look(w.Dropdown)
-        )
-        self.metric_dropdown = w.Dropdown(
-            options=[(text, key) for key, text in METRICS.items()],
-            value="total_tokens",
-            description="colour by",
-            **look(w.Dropdown),
-        )
-        self.sweep_button = w.Button(description="Run sweep", icon="th", **look(w.Button))
-        self.cheapest_button = w.Button(
-            description="Use cheapest", icon="star", disabled=True, **look(w.Button)
-        )
-        self.apply_button = w.Button(
-            description="Apply to agent",
-            icon="check",
-            disabled=self.agent is None,
-            tooltip="Set the agent's compression_config to these settings",
-            **look(w.Button),
-        )
-        for ctl in (self.threshold_slider, self.keep_slider):
-            ctl.observe(self._bridge.callback(lambda _ch: self.update()), "value")
-        self.budget_box.observe(self._bridge.callback(self._budget_changed), "value")
-        self.policy_dropdown.observe(self._bridge.callback(self._policy_changed), "value")
-        self.metric_dropdown.observe(self._bridge.callback(lambda _ch: self._draw_sweep()), "value")
-        self.sweep_button.on_click(self._bridge.callback(lambda _b: self.run_sweep()))
-        self.cheapest_button.on_click(self._bridge.callback(lambda _b: self.use_cheapest()))
-        self.apply_button.on_click(self._bridge.callback(lambda _b: self.apply()))
-        self._curve = html()
-        self._totals = html()
-        self._sweep_html = html()
-        self._note = html()
-        top_css: list[w.Widget] = [html(CSS)] if css else []
-        super().__init__(
-            children=[
-                *top_css,
-                html(
-                    f"<b>Compression explorer</b> · {n:,} messages, "
-                    f"{len(self._prep.calls)} model calls · counts "
-                    f"{'exact' if counter.exact else 'APPROXIMATE'} ({esc(counter.encoding_name)})"
-                ),
-                w.HBox([self.threshold_slider, self.threshold_box], **look(w.HBox)),
-                w.HBox([self.keep_slider, self.keep_box], **look(w.HBox)),
-                w.HBox([self.budget_box, self.policy_dropdown], **look(w.HBox)),
-                self._curve,
-                self._totals,
-                w.HBox(
-                    [
-                        self.sweep_button,
-                        self.metric_dropdown,
-                        self.cheapest_button,
-                        self.apply_button,
-                    ],
-                    **look(w.HBox),
-                ),
-                self._sweep_html,
-                self._note,
-            ]
-        )
-        self.add_class("nb-hitl-explorer")
         self.replay: CompressionReplay = self.baseline
         """The replay of the current settings."""
+        self._ready = False
+        bridge = LoopBridge()
+        bridge.on_error = lambda exc: self._say(f"{type(exc).__name__}: {exc}", error=True)
+        header = (
+            f"<b>Compression explorer</b> · {n:,} messages, "
+            f"{len(self._prep.calls)} model calls · counts "
+            f"{'exact' if counter.exact else 'APPROXIMATE'} ({esc(counter.encoding_name)})"
+        )
+        state = {"css": page_css(css), "header": header, "note": "", "sweep": ""}
+        super().__init__(state, bridge=bridge)
+        self.add_class("nb-hitl-explorer")
+        for name, handler in (
+            ("threshold", lambda value: setattr(self, "threshold", int(value))),
+            ("keep", self._keep_from_page),
+            ("budget", lambda value: setattr(self, "budget", int(value))),
+            ("policy", self._set_policy),
+            ("metric", self._set_metric),
+            ("sweep", self.run_sweep),
+            ("cheapest", self.use_cheapest),
+            ("apply", self.apply),
+        ):
+            self.on_action(name, handler)
         self._sub = (
-            self.agent.subscribe(self._bridge.callback(self._on_event))
+            self.agent.subscribe(bridge.callback(self._on_event))
             if self.agent is not None and hasattr(self.agent, "subscribe")
             else None
         )
+        self._ready = True
         self.update()
 
     def close(self) -> None:
@@ -225,28 +179,56 @@ class CompressionExplorer(WhatIfSliders, w.VBox):
 
     # -- public API --------------------------------------------------------------------------
     @property
+    def threshold(self) -> int:
+        """The what-if ``trigger_threshold``; setting it replays and redraws."""
+        return self._threshold
+
+    @threshold.setter
+    def threshold(self, value: int) -> None:
+        value = max(1, min(int(value), THRESHOLD_BOX_MAX))
+        if value > self._threshold_max:
+            self._threshold_max = int(value * 1.5)
+        self._threshold = value
+        self.update()
+
+    @property
     def keep_recent(self) -> int:
         """The what-if ``keep_recent``; a value this conversation cannot keep is refused."""
-        return int(self.keep_slider.value)
+        return self._keep
 
     @keep_recent.setter
     def keep_recent(self, value: int) -> None:
         check_keep_recent(self._prep, value)
-        set_slider(self.keep_slider, value, grow=1)
+        self._keep = int(value)
+        self.update()
 
     @property
     def budget(self) -> int:
         """The prompt budget."""
-        return int(self.budget_box.value)
+        return self._budget
 
     @budget.setter
     def budget(self, value: int) -> None:
-        self.budget_box.value = int(value)
+        self._budget = max(1, min(int(value), THRESHOLD_BOX_MAX))
+        self.update()
+        if self.sweep is not None:
+            self.sweep.budget = self._budget
+            self._draw_sweep()
 
     @property
     def policy(self) -> Any:
         """The summary policy replayed."""
         return self._policy
+
+    @property
+    def policy_label(self) -> str:
+        """The summary policy's label in the "summary" list (``POLICIES``)."""
+        return self._label
+
+    @property
+    def metric(self) -> str:
+        """What the heat map is coloured by (a key of ``METRICS``)."""
+        return self._metric
 
     def update(self) -> CompressionReplay:
         """Replay the current settings and redraw the curve and the totals."""
@@ -258,8 +240,13 @@ class CompressionExplorer(WhatIfSliders, w.VBox):
             keep_recent=self.keep_recent,
         )
         self.redraws += 1
-        self._curve.value = prompt_curve(self.replay, self.baseline, self.threshold, self.budget)
-        self._totals.value = self._totals_html()
+        if self._ready:
+            self.set_view(
+                curve=prompt_curve(self.replay, self.baseline, self.threshold, self.budget),
+                totals=totals_html(self.replay, self.baseline, self.budget)
+                + floor_html(self._floor(), self.threshold),
+                controls=self._controls(),
+            )
         return self.replay
 
     def run_sweep(self) -> CompressionSweep:
@@ -267,12 +254,11 @@ class CompressionExplorer(WhatIfSliders, w.VBox):
         self.sweep = sweep_prepared(
             self._prep, self._thresholds, self._keep_values, self.budget, self._policy, self.config
         )
-        self.cheapest_button.disabled = self.sweep.cheapest is None
         self._draw_sweep()
         return self.sweep
 
     def use_cheapest(self) -> tuple[int, int] | None:
-        """Move the sliders to the sweep's cheapest setting within the budget."""
+        """Move the settings to the sweep's cheapest setting within the budget."""
         best = self.sweep.cheapest if self.sweep is not None else None
         if best is None:
             self._say("Run the sweep first (or raise the budget: no setting fits it).")
@@ -317,7 +303,7 @@ class CompressionExplorer(WhatIfSliders, w.VBox):
         n = len(self._prep.msgs)
         wanted = (int(cfg.trigger_threshold), min(int(cfg.keep_recent), max(n - 1, 0)))
         if (self.threshold, self.keep_recent) != wanted:
-            self.threshold, self.keep_recent = wanted  # each slider move replays
+            self.threshold, self.keep_recent = wanted  # each change replays
             self._say(
                 f"{self.agent.name}'s settings changed: trigger_threshold {wanted[0]:,}, "
                 f"keep_recent {wanted[1]}."
@@ -327,72 +313,61 @@ class CompressionExplorer(WhatIfSliders, w.VBox):
         """Tokens every prompt of this conversation carries whatever compression does."""
         return int(self._prep.system_tokens) + int(self._prep.tools_tokens)
 
-    def _policy_changed(self, change: dict[str, Any]) -> None:
-        self._policy = POLICIES[change["new"]]
-        # Writing real summaries costs more per move: redraw when the handle is let go.
-        for slider in (self.threshold_slider, self.keep_slider):
-            slider.continuous_update = not self._policy.writes_text
+    def _controls(self) -> dict[str, Any]:
+        """The controls' values, ranges and which are off (with why)."""
+        n = len(self._prep.msgs)
+        off: dict[str, str] = {}
+        if self.agent is None:
+            off["apply"] = "No agent to apply to: build the explorer from an agent."
+        if self.sweep is None or self.sweep.cheapest is None:
+            off["cheapest"] = "Run the sweep first (or raise the budget: no setting fits it)."
+        return {
+            "threshold": self._threshold,
+            "threshold_max": self._threshold_max,
+            "threshold_box_max": THRESHOLD_BOX_MAX,
+            "keep": self._keep,
+            "keep_max": min(n - 1, KEEP_SLIDER_MAX),
+            "keep_box_max": max(n - 1, 0),
+            "budget": self._budget,
+            "policy": self._label,
+            "policies": self._labels,
+            "metric": self._metric,
+            "metrics": [[key, text] for key, text in METRICS.items()],
+            # Writing real summaries costs more per move: redraw when the handle is let go.
+            "continuous": not self._policy.writes_text,
+            "off": off,
+        }
+
+    def _keep_from_page(self, value: int) -> None:
+        try:
+            self.keep_recent = int(value)
+        except ConfigError as exc:
+            self._say(str(exc), error=True)
+
+    def _set_policy(self, label: str) -> None:
+        if label not in POLICIES:
+            self._say(f"No summary policy {label[:40]!r}.", error=True)
+            return
+        self._label = label
+        self._policy = POLICIES[label]
         self.baseline = run_replay(self._prep, None, self._policy)
         self.update()
         if self.sweep is not None:
             self.run_sweep()
 
-    def _budget_changed(self, change: dict[str, Any]) -> None:
-        self.update()
-        if self.sweep is not None:
-            self.sweep.budget = self.budget
-            self.cheapest_button.disabled = self.sweep.cheapest is None
+    def _set_metric(self, key: str) -> None:
+        if key in METRICS:
+            self._metric = key
             self._draw_sweep()
 
     def _say(self, text: str, error: bool = False) -> None:
-        self._note.value = note_html(text, error)
-
-    def _totals_html(self) -> str:
-        r, b = self.replay, self.baseline
-        saved = r.savings(b)
-        share = f" ({abs(saved) / b.total_tokens:.0%})" if b.total_tokens else ""
-        # Compressing can cost more than it saves (the summariser's tokens): say so plainly.
-        if saved >= 0:
-            outcome = f"saves <b>{saved:,}</b>{share}"
-        else:
-            outcome = (
-                f'<b class="nb-hitl-status-error">costs {-saved:,} more</b> than no '
-                f"compression{share}"
-            )
-        fits = r.fits(self.budget)
-        verdict = (
-            '<b class="nb-hitl-good">every prompt within the budget</b> '
-            f"({r.peak_prompt_tokens:,} ≤ {self.budget:,})"
-            if fits
-            else f'<b class="nb-hitl-bad">over the budget</b>: peak {r.peak_prompt_tokens:,} '
-            f"> {self.budget:,}"
-        )
-        return (
-            f'<div class="nb-hitl-explorer-totals" data-billed="{r.billed_input_tokens}" '
-            f'data-fits="{int(fits)}">'
-            f"billed input <b>{r.billed_input_tokens:,}</b> (no compression "
-            f"{b.billed_input_tokens:,}) · peak prompt <b>{r.peak_prompt_tokens:,}</b> (no "
-            f"compression {b.peak_prompt_tokens:,}) · <b>{r.compressions}</b> compressions · "
-            f"summariser {r.summariser_tokens:,} tokens · total <b>{r.total_tokens:,}</b>, "
-            f"{outcome}<br>{verdict} · {esc(r.policy)}</div>" + self._floor_html()
-        )
-
-    def _floor_html(self) -> str:
-        floor = self._floor()
-        if self.threshold >= floor:
-            return ""
-        return (
-            f'<div class="nb-hitl-status-error nb-hitl-floor" data-floor="{floor}" '
-            f'style="font-size:13px">trigger_threshold {self.threshold:,} is below the '
-            f"smallest prompt possible here ({floor:,} tokens of system prompt and tool "
-            "schemas alone): every model call would compress and still be over it. Pick at "
-            f"least {floor:,}.</div>"
-        )
+        if self._ready:
+            self.set_view(note=note_html(text, error))
 
     def _draw_sweep(self) -> None:
         if self.sweep is None:
             return
-        metric = str(self.metric_dropdown.value)
+        metric = self._metric
         best = self.sweep.cheapest
         pick = (
             f"cheapest within {self.budget:,}: <b>threshold {best[0]:,}, keep_recent "
@@ -400,9 +375,10 @@ class CompressionExplorer(WhatIfSliders, w.VBox):
             if best
             else f"no setting keeps every prompt within {self.budget:,}"
         )
-        self._sweep_html.value = (
-            sweep_heatmap(self.sweep, metric, METRICS[metric])
-            + f'<div class="nb-hitl-explorer-pick">{pick}</div>'
+        self.set_view(
+            sweep=sweep_heatmap(self.sweep, metric, METRICS[metric])
+            + f'<div class="nb-hitl-explorer-pick">{pick}</div>',
+            controls=self._controls(),
         )
 
 

@@ -1,4 +1,4 @@
-"""Inline SVG for the compression explorer: the prompt curve and the sweep heat map.
+"""Drawing the compression explorer: the prompt curve, the sweep heat map and the totals.
 
 No plotting dependency. Only numbers and fixed labels are interpolated, and labels still go
 through ``esc``. Hover text is SVG ``<title>`` (the browser's own tooltip, no JavaScript).
@@ -220,4 +220,47 @@ def sweep_heatmap(sweep: Any, metric: str, label: str, height: int = 300) -> str
     )
 
 
-__all__ = ["prompt_curve", "sweep_heatmap"]
+def totals_html(r: Any, b: Any, budget: int) -> str:
+    """The totals of the replay ``r`` against no compression ``b``, and the budget verdict."""
+    saved = r.savings(b)
+    share = f" ({abs(saved) / b.total_tokens:.0%})" if b.total_tokens else ""
+    # Compressing can cost more than it saves (the summariser's tokens): say so plainly.
+    if saved >= 0:
+        outcome = f"saves <b>{saved:,}</b>{share}"
+    else:
+        outcome = (
+            f'<b class="nb-hitl-status-error">costs {-saved:,} more</b> than no compression{share}'
+        )
+    fits = r.fits(budget)
+    verdict = (
+        '<b class="nb-hitl-good">every prompt within the budget</b> '
+        f"({r.peak_prompt_tokens:,} ≤ {budget:,})"
+        if fits
+        else f'<b class="nb-hitl-bad">over the budget</b>: peak {r.peak_prompt_tokens:,} '
+        f"> {budget:,}"
+    )
+    return (
+        f'<div class="nb-hitl-explorer-totals" data-billed="{r.billed_input_tokens}" '
+        f'data-fits="{int(fits)}">'
+        f"billed input <b>{r.billed_input_tokens:,}</b> (no compression "
+        f"{b.billed_input_tokens:,}) · peak prompt <b>{r.peak_prompt_tokens:,}</b> (no "
+        f"compression {b.peak_prompt_tokens:,}) · <b>{r.compressions}</b> compressions · "
+        f"summariser {r.summariser_tokens:,} tokens · total <b>{r.total_tokens:,}</b>, "
+        f"{outcome}<br>{verdict} · {esc(r.policy)}</div>"
+    )
+
+
+def floor_html(floor: int, threshold: int) -> str:
+    """A warning when ``threshold`` is below ``floor``, the smallest prompt possible here."""
+    if threshold >= floor:
+        return ""
+    return (
+        f'<div class="nb-hitl-status-error nb-hitl-floor" data-floor="{floor}" '
+        f'style="font-size:13px">trigger_threshold {threshold:,} is below the '
+        f"smallest prompt possible here ({floor:,} tokens of system prompt and tool "
+        "schemas alone): every model call would compress and still be over it. Pick at "
+        f"least {floor:,}.</div>"
+    )
+
+
+__all__ = ["floor_html", "prompt_curve", "sweep_heatmap", "totals_html"]

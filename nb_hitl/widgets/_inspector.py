@@ -1,8 +1,14 @@
 """MemoryInspector: what the agent remembers, what it costs, and what compression would do.
 
+One front end (``js/src/inspector.js``, one anywidget model: ``PanelModel``) draws every
+message's tokens, the threshold and the keep_recent boundary, the summary, the chart, the
+table, the plan and its what-if controls. The page sends actions (``threshold``, ``keep``,
+``compress``, ``undo``, ``reset``, ``explore``, ``pin``, ``unpin``, ``show_all``, and
+``explorer`` for an explorer opened inside it); each runs on the kernel loop.
+
 It reads the agent only through public methods (``agent.memory`` read-only views,
 ``agent.compression_plan()``, ``compress_memory()``, ``undo_compression()``, ``pin()``,
-``unpin()``) and events. The what-if sliders only call ``compression_plan(trigger_threshold=,
+``unpin()``) and events. The what-if controls only call ``compression_plan(trigger_threshold=,
 keep_recent=)``, which is sync and cheap and never calls the model. Refreshes triggered by agent
 events and memory changes are throttled to one per ``refresh_interval``.
 """
@@ -13,23 +19,14 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
-import ipywidgets as w
-
-from nb_hitl._render import CSS
-from nb_hitl.agent import ScriptedSummary
-from nb_hitl.events import CompressionConfigChanged, Event, ReplyFinished
+from nb_hitl.events import CompressionConfigChanged, Event
 
 from ._inspector_chart import Step, StepsChart
-from ._inspector_draw import InspectorDrawing
-from ._keys import KeyBindings
-from ._live import html
-from ._look import look
+from ._inspector_draw import InspectorView, smallest_prompt
 from ._loop import LoopBridge, WidgetRegistry
 from ._memory_table import row_id
-from ._plan_view import (
-    outcome_text,
-)
-from ._what_if import note_html, slider_pair
+from ._model import PanelModel, page_css, static_file
+from ._plan_view import note_html, outcome_text
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
@@ -41,9 +38,11 @@ _INSPECTORS = WidgetRegistry()
 
 MIN_DELAY = 0.05
 """Seconds an event-driven refresh waits at least (the chat's own updates go first)."""
+CONTROLS = ("threshold", "keep", "compress", "undo", "reset", "explore", "pin", "unpin", "show_all")
+"""The inspector's controls (and the actions they send), as ``controls_off`` names them."""
 
 
-class MemoryInspector(InspectorDrawing, w.VBox):
+class MemoryInspector(PanelModel):
     """Memory, token counts, the live compression plan and its controls, for one agent.
 
     Args:
@@ -52,6 +51,9 @@ class MemoryInspector(InspectorDrawing, w.VBox):
         refresh_interval: the least time between event-driven refreshes, in seconds.
         css: include the stylesheet (``AgentPanel`` includes it once for both halves).
     """
+
+    _esm = static_file("inspector.js")
+    _css = static_file("inspector.css")
 
     def __init__(
         self,
@@ -64,139 +66,84 @@ class MemoryInspector(InspectorDrawing, w.VBox):
         self.agent = agent
         self.max_rows = max_rows
         self.refresh_interval = refresh_interval
-        self._bridge = LoopBridge()
-        self._bridge.on_error = lambda exc: self._say(f"{type(exc).__name__}: {exc}", error=True)
         self.plan: Any | None = None
         """The compression plan last drawn (``CompressionPlan``), or None without compression."""
         self.refreshes = 0
-        self._show_all = False
-        self._refresh_handle: asyncio.TimerHandle | None = None
-        self._last_refresh = 0.0
-        self._history = StepsChart()
-        self._scripted = ScriptedSummary()
         self.explorer: Any | None = None
         """The ``CompressionExplorer`` opened with *Explore settings* (None until then)."""
         self.detached = False
         """True once a newer inspector for the same agent took over (its controls stay off)."""
-
+        self._show_all = False
+        self._refresh_handle: asyncio.TimerHandle | None = None
+        self._last_refresh = 0.0
+        self._history = StepsChart()
+        self._note = ""
+        self._off: dict[str, str] = {}
+        self._limits: dict[str, str] = {}
+        self._ready = False
+        bridge = LoopBridge()
+        bridge.on_error = lambda exc: self._say(f"{type(exc).__name__}: {exc}", error=True)
         first = self._compute_plan(None, None)
         threshold = int(first.trigger_threshold or 0) if first is not None else 0
         keep = int(first.keep_recent) if first is not None else 0
-        self._header = html()
-        self._approx = html()
-        self._bar = html()
-        self.threshold_slider, self.threshold_box = slider_pair(
-            "threshold", threshold, 0, max(threshold * 2, 1000), 10**9, self._bridge
-        )
-        self.keep_slider, self.keep_box = slider_pair(
-            "keep_recent", keep, 0, max(keep * 2, 20), 10**7, self._bridge
-        )
-        for slider in (self.threshold_slider, self.keep_slider):
-            slider.observe(self._bridge.callback(lambda _ch: self._what_if_changed()), "value")
-        self._plan_html = html()
-        self.compress_button = w.Button(
-            description="Compress now", icon="compress", **look(w.Button)
-        )
-        self.undo_button = w.Button(description="Undo", icon="undo", **look(w.Button))
-        self.reset_button = w.Button(description="Reset what-if", icon="refresh", **look(w.Button))
-        self.pin_ref = w.Text(
-            placeholder="row # or message id", **look(w.Text, layout={"width": "160px"})
-        )
-        self.pin_button = w.Button(
-            description="Pin", icon="thumb-tack", tooltip="Pin (Enter)", **look(w.Button)
-        )
-        self.pin_ref.add_class("nb-hitl-pin-ref")  # Enter in it presses Pin (see _keys.py)
-        self.pin_button.add_class("nb-hitl-pin")
-        self.unpin_button = w.Button(description="Unpin", **look(w.Button))
-        self.show_all_button = w.ToggleButton(
-            description="Show all rows", value=False, **look(w.ToggleButton)
-        )
-        self.explore_button = w.Button(
-            description="Explore settings",
-            icon="line-chart",
-            tooltip="Replay this conversation under any threshold and keep_recent, and sweep",
-            **look(w.Button),
-        )
-        self.explore_button.on_click(self._bridge.callback(lambda _b: self.open_explorer()))
-        self.compress_button.on_click(self._bridge.callback(lambda _b: self.compress_now()))
-        self.undo_button.on_click(self._bridge.callback(lambda _b: self.undo()))
-        self.reset_button.on_click(self._bridge.callback(lambda _b: self.reset_what_if()))
-        self.pin_button.on_click(self._bridge.callback(lambda _b: self.pin(self.pin_ref.value)))
-        self.unpin_button.on_click(self._bridge.callback(lambda _b: self.unpin(self.pin_ref.value)))
-        self.show_all_button.observe(
-            self._bridge.callback(lambda ch: self._set_show_all(bool(ch["new"]))), "value"
-        )
-        self._note = html()
-        self._table = html()
-        self._table.add_class("nb-hitl-table-box")  # a long memory scrolls in its own box
-        self._chart = self._history.view
-        controls = w.VBox(
-            [
-                w.HBox([self.threshold_slider, self.threshold_box], **look(w.HBox)),
-                w.HBox([self.keep_slider, self.keep_box], **look(w.HBox)),
-                w.HBox(
-                    [
-                        self.compress_button,
-                        self.undo_button,
-                        self.reset_button,
-                        self.explore_button,
-                    ],
-                    **look(w.HBox),
-                ),
-                w.HBox(
-                    [self.pin_ref, self.pin_button, self.unpin_button, self.show_all_button],
-                    **look(w.HBox),
-                ),
-                KeyBindings(
-                    "nb-hitl-inspector",
-                    [{"key": "Enter", "within": ".nb-hitl-pin-ref", "click": ".nb-hitl-pin"}],
-                    self._bridge,
-                    inactive_scope="",
-                ),
-            ],
-            **look(w.VBox),
-        )
-        top: list[w.Widget] = [html(CSS)] if css else []
-        super().__init__(
-            children=[
-                *top,
-                self._header,
-                self._approx,
-                self._bar,
-                self._plan_html,
-                controls,
-                self._note,
-                self._chart,
-                self._table,
-            ]
-        )
-        self.add_class("nb-hitl-inspector")
+        self._view = InspectorView(threshold, keep)
         if first is None:
-            for ctl in (self.threshold_slider, self.threshold_box, self.keep_slider):
-                ctl.disabled = True
-            self.keep_box.disabled = True
-            self.compress_button.disabled = self.undo_button.disabled = True
-            self.explore_button.disabled = True
-            self.pin_button.disabled = self.unpin_button.disabled = True
-        self._sub = agent.subscribe(self._bridge.callback(self._on_event))
+            self._off.update(dict.fromkeys(("threshold", "keep", "compress", "undo"), ""))
+            self._off.update(dict.fromkeys(("explore", "pin", "unpin"), ""))
+        super().__init__({"css": page_css(css), "note": "", "explorer": None}, bridge=bridge)
+        self.add_class("nb-hitl-inspector")
+        for name, handler in (
+            ("threshold", lambda value: setattr(self, "threshold", int(value))),
+            ("keep", lambda value: setattr(self, "keep_recent", int(value))),
+            ("compress", self.compress_now),
+            ("undo", self.undo),
+            ("reset", self.reset_what_if),
+            ("explore", self.open_explorer),
+            ("pin", lambda ref="": self.pin(ref)),
+            ("unpin", lambda ref="": self.unpin(ref)),
+            ("show_all", lambda value: self._set_show_all(bool(value))),
+        ):
+            self.on_action(name, self._unless_off(name, handler))
+        self._sub = agent.subscribe(bridge.callback(self._on_event))
         _INSPECTORS.replace(agent, self, REPLACED_NOTE)
         memory = getattr(agent, "memory", None)
         self._remove_listener = (
-            memory.add_listener(lambda _m: self._bridge.call(self.schedule_refresh))
+            memory.add_listener(lambda _m: bridge.call(self.schedule_refresh))
             if memory is not None and hasattr(memory, "add_listener")
             else None
         )
         if first is not None:  # the chart's first points, drawn by the refresh below
             self._history.start(agent, int(first.total_tokens))
+        self._ready = True
         self.refresh()
 
     # -- public API --------------------------------------------------------------------------
     @property
+    def threshold(self) -> int:
+        """The what-if ``trigger_threshold`` (0: none); setting it redraws the plan."""
+        return self._view.threshold
+
+    @threshold.setter
+    def threshold(self, value: int) -> None:
+        self._view.set_threshold(value)
+        self._what_if_changed()
+
+    @property
+    def keep_recent(self) -> int:
+        """The what-if ``keep_recent``; setting it redraws the plan."""
+        return self._view.keep
+
+    @keep_recent.setter
+    def keep_recent(self, value: int) -> None:
+        self._view.set_keep(value)
+        self._what_if_changed()
+
+    @property
     def agent_settings(self) -> tuple[int, int]:
         """The agent's own ``(trigger_threshold, keep_recent)`` now (0: no threshold).
 
-        Read from the agent each time (it is the one source of truth); the sliders follow it
-        on every ``CompressionConfigChanged`` event.
+        Read from the agent each time (it is the one source of truth); the what-if values
+        follow it on every ``CompressionConfigChanged`` event.
         """
         cfg = getattr(self.agent, "compression_config", None)
         if cfg is None:
@@ -205,17 +152,31 @@ class MemoryInspector(InspectorDrawing, w.VBox):
 
     @property
     def is_what_if(self) -> bool:
-        """True while the sliders show settings other than the agent's."""
+        """True while the controls show settings other than the agent's."""
         return self.plan is not None and (self.threshold, self.keep_recent) != self.agent_settings
 
+    @property
+    def controls_off(self) -> dict[str, str]:
+        """The controls that are off now (``CONTROLS`` names), each with why ("": no reason)."""
+        return dict(self.state.get("controls", {}).get("off", {}))
+
+    def set_limits(self, limits: dict[str, str]) -> None:
+        """Keep the controls named in ``limits`` off, each with its reason shown on it (what a
+        remote agent cannot do); replaces the limits set before."""
+        self._limits = dict(limits)
+        self._draw_controls()
+
     def reset_what_if(self) -> None:
-        """Put the sliders back to the agent's current settings."""
-        self.threshold, self.keep_recent = self.agent_settings
+        """Put the what-if values back to the agent's current settings."""
+        threshold, keep = self.agent_settings
+        self._view.set_threshold(threshold)
+        self._view.set_keep(keep)
+        self._what_if_changed()
 
     def compress_now(self) -> asyncio.Task[Any] | None:
         """Compress memory now as the plan shows it; returns the task.
 
-        ``agent.compress_memory(force=True, keep_recent=<the slider's>)``: what the inspector
+        ``agent.compress_memory(force=True, keep_recent=<the what-if>)``: what the inspector
         predicts is what happens, what-if ``keep_recent`` included (the agent's settings are
         not changed by it).
         """
@@ -226,7 +187,7 @@ class MemoryInspector(InspectorDrawing, w.VBox):
             self._say("Wait for the reply to finish (or press Stop) before compressing.")
             return None
         self._say("Compressing…")
-        return self._bridge.spawn(
+        return self.bridge.spawn(
             self._call("compress_memory", force=True, keep_recent=self.keep_recent)
         )
 
@@ -238,7 +199,7 @@ class MemoryInspector(InspectorDrawing, w.VBox):
         if self.agent.is_replying:
             self._say("Wait for the reply to finish (or press Stop) before undoing.")
             return None
-        return self._bridge.spawn(self._call("undo_compression"))
+        return self.bridge.spawn(self._call("undo_compression"))
 
     def pin(self, ref: str | int) -> bool:
         """Pin a message (by row number or id) so compression never folds it."""
@@ -254,9 +215,7 @@ class MemoryInspector(InspectorDrawing, w.VBox):
             from ._explorer import CompressionExplorer
 
             self.explorer = CompressionExplorer(self.agent, css=False)
-            children: list[Any] = list(getattr(self, "children", ()))
-            children.insert(children.index(self._note), self.explorer)
-            self.children = tuple(children)
+            self.embed(self.explorer, "explorer")
         return self.explorer
 
     def schedule_refresh(self) -> None:
@@ -267,17 +226,17 @@ class MemoryInspector(InspectorDrawing, w.VBox):
         """
         if self._refresh_handle is None:
             delay = self._last_refresh + self.refresh_interval - time.monotonic()
-            self._refresh_handle = self._bridge.later(max(MIN_DELAY, delay), self.refresh)
+            self._refresh_handle = self.bridge.later(max(MIN_DELAY, delay), self.refresh)
 
     def refresh(self) -> None:
-        """Recompute the plan for the current sliders and redraw everything."""
+        """Recompute the plan for the current what-if values and redraw everything."""
         if self._refresh_handle is not None:
             self._refresh_handle.cancel()
             self._refresh_handle = None
         self._last_refresh = time.monotonic()
         self.refreshes += 1
         self.plan = self._compute_plan(self.threshold or None, self.keep_recent)
-        self._history.count_due(int(self.plan.total_tokens) if self.plan is not None else None)
+        self._history.follow(self.agent, self.plan)
         self._draw()
 
     def detach(self, reason: str = "") -> None:
@@ -292,18 +251,7 @@ class MemoryInspector(InspectorDrawing, w.VBox):
             self._refresh_handle = None
         if reason:
             self.detached = True
-            for ctl in (
-                self.threshold_slider,
-                self.threshold_box,
-                self.keep_slider,
-                self.keep_box,
-                self.compress_button,
-                self.undo_button,
-                self.reset_button,
-                self.pin_button,
-                self.unpin_button,
-            ):
-                ctl.disabled = True
+            self._draw_controls()
             self._say(reason)
 
     def close(self) -> None:
@@ -316,13 +264,16 @@ class MemoryInspector(InspectorDrawing, w.VBox):
     # -- internals ---------------------------------------------------------------------------
     @property
     def _steps(self) -> list[Step]:
-        """The chart's points so far (see ``StepsChart``)."""
-        return self._history.steps
+        """The chart's points so far, the prompt now last (see ``StepsChart``)."""
+        return self._history.drawn()
 
-    @property
-    def _points_due(self) -> list[tuple[str, str]]:
-        """Chart points waiting for the next refresh."""
-        return self._history.due
+    def _unless_off(self, name: str, handler: Any) -> Any:
+        def run(**args: Any) -> Any:
+            if name in self.controls_off:  # a page that drew it before it went off
+                return None
+            return handler(**args)
+
+        return run
 
     def _compute_plan(self, threshold: int | None, keep: int | None) -> Any | None:
         fn = getattr(self.agent, "compression_plan", None)
@@ -337,14 +288,41 @@ class MemoryInspector(InspectorDrawing, w.VBox):
     def _what_if_changed(self) -> None:
         if self.plan is not None:
             self.refresh()
+        else:
+            self._draw_controls()
 
     def _set_show_all(self, value: bool) -> None:
         self._show_all = value
-        self._draw_table()
+        self._draw()
+
+    def _draw(self) -> None:
+        if not self._ready:
+            return
+        plan = self.plan
+        floor = smallest_prompt(self._compute_plan(1, 0)) if plan is not None else 0
+        rows = None if self._show_all else self.max_rows
+        parts = self._view.parts(self.agent, plan, self.agent_settings, floor, rows)
+        threshold = self.threshold if plan is not None else 0
+        steps = [list(s) for s in self._history.drawn()] if plan is not None else []
+        self.set_view(**parts, chart={"steps": steps, "threshold": threshold}, **self._controls())
+
+    def _controls(self) -> dict[str, Any]:
+        off = dict(self._off)
+        if self.plan is not None and not bool(getattr(self.agent, "can_undo_compression", False)):
+            off.setdefault("undo", "Nothing to undo.")
+        if self.detached:
+            off.update(dict.fromkeys(set(CONTROLS) - {"show_all", "explore"}, REPLACED_NOTE))
+        off.update(self._limits)
+        return {"controls": self._view.controls(off, self._show_all)}
+
+    def _draw_controls(self) -> None:
+        if self._ready:
+            self.set_view(**self._controls())
 
     def _say(self, text: str, error: bool = False) -> None:
-        if hasattr(self, "_note"):
-            self._note.value = note_html(text, error)
+        self._note = note_html(text, error)
+        if self._ready:
+            self.set_view(note=self._note)
 
     async def _call(self, method: str, **kwargs: Any) -> Any:
         try:
@@ -367,11 +345,11 @@ class MemoryInspector(InspectorDrawing, w.VBox):
         self.refresh()
         return True
 
-    def _follow_settings(self, ev: CompressionConfigChanged) -> None:
+    def _follow_settings(self) -> None:
         """The agent's settings changed (Apply in an explorer, code): every view follows."""
         new = self.agent_settings  # the agent's now: a later change may be on its way
-        if (self.threshold, self.keep_recent) != new:
-            self.threshold, self.keep_recent = new  # the sliders' observers refresh
+        self._view.set_threshold(new[0])
+        self._view.set_keep(new[1])
         self.refresh()
         self._say(
             f"{self.agent.name}'s settings now: trigger_threshold {new[0]:,}, keep_recent {new[1]}."
@@ -381,13 +359,10 @@ class MemoryInspector(InspectorDrawing, w.VBox):
         name = type(ev).__name__
         if isinstance(ev, CompressionConfigChanged):
             if self.plan is not None and not self.detached:
-                self._follow_settings(ev)
+                self._follow_settings()
             return
-        if isinstance(ev, ReplyFinished):
-            self._history.turn_finished()
-        elif name == "CompressionFinished":
+        if name == "CompressionFinished":
             self._history.compressed(ev)
-            self._draw_chart()
         elif name == "CompressionUndone":
             self._history.undone()
         elif name == "CompressionFailed":
@@ -398,4 +373,4 @@ class MemoryInspector(InspectorDrawing, w.VBox):
             self.schedule_refresh()
 
 
-__all__ = ["MemoryInspector"]
+__all__ = ["CONTROLS", "MemoryInspector"]

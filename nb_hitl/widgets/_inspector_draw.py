@@ -1,106 +1,123 @@
-"""Drawing the memory inspector: the header, the token bar, the plan, the table and the chart.
+"""What the memory inspector's page draws, worked out from the agent and the current plan.
 
-Everything is drawn from the current plan (``agent.compression_plan()`` under the what-if
-settings) and from what the agent reports; nothing here changes the agent.
-``InspectorDrawing`` is mixed into ``MemoryInspector`` (``_inspector.py``).
+``InspectorView`` turns the plan (``agent.compression_plan()`` under the what-if settings) and
+what the agent reports into the panel's view state: escaped HTML for the header, token bar,
+plan and table (``nb_hitl._render`` escapes every model, tool and user string), numbers for the
+what-if controls and the chart's points (``js/src/inspector.js`` draws them). Nothing here
+changes the agent.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-import ipywidgets as w
+from typing import Any
 
 from nb_hitl.agent import ScriptedSummary
 
-from ._inspector_chart import StepsChart
 from ._memory_table import agent_table
 from ._plan_predict import scripted_after
 from ._plan_view import approx_html, bar_html, floor_html, header_html, plan_html
-from ._what_if import WhatIfSliders
 
 KEEP_SLIDER_STEPS = 100
 """The keep_recent slider spans at most this many messages; its number box goes further."""
+THRESHOLD_BOX_MAX = 10**9
+"""The largest threshold the number box takes (the slider's end grows with the memory)."""
+KEEP_BOX_MAX = 10**7
+"""The largest keep_recent the number box takes."""
 
 
-class InspectorDrawing(WhatIfSliders):
-    """The drawing half of ``MemoryInspector`` (the what-if sliders come with it)."""
+class InspectorView:
+    """The inspector's what-if values and the drawing of its state.
 
-    # Provided by MemoryInspector.
-    agent: Any
-    plan: Any | None
-    max_rows: int
-    detached: bool
-    undo_button: w.Button
-    _show_all: bool
-    _history: StepsChart
-    _scripted: ScriptedSummary
-    _header: w.HTML
-    _approx: w.HTML
-    _bar: w.HTML
-    _plan_html: w.HTML
-    _table: w.HTML
+    Args:
+        threshold: the what-if ``trigger_threshold`` it starts with (0: none).
+        keep: the what-if ``keep_recent`` it starts with.
+    """
 
-    if TYPE_CHECKING:
+    def __init__(self, threshold: int, keep: int) -> None:
+        self.threshold = threshold
+        self.keep = keep
+        self.threshold_max = max(threshold * 2, 1000)
+        self.keep_max = max(keep * 2, 20)
+        self.scripted = ScriptedSummary()
+        """Caches the summaries it wrote to predict the exact size after compressing."""
 
-        @property
-        def agent_settings(self) -> tuple[int, int]: ...
+    def set_threshold(self, value: int) -> None:
+        """Move the threshold, widening the slider's end past ``value`` when needed."""
+        value = max(0, min(int(value), THRESHOLD_BOX_MAX))
+        if value > self.threshold_max:
+            self.threshold_max = int(value * 1.5)
+        self.threshold = value
 
-        def _compute_plan(self, threshold: int | None, keep: int | None) -> Any | None: ...
+    def set_keep(self, value: int) -> None:
+        """Move keep_recent, widening the slider's end past ``value`` when needed."""
+        value = max(0, min(int(value), KEEP_BOX_MAX))
+        if value > self.keep_max:
+            self.keep_max = int(value * 1.5)
+        self.keep = value
 
-    # -- drawing -----------------------------------------------------------------------------
-    def _draw(self) -> None:
-        memory = getattr(self.agent, "memory", None)
-        plan = self.plan
+    def controls(self, off: dict[str, str], show_all: bool) -> dict[str, Any]:
+        """The what-if controls' values, ranges and which controls are off (with why)."""
+        return {
+            "threshold": self.threshold,
+            "threshold_max": self.threshold_max,
+            "threshold_box_max": THRESHOLD_BOX_MAX,
+            "keep": self.keep,
+            "keep_max": self.keep_max,
+            "keep_box_max": KEEP_BOX_MAX,
+            "off": dict(off),
+            "show_all": show_all,
+        }
+
+    def parts(
+        self,
+        agent: Any,
+        plan: Any | None,
+        agent_settings: tuple[int, int],
+        floor: int,
+        max_rows: int | None,
+    ) -> dict[str, Any]:
+        """The state parts drawn from ``plan``: header, approx, bar, plan and table HTML."""
+        memory = getattr(agent, "memory", None)
         if memory is None:
-            self._header.value = "<b>This agent has no memory.</b>"
-            return
+            return {"header": "<b>This agent has no memory.</b>", "table": ""}
         if plan is None:
-            self._header.value = (
+            header = (
                 f"<b>{len(memory)} messages</b> · this agent has no compression_plan(), so no "
                 "token counts or compression plan."
             )
-            self._draw_table()
-            return
+            return {"header": header, "table": agent_table(agent, None, max_rows)}
         total = int(plan.total_tokens)
-        if total > self.threshold_slider.max * 0.8:
-            self.threshold_slider.max = int(total * 1.5)
+        if total > self.threshold_max * 0.8:
+            self.threshold_max = int(total * 1.5)
         # A slider of at most ~100 steps stays usable on any memory; the box goes further.
-        wanted = max(min(len(memory), KEEP_SLIDER_STEPS), self.keep_recent)
-        if self.keep_slider.max != wanted and len(memory) > 0:
-            self.keep_slider.max = wanted
-        after = scripted_after(self.agent, plan, self._scripted)
-        if not self.detached:
-            can_undo = bool(getattr(self.agent, "can_undo_compression", False))
-            self.undo_button.disabled = not can_undo
-        self._header.value = header_html(plan, len(memory), self.agent_settings)
-        self._bar.value = bar_html(plan, after)
-        self._plan_html.value = plan_html(plan, after) + floor_html(
-            self._floor(), int(plan.trigger_threshold or 0)
-        )
-        approx = approx_html(plan)
-        if self._approx.value != approx:
-            self._approx.value = approx
-        self._draw_table()
-        self._draw_chart()
-
-    def _floor(self) -> int:
-        """The smallest prompt compression can reach now: system prompt, tool schemas and what
-        is never folded (the question, pins, their tool partners), with nothing recent kept."""
-        least = self._compute_plan(1, 0)
-        if least is None:
-            return 0
-        fixed = int(least.breakdown.get("system", 0)) + int(least.breakdown.get("tools", 0))
-        tokens = least.per_message_tokens
-        return fixed + sum(int(tokens.get(i, 0)) for i in least.keep_ids)
-
-    def _draw_table(self) -> None:
-        rows = None if self._show_all else self.max_rows
-        self._table.value = agent_table(self.agent, self.plan, rows)
-
-    def _draw_chart(self) -> None:
-        threshold = self.threshold if self.plan is not None else 0
-        self._history.draw(threshold)
+        wanted = max(min(len(memory), KEEP_SLIDER_STEPS), self.keep)
+        if len(memory) > 0:
+            self.keep_max = wanted
+        after = scripted_after(agent, plan, self.scripted)
+        return {
+            "header": header_html(plan, len(memory), agent_settings),
+            "approx": approx_html(plan),
+            "bar": bar_html(plan, after),
+            "plan": plan_html(plan, after) + floor_html(floor, int(plan.trigger_threshold or 0)),
+            "table": agent_table(agent, plan, max_rows),
+        }
 
 
-__all__ = ["KEEP_SLIDER_STEPS", "InspectorDrawing"]
+def smallest_prompt(least: Any | None) -> int:
+    """The smallest prompt compression can reach (``least``: the plan for threshold 1 and
+    keep_recent 0): system prompt, tool schemas and what is never folded (the question, pins,
+    their tool partners)."""
+    if least is None:
+        return 0
+    fixed = int(least.breakdown.get("system", 0)) + int(least.breakdown.get("tools", 0))
+    tokens = least.per_message_tokens
+    return fixed + sum(int(tokens.get(i, 0)) for i in least.keep_ids)
+
+
+__all__ = [
+    "KEEP_BOX_MAX",
+    "KEEP_SLIDER_STEPS",
+    "THRESHOLD_BOX_MAX",
+    "InspectorView",
+    "smallest_prompt",
+]

@@ -12,8 +12,10 @@ draws the panel's whole view state. The kernel owns that state and sends it two 
 
 The ops (``apply_op``; ``js/src/shared/ops.js`` is the same reducer in JavaScript) work on the
 top-level keys of the state: ``set``, ``merge``, and ``append`` / ``insert`` / ``replace`` /
-``remove`` on a list of ``{id, ...}`` items. ``update(**parts)`` sends a ``set`` op for each
-part whose value changed, all in one batch.
+``remove`` on a list of ``{id, ...}`` items. ``set_view(**parts)`` sends a ``set`` op for each
+part whose value changed, all in one batch. ``embed(child, key)`` draws another panel inside
+this one: the child's state is this panel's part ``key``, its batches become ``merge`` ops
+here, and the page's ``{t: "action", name: key, args: {name, args}}`` reaches the child.
 
 The page sends actions, ``{t: "action", name, args}`` (a click, a key, a slider move). They
 may arrive on any thread (JupyterLab's comms over subshells), so each runs on the kernel loop
@@ -49,6 +51,16 @@ Action = Callable[..., Any]
 def static_file(name: str) -> Path:
     """The path of a bundled front-end file (``inspector.js``), for ``_esm`` / ``_css``."""
     return STATIC / name
+
+
+def page_css(css: bool) -> str:
+    """The stylesheet of the kernel-rendered parts (``nb_hitl._render``) for a panel shown on
+    its own, as text for a ``<style>`` (``""`` when ``css`` is false: its host includes it)."""
+    if not css:
+        return ""
+    from nb_hitl._render import CSS
+
+    return CSS.replace("<style>", "").replace("</style>", "").strip()
 
 
 def apply_op(state: dict[str, Any], op: Mapping[str, Any]) -> None:
@@ -123,6 +135,7 @@ class PanelModel(anywidget.AnyWidget):
         self._state: dict[str, Any] = copy.deepcopy(dict(state or {}))
         self.bridge = bridge if bridge is not None else LoopBridge()
         self._actions: dict[str, Action] = {}
+        self._host: tuple[PanelModel, str] | None = None
         self.sent = 0
         """Op batches and snapshots sent (benches and tests)."""
         super().__init__(snapshot=self._snapshot(), **kwargs)
@@ -134,10 +147,32 @@ class PanelModel(anywidget.AnyWidget):
         """A copy of the view state, as the page holds it after the last batch."""
         return copy.deepcopy(self._state)
 
+    def drawn_html(self) -> str:
+        """Every part of the state the page inserts as HTML, joined (tests, exports).
+
+        Those are the string parts (the kernel rendered and escaped them), in parts drawn
+        inside this panel too; not ``css`` (the package's stylesheet) nor ``controls``
+        (values the page sets as text and attributes).
+        """
+
+        def walk(part: Any) -> list[str]:
+            if isinstance(part, str):
+                return [part]
+            if isinstance(part, dict):
+                return [
+                    html
+                    for key, value in part.items()
+                    if key not in ("css", "controls")
+                    for html in walk(value)
+                ]
+            return []
+
+        return "\n".join(walk(self._state))
+
     def _snapshot(self) -> dict[str, Any]:
         return {"v": PROTOCOL, "seq": self.seq, "state": copy.deepcopy(self._state)}
 
-    def update(self, **parts: Any) -> list[dict[str, Any]]:
+    def set_view(self, **parts: Any) -> list[dict[str, Any]]:
         """Set top-level parts of the state; one batch of ``set`` ops for those that changed
         (nothing is sent when none did). Returns the ops."""
         ops = [
@@ -158,8 +193,21 @@ class PanelModel(anywidget.AnyWidget):
         state = self._snapshot()
         with self._lock_property(snapshot=state):  # ipywidgets: set, but do not send
             self.snapshot = state
-        self._send_msg({"t": "ops", "seq": self.seq, "ops": ops})
+        if self._host is not None:  # drawn inside its host: the host's page gets the change
+            host, key = self._host
+            changed = {op["key"] for op in ops if isinstance(op.get("key"), str)}
+            host.apply_ops(
+                [{"op": "merge", "key": key, "value": {k: self._state.get(k) for k in changed}}]
+            )
+        else:
+            self._send_msg({"t": "ops", "seq": self.seq, "ops": ops})
         return ops
+
+    def embed(self, child: PanelModel, key: str) -> None:
+        """Draw ``child`` inside this panel as its part ``key`` (see module doc)."""
+        child._host = (self, key)
+        self.set_view(**{key: child.state})
+        self.on_action(key, lambda name="", args=None: child._run_action(name, args or {}))
 
     def _send_msg(self, content: dict[str, Any]) -> None:
         self.sent += 1
@@ -202,4 +250,4 @@ class PanelModel(anywidget.AnyWidget):
             self.bridge.spawn(result, name=f"nb_hitl {type(self).__name__} {name}")
 
 
-__all__ = ["PROTOCOL", "STATIC", "PanelModel", "apply_op", "static_file"]
+__all__ = ["PROTOCOL", "STATIC", "PanelModel", "apply_op", "page_css", "static_file"]

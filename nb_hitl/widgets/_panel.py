@@ -73,7 +73,9 @@ class AgentPanel(w.VBox):
         """The server, thread and state of a remote agent (in the inspector)."""
         if is_remote(agent) and self.inspector is not None:
             self.remote = RemoteStateView(agent, self.chat._bridge)
-            self.inspector.children = (*self.inspector.children, self.remote)
+            side = w.VBox([self.inspector, self.remote], **look(w.VBox))  # the state below it
+            side.add_class("nb-hitl-column-side")
+            row.children = (self.chat, side)
         self._limits = apply_limits(self)  # what a remote agent cannot do, greyed out with why
         limits = self._limits.view if self._limits is not None else None
         extra = [w for w in (self.permissions, self.session, limits) if w is not None]

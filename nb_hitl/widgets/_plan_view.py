@@ -131,6 +131,8 @@ def plan_html(plan: CompressionPlan, after: int | None = None) -> str:
     elif over:
         verdict = "<b>Over the threshold</b> (automatic compression is off): "
         verdict += "<i>Compress now</i> would "
+    elif not plan.trigger_threshold:  # nothing to be below: say what happens instead
+        verdict = "No trigger_threshold: no automatic compression; <i>Compress now</i> would "
     else:
         verdict = "Below the threshold: no automatic compression; <i>Compress now</i> would "
     reasons = plan.reasons
@@ -148,6 +150,12 @@ def plan_html(plan: CompressionPlan, after: int | None = None) -> str:
 def approx_html(plan: CompressionPlan) -> str:
     """The note shown when token counts are approximate ("" when exact)."""
     return "" if plan.exact else APPROX_NOTE
+
+
+def note_html(text: str, error: bool = False) -> str:
+    """The escaped one-line note (an error in the error colour); empty for no text."""
+    cls = "nb-hitl-status-error" if error else "nb-hitl-note"
+    return f'<span class="{cls}">{esc(text)}</span>' if text else ""
 
 
 def outcome_text(method: str, result: Any) -> str:
@@ -168,6 +176,7 @@ __all__ = [
     "bar_legend",
     "floor_html",
     "header_html",
+    "note_html",
     "outcome_text",
     "plan_html",
 ]

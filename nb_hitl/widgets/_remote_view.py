@@ -32,9 +32,10 @@ def is_remote(agent: Any) -> bool:
     return isinstance(getattr(agent, "unsupported", None), dict) and hasattr(agent, "thread_id")
 
 
-COMPRESSION_CONTROLS = ("compress_button", "undo_button", "reset_button", "explore_button",
-                        "threshold_slider", "threshold_box", "keep_slider", "keep_box")  # fmt: skip
+COMPRESSION_CONTROLS = ("compress", "undo", "reset", "explore", "threshold", "keep")
 """The inspector's compression controls (compression runs on the server)."""
+MEMORY_CONTROLS = ("pin", "unpin")
+"""The inspector's controls that edit memory."""
 
 
 def _disable(control: Any, reason: str) -> None:
@@ -78,12 +79,15 @@ class LimitsNote:
         if "stop_after_step" in limits:
             chat.step_stop.button.tooltip = limits["stop_after_step"]
         inspector = panel.inspector
-        if inspector is not None and "compression" in limits:
-            for name in COMPRESSION_CONTROLS:
-                _disable(getattr(inspector, name, None), limits["compression"])
-        if inspector is not None and "edit_memory" in limits:
-            for name in ("pin_button", "unpin_button", "pin_ref"):
-                _disable(getattr(inspector, name, None), limits["edit_memory"])
+        if inspector is not None:
+            off: dict[str, str] = {}
+            for feature, controls in (
+                ("compression", COMPRESSION_CONTROLS),
+                ("edit_memory", MEMORY_CONTROLS),
+            ):
+                if feature in limits:
+                    off.update(dict.fromkeys(controls, limits[feature]))
+            inspector.set_limits(off)
         items = "".join(f"<li>{esc(text)}</li>" for text in limits.values())
         self.view.value = (
             '<details class="nb-hitl-note nb-hitl-remote-limits"><summary>'

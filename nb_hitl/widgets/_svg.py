@@ -1,5 +1,5 @@
-"""Inline SVG for the inspector: the token bar and the step-by-step tokens chart, and the HTML
-legends every chart shares.
+"""Inline SVG for the inspector: the token bar, and the HTML legends every chart shares (the
+step-by-step tokens chart is the page's: ``js/src/shared/chart.js``).
 
 No plotting dependency: a few rectangles, lines and a polyline. Only numbers and fixed labels
 are interpolated, and labels still go through ``esc``. Colours come from the theme's CSS
@@ -76,14 +76,6 @@ def token_bar(
 BAR_FILLS = (("grey", 1.0), ("grey", 0.35), ("orange", None), ("green", None))
 """The token bar's parts (theme colour, opacity): fixed, older kept, to compress, recent."""
 
-STEP_STYLE = {
-    "replayed": ("grey", "replayed call"),
-    "turn": ("blue", "turn / now"),
-    "compress": ("purple", "compressed"),
-    "undo": ("green", "undone"),
-}
-"""Marker colour (a theme colour name) and legend text per kind of point on the chart."""
-
 Swatch = tuple[str, str, str]
 """A legend entry: (theme colour name, ``line``/``dash``/``dot``/``box``/``tick``, label)."""
 
@@ -104,74 +96,4 @@ def legend(items: list[Swatch], opacity: dict[str, float] | None = None) -> str:
     return f'<div class="nb-hitl-legend">{"".join(out)}</div>'
 
 
-def _marker(kind: str, x: float, y: float, tip: str) -> str:
-    colour = paint(STEP_STYLE.get(kind, STEP_STYLE["turn"])[0])
-    title = f"<title>{esc(tip)}</title>"
-    if kind == "compress":
-        return (
-            f'<path class="nb-hitl-compression-mark" d="M{x - 5:.1f},{y - 4:.1f} h10 l-5,8 z"'
-            f"{colour}>{title}</path>"
-        )
-    if kind == "undo":
-        return (
-            f'<path class="nb-hitl-undo-mark" d="M{x - 5:.1f},{y + 4:.1f} h10 l-5,-8 z"'
-            f"{colour}>{title}</path>"
-        )
-    r = 2 if kind == "replayed" else 3.5
-    return (
-        f'<circle class="nb-hitl-point-{kind}" cx="{x:.1f}" cy="{y:.1f}" r="{r}"'
-        f"{colour}>{title}</circle>"
-    )
-
-
-def steps_chart(steps: list[tuple[str, int, str]], threshold: int, height: int = 150) -> str:
-    """Prompt tokens step by step: replayed model calls, then turns, compressions and undos.
-
-    Args:
-        steps: ``(kind, tokens, hover text)`` in order; kind is ``replayed``, ``turn``,
-            ``compress`` or ``undo`` (each its own marker, so a compression and its undo in
-            one turn are two points).
-        threshold: the trigger threshold (red dashed line; 0 for none).
-        height: pixel height.
-    """
-    if not steps:
-        return '<svg class="nb-hitl-chart" width="100%" height="20"></svg>'
-    left, top_pad, bottom_pad = 48.0, 8.0, 6.0
-    n = len(steps)
-    top = max(max(v for _, v, _ in steps), threshold, 1) * 1.1
-    h = height - top_pad - bottom_pad
-    px = lambda i: left + (W - left - 6) * i / max(n - 1, 1)  # noqa: E731
-    py = lambda v: top_pad + h * (1 - v / top)  # noqa: E731
-    line = " ".join(f"{px(i):.1f},{py(v):.1f}" for i, (_, v, _) in enumerate(steps))
-    parts = [
-        f'<line x1="{left}" y1="{top_pad + h:.1f}" x2="{W - 4:.0f}" y2="{top_pad + h:.1f}"'
-        f"{paint(stroke='grey')}/>",
-        f'<polyline fill="none" stroke-width="1.2" points="{line}"{paint(stroke="blue")}/>',
-    ]
-    if threshold > 0:
-        parts.append(
-            f'<line x1="{left}" y1="{py(threshold):.1f}" x2="{W - 4:.0f}" y2="{py(threshold):.1f}" '
-            f'stroke-dasharray="4,3"{paint(stroke="red")}><title>trigger_threshold: {threshold:,}'
-            "</title></line>"
-        )
-    parts.extend(_marker(k, px(i), py(v), tip) for i, (k, v, tip) in enumerate(steps))
-    peak = int(top / 1.1)
-    parts.append(
-        f'<text x="{left - 4}" y="{py(peak) + 4:.1f}" font-size="12" fill="currentColor" '
-        f'text-anchor="end">{peak:,}</text>'
-        f'<text x="{left - 4}" y="{top_pad + h:.1f}" font-size="12" fill="currentColor" '
-        'text-anchor="end">0</text>'
-    )
-    kinds = [k for k in STEP_STYLE if any(s[0] == k for s in steps)]
-    items: list[Swatch] = [(STEP_STYLE[k][0], "dot", STEP_STYLE[k][1]) for k in kinds]
-    if threshold > 0:
-        items.append(("red", "dash", "threshold"))
-    return (
-        f"{legend(items)}"
-        f'<svg class="nb-hitl-chart" viewBox="0 0 {W:.0f} {height}" width="100%" '
-        f'height="{height}" data-steps="{n}">{"".join(parts)}</svg>'
-        '<div class="nb-hitl-caption">prompt tokens, step by step (hover a point)</div>'
-    )
-
-
-__all__ = ["BAR_FILLS", "STEP_STYLE", "Swatch", "legend", "steps_chart", "token_bar"]
+__all__ = ["BAR_FILLS", "Swatch", "legend", "token_bar"]

@@ -129,26 +129,19 @@ def wait_more_interrupted(page: Any, before: int) -> None:
     )
 
 
-def drag_slider(page: Any, slider: Any, to_x: float, steps: int) -> None:
-    """Drag an ipywidgets slider's handle with the mouse to page x ``to_x``.
-
-    Args:
-        page: the page.
-        slider: the ``.widget-hslider`` locator.
-        to_x: where the handle is let go; ``track_box(slider)`` gives the track's bounds.
-        steps: mouse moves on the way.
-    """
-    box = slider.locator(".noUi-handle").first.bounding_box()
+def drag_range(page: Any, range_input: Any, to_fraction: float, steps: int) -> None:
+    """Drag a native ``<input type=range>``'s thumb with the mouse to ``to_fraction`` of its
+    track (0: its start, 1: its end), as a person does (``input`` events, then ``change``)."""
+    box = range_input.bounding_box()
     assert box is not None
+    low, high, value = (
+        float(range_input.evaluate(f"e => Number(e.{name})")) for name in ("min", "max", "value")
+    )
+    at = (value - low) / (high - low) if high > low else 0.0
+    thumb = 8.0  # half the thumb: the track runs from its centre at one end to the other
+    span = box["width"] - 2 * thumb
     y = box["y"] + box["height"] / 2
-    page.mouse.move(box["x"] + box["width"] / 2, y)
+    page.mouse.move(box["x"] + thumb + span * at, y)
     page.mouse.down()
-    page.mouse.move(to_x, y, steps=steps)
+    page.mouse.move(box["x"] + thumb + span * to_fraction, y, steps=steps)
     page.mouse.up()
-
-
-def track_box(slider: Any) -> dict[str, float]:
-    """The bounding box of a slider's track."""
-    track = slider.locator(".noUi-target").first.bounding_box()
-    assert track is not None
-    return dict(track)

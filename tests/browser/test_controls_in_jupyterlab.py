@@ -227,7 +227,7 @@ def test_everyday_controls(
         # The explorer's Apply: the inspector (and the gauge) follow the agent at once.
         explorer = page.locator(".nb-hitl-explorer")
         explorer.wait_for(timeout=30_000)
-        box = explorer.locator(".widget-hbox").first.locator("input[type=number]")
+        box = explorer.locator("input[type=number]").first  # its threshold
         box.fill("7000")
         box.press("Enter")
         explorer.locator("button", has_text="Apply to agent").click()

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lab_page import drag_slider, open_and_run_all, track_box
+from lab_page import drag_range, open_and_run_all
 from lab_server import LabServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -43,9 +43,8 @@ def test_slider_drag_redraws_the_curve_and_the_sweep_picks_the_cheapest(
             "data-compressions"
         )
         # Drag the threshold slider to the left: more compressions, a new curve.
-        slider = page.locator(".nb-hitl-explorer .widget-hslider").first
-        track = track_box(slider)
-        drag_slider(page, slider, track["x"] + track["width"] * 0.15, steps=10)
+        slider = page.locator(".nb-hitl-explorer input[type=range]").first
+        drag_range(page, slider, 0.15, steps=10)
         page.wait_for_function(
             "old => document.querySelector('.nb-hitl-curve').getAttribute('points') !== old",
             arg=before,

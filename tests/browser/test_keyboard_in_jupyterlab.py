@@ -89,7 +89,7 @@ def test_interrupt_button_keyboard_and_rerun(browser: Any, lab: LabServer, artif
 
         # Escape works with focus anywhere in the panel: after a click on the transcript's text
         # (which takes no focus: the notebook gets it) and in the inspector's pin box.
-        for place in (f"{CHAT} .nb-hitl-msg >> nth=0", ".nb-hitl-pin-ref input"):
+        for place in (f"{CHAT} .nb-hitl-msg >> nth=0", "input.nbh-pin-ref"):
             before = interrupted_rows(page)
             box.fill("a question stopped from " + place)
             box.press("Control+Enter")
@@ -131,8 +131,8 @@ def test_interrupt_button_keyboard_and_rerun(browser: Any, lab: LabServer, artif
         assert_guess_then_kernel(page)
 
         # Enter in the inspector's pin box pins (row 1: the first question).
-        page.locator(".nb-hitl-pin-ref input").fill("1")
-        page.locator(".nb-hitl-pin-ref input").press("Enter")
+        page.locator("input.nbh-pin-ref").fill("1")
+        page.locator("input.nbh-pin-ref").press("Enter")
         page.wait_for_selector(".nb-hitl-table .nb-hitl-badge-pinned", timeout=30_000)
 
         # Outside the chat JupyterLab's own keys still work: Escape leaves a cell's editor.

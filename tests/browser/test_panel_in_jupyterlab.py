@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lab_page import SEND, STATUS, STOP, drag_slider, open_and_run_all, track_box, wait_status
+from lab_page import SEND, STATUS, STOP, drag_range, open_and_run_all, wait_status
 from lab_server import LabServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -103,8 +103,8 @@ def test_send_stop_resume_and_what_if(
         # Move the threshold slider far left: the plan goes over the threshold.
         plan = page.locator(".nb-hitl-plan")
         assert "Below the threshold" in plan.inner_text()
-        slider = page.locator(".nb-hitl-inspector .widget-hslider").first
-        drag_slider(page, slider, track_box(slider)["x"] + 2, steps=8)
+        slider = page.locator(".nb-hitl-inspector input[type=range]").first
+        drag_range(page, slider, 0.02, steps=8)
         page.wait_for_selector(".nb-hitl-plan >> text=/Over the threshold/", timeout=20_000)
         value = int(page.locator(".nb-hitl-inspector input[type=number]").first.input_value())
         assert value < 3000

@@ -85,7 +85,7 @@ START = '_ = hub_panel.start(msg="Open the debate.")'
 WIDGETS = {
     "panel": ".nb-hitl-panel",
     "explorer": ".nb-hitl-explorer:not(.nb-hitl-inspector .nb-hitl-explorer)",
-    "sweep": ".widget-html-content:has(> .nb-hitl-explorer-sweep)",
+    "sweep": ".nbh-explorer-sweep:has(> .nb-hitl-explorer-sweep)",
     "hub": ".nb-hitl-hub",
 }
 """What is checked and photographed in each state: the panel (with the explorer its inspector

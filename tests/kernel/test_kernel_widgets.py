@@ -8,6 +8,7 @@ and on subshells (JupyterLab's commsOverSubshells), where the widget must hop to
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from kernel_harness import KernelHarness, chat_interrupted, chat_text, state_text
@@ -133,6 +134,11 @@ def test_send_on_a_subshell_wakes_the_idle_main_loop(kernel7: KernelHarness) -> 
     assert out.strip() == "['hi there', 'Hello from the loop.']"
 
 
+def custom_text(msg: dict[str, Any]) -> str:
+    """The JSON of a comm message's custom content (a panel's op batch), or ""."""
+    return json.dumps(msg["content"].get("data", {}).get("content", {}))
+
+
 def test_threshold_slider_moved_by_the_front_end_updates_the_plan(kernel: KernelHarness) -> None:
     out = kernel.execute(
         "from nb_hitl import Msg, ReActAgent, ScriptedModel\n"
@@ -144,11 +150,13 @@ def test_threshold_slider_moved_by_the_front_end_updates_the_plan(kernel: Kernel
         "agent = ReActAgent('Friday', 'sys', ScriptedModel(['x']), memory=mem,\n"
         "    compression_config=CompressionConfig(trigger_threshold=100000, keep_recent=3))\n"
         "ins = MemoryInspector(agent)\n"
-        "print(ins.threshold_slider.model_id, ins.plan.total_tokens)"
+        "print(ins.model_id, ins.plan.total_tokens)"
     )
-    slider, total = out.split()
-    assert 'data-trigger="0"' in kernel.execute("print(ins._plan_html.value)")
-    kernel.set_value(slider, {"value": int(total) // 2})
-    kernel.wait_comm(lambda m: 'data-trigger=\\"1\\"' in state_text(m), timeout=20)
-    assert kernel.execute("print(ins.threshold_box.value)").strip() == str(int(total) // 2)
+    panel, total = out.split()
+    assert 'data-trigger="0"' in kernel.execute("print(ins.state['plan'])")
+    action = {"t": "action", "name": "threshold", "args": {"value": int(total) // 2}}
+    kernel.send_comm(panel, {"method": "custom", "content": action})  # the page's slider
+    kernel.wait_comm(lambda m: 'data-trigger=\\"1\\"' in custom_text(m), timeout=20)
+    threshold = kernel.execute("print(ins.state['controls']['threshold'])").strip()
+    assert threshold == str(int(total) // 2)
     assert kernel.execute("print(agent.compression_config.trigger_threshold)").strip() == "100000"

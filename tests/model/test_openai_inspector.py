@@ -20,7 +20,7 @@ async def test_inspector_rows_show_provider_usage_drift(
     inspector = MemoryInspector(agent)
     try:
         inspector.refresh()
-        table = inspector._table.value
+        table = inspector.state["table"]
         check = check_prompt_tokens(agent, reply)
         assert check is not None
         row = table.split(f'data-id="{reply.id}"', 1)[1].split("</tr>", 1)[0]

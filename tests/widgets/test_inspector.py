@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import html
+import itertools
 import json
 import re
 
 import pytest
-from widget_helpers import all_html, until
+from widget_helpers import act, chart_kinds, until
 
 from nb_hitl.agent import CompressionConfig, ReActAgent
 from nb_hitl.memory import InMemoryMemory
@@ -48,7 +50,7 @@ def agent_with(memory: InMemoryMemory, script: list | None = None, **cfg: object
 
 
 def plan_count(ins: MemoryInspector) -> int:
-    match = re.search(r'data-compress="(\d+)"', ins._plan_html.value)
+    match = re.search(r'data-compress="(\d+)"', ins.state["plan"])
     assert match is not None
     return int(match.group(1))
 
@@ -64,7 +66,7 @@ async def test_rows_show_role_tokens_and_marks() -> None:
     first = memory.messages[0].id
     agent.pin(first)
     ins = MemoryInspector(agent)
-    table = ins._table.value
+    table = ins.state["table"]
     assert table.count("<tr") == 1 + 13  # header + one row per message
     plan = ins.plan
     assert plan is not None and plan.would_trigger
@@ -74,10 +76,10 @@ async def test_rows_show_role_tokens_and_marks() -> None:
     assert "pinned</span>" in table and "kept as recent</span>" in table
     assert "would compress</span>" in table and "partial</span>" in table
     assert table.count('class="nb-hitl-interrupted') + table.count(" nb-hitl-interrupted") >= 2
-    assert f"{plan.total_tokens:,} tokens" in ins._header.value
-    assert 'class="nb-hitl-threshold-line"' in ins._bar.value
-    assert 'class="nb-hitl-keep-line"' in ins._bar.value
-    assert ins._approx.value == ""  # exact counts: no note
+    assert f"{plan.total_tokens:,} tokens" in ins.state["header"]
+    assert 'class="nb-hitl-threshold-line"' in ins.state["bar"]
+    assert 'class="nb-hitl-keep-line"' in ins.state["bar"]
+    assert ins.state["approx"] == ""  # exact counts: no note
 
 
 async def test_threshold_and_keep_recent_change_the_plan_live_without_the_model() -> None:
@@ -85,20 +87,20 @@ async def test_threshold_and_keep_recent_change_the_plan_live_without_the_model(
     model = agent.model
     assert isinstance(model, ScriptedModel)
     ins = MemoryInspector(agent)
-    assert ins.threshold_slider.value == 500 and ins.keep_box.value == 3
-    assert 'data-trigger="1"' in ins._plan_html.value
+    assert (ins.state["controls"]["threshold"], ins.state["controls"]["keep"]) == (500, 3)
+    assert 'data-trigger="1"' in ins.state["plan"]
     before = plan_count(ins)
-    ins.threshold_slider.value = 600
-    assert ins.threshold_box.value == 600 and 'data-threshold="600"' in ins._bar.value
-    ins.threshold_box.value = 5000  # typed past the slider's end: over the total
-    assert ins.threshold_slider.value == 5000
-    assert 'data-trigger="0"' in ins._plan_html.value
-    assert 'data-threshold="5000"' in ins._bar.value
-    ins.keep_box.value = 12  # the number box drives the slider and the plan
-    assert ins.keep_slider.value == 12
+    act(ins, "threshold", value=600)
+    assert ins.state["controls"]["threshold"] == 600 and 'data-threshold="600"' in ins.state["bar"]
+    act(ins, "threshold", value=5000)  # typed past the slider's end: over the total
+    assert ins.state["controls"]["threshold_max"] >= 5000
+    assert 'data-trigger="0"' in ins.state["plan"]
+    assert 'data-threshold="5000"' in ins.state["bar"]
+    act(ins, "keep", value=12)  # the number box drives the slider and the plan
+    assert ins.state["controls"]["keep"] == 12
     assert plan_count(ins) < before
     assert ins.plan is not None and len(ins.plan.keep_ids) >= 12
-    ins.reset_button.click()
+    act(ins, "reset")
     assert (ins.threshold, ins.keep_recent) == (500, 3) and plan_count(ins) == before
     assert model.calls == []  # planning never calls the model
     assert agent.compression_config is not None
@@ -110,21 +112,21 @@ async def test_compress_now_then_undo() -> None:
     agent = agent_with(memory, [SUMMARY])
     ins = MemoryInspector(agent)
     n = plan_count(ins)
-    ins.compress_button.click()
-    await until(lambda: "Compressed" in ins._note.value, what="compression")
-    assert f"Compressed {n} message(s)" in ins._note.value
+    act(ins, "compress")
+    await until(lambda: "Compressed" in ins.state["note"], what="compression")
+    assert f"Compressed {n} message(s)" in ins.state["note"]
     compressed = [m for m in memory.messages if "compressed" in memory.marks_of(m.id)]
     assert len(compressed) == n
-    table = ins._table.value
+    table = ins.state["table"]
     summary_at = table.index("nb-hitl-row-summary")
     assert summary_at < table.index(f'data-id="{compressed[0].id}"')
     assert memory.summary and html.escape(memory.summary) in table
     assert table.index('data-id="' + memory.messages[0].id) > summary_at
-    await until(lambda: "nb-hitl-compression-mark" in ins._chart.value, what="chart mark")
-    ins.undo_button.click()
-    await until(lambda: "Undid" in ins._note.value, what="undo")
+    await until(lambda: "compress" in chart_kinds(ins), what="chart mark")
+    act(ins, "undo")
+    await until(lambda: "Undid" in ins.state["note"], what="undo")
     assert not any("compressed" in memory.marks_of(m.id) for m in memory.messages)
-    assert "nb-hitl-row-summary" not in ins._table.value
+    assert "nb-hitl-row-summary" not in ins.state["table"]
 
 
 async def test_an_inspector_replaced_mid_compression_keeps_undo_off() -> None:
@@ -134,9 +136,9 @@ async def test_an_inspector_replaced_mid_compression_keeps_undo_off() -> None:
     assert task is not None
     new = MemoryInspector(agent)  # the cell was re-run while the old one compressed
     await task
-    assert agent.can_undo_compression and "Compressed" in old._note.value
-    assert old.detached and old.undo_button.disabled
-    await until(lambda: not new.undo_button.disabled, what="the new inspector offers Undo")
+    assert agent.can_undo_compression and "Compressed" in old.state["note"]
+    assert old.detached and "undo" in old.controls_off
+    await until(lambda: "undo" not in new.controls_off, what="the new inspector offers Undo")
 
 
 async def test_pin_and_unpin_by_row_number() -> None:
@@ -145,54 +147,83 @@ async def test_pin_and_unpin_by_row_number() -> None:
     ins = MemoryInspector(agent)
     target = memory.messages[1]
     assert ins.plan is not None and target.id in ins.plan.compress_ids
-    ins.pin_ref.value = "2"
-    ins.pin_button.click()
+    act(ins, "pin", ref="2")
     assert "pinned" in memory.marks_of(target.id)
     assert target.id not in ins.plan.compress_ids and target.id in ins.plan.pinned_ids
-    ins.unpin_button.click()
+    act(ins, "unpin", ref="2")
     assert "pinned" not in memory.marks_of(target.id)
-    assert not ins.pin("no-such-message") and "Cannot pin" in ins._note.value
+    assert not ins.pin("no-such-message") and "Cannot pin" in ins.state["note"]
     assert not ins.pin("999")
 
 
 async def test_approximate_counts_are_noted() -> None:
     agent = agent_with(history(4), agent_token_counter=TokenCounter(encoding="r50k_base"))
     ins = MemoryInspector(agent)
-    assert "approximate" in ins._approx.value
+    assert "approximate" in ins.state["approx"]
 
 
 async def test_event_driven_refreshes_are_throttled() -> None:
     agent = agent_with(history(4), ["one", "two", "three"], trigger_threshold=100_000)
     ins = MemoryInspector(agent, refresh_interval=3600)
     start = ins.refreshes
+    before = chart_kinds(ins)
     for text in ("a", "b", "c"):
         await agent(Msg("User", text, "user"))
-    await until(lambda: len(ins._points_due) == 3, what="three finished turns")
     # Six messages were added and three replies finished, but the last refresh is younger
     # than the interval: one refresh is pending, none ran.
+    await until(lambda: ins._refresh_handle is not None, what="a pending refresh")
     assert ins.refreshes == start
-    assert ins._refresh_handle is not None
-    ins.refresh()  # what the pending refresh will do: count the turns, draw the chart
-    turns = [label for kind, _, label in ins._steps if kind == "turn"]
-    assert [t.split(":")[0] for t in turns] == [
-        "now",
-        "after turn 1",
-        "after turn 2",
-        "after turn 3",
-    ]
-    assert ins._chart.value.count('class="nb-hitl-point-turn"') == 4
+    assert chart_kinds(ins) == before
+    ins.refresh()  # what the pending refresh will do: a point per call, the prompt now
+    assert chart_kinds(ins) == [*before[:-1], "turn", "turn", "turn", "now"]
 
 
 async def test_agent_without_compression_is_shown_read_only() -> None:
     from nb_hitl.agent import UserAgent
 
     ins = MemoryInspector(UserAgent("User"))
-    assert "no memory" in ins._header.value or "no compression" in all_html(ins)
-    assert ins.compress_button.disabled
+    assert "no memory" in ins.state["header"] or "no compression" in ins.state["header"]
+    assert "compress" in ins.controls_off
+    act(ins, "compress")  # a page that still shows it enabled: nothing happens
+    assert ins.state["note"] == ""
 
 
 @pytest.mark.parametrize("bad", ["-5", "abc", ""])
 async def test_bad_pin_reference_says_why(bad: str) -> None:
     ins = MemoryInspector(agent_with(history(4)))
     assert not ins.pin(bad)
-    assert "row number or message id" in ins._note.value
+    assert "row number or message id" in ins.state["note"]
+
+
+async def test_a_live_loop_draws_the_chart_the_same_memory_draws_afterwards() -> None:
+    # Issue 35 item 10: turns finishing faster than the inspector refreshes were all drawn at
+    # the memory's total at refresh time, a staircase; shown afterwards, the same memory drew
+    # a straight line. Each call's point is now the prompt that call sent, live or not.
+    answers = [f"answer {i} " * 5 for i in range(100)]
+    agent = agent_with(history(4), answers, trigger_threshold=1_000_000)
+    live = MemoryInspector(agent, refresh_interval=0.2)
+    for i in range(100):
+        await agent(Msg("User", f"question {i} " * 4, "user"))
+        if i % 10 == 0:
+            await asyncio.sleep(0.25)  # let a throttled refresh run mid-loop now and then
+    live.refresh()
+    drawn_live = [tokens for _kind, tokens, _tip in live.state["chart"]["steps"]]
+    afterwards = MemoryInspector(agent)
+    drawn_afterwards = [tokens for _kind, tokens, _tip in afterwards.state["chart"]["steps"]]
+    assert len(drawn_live) == 2 + 100 + 1  # two replayed calls, a hundred live ones, now
+    assert drawn_live == drawn_afterwards
+    calls = drawn_live[:-1]
+    assert all(b > a for a, b in itertools.pairwise(calls)), "no staircase"
+
+
+async def test_no_threshold_says_nothing_about_being_below_it() -> None:
+    # Issue 35 item 10: an agent without compression settings has no threshold to be below.
+    agent = ReActAgent("Friday", "You are a test agent.", ScriptedModel([]), memory=history(30))
+    ins = MemoryInspector(agent)
+    assert ins.plan is not None and ins.plan.trigger_threshold is None
+    assert "Below the threshold" not in ins.state["plan"]
+    assert "No trigger_threshold" in ins.state["plan"]
+    assert "(no trigger_threshold)" in ins.state["header"]
+    assert ins.state["chart"]["threshold"] == 0  # the page draws no threshold line
+    over = MemoryInspector(agent_with(history(30), trigger_threshold=100_000))
+    assert "Below the threshold" in over.state["plan"]

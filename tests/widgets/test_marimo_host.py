@@ -78,7 +78,9 @@ async def test_the_first_view_gets_the_whole_panel_with_ids_and_escaped_labels()
     chat = host.chat
     assert f'data-nbw="{chat.send_button.model_id}"' in html
     assert 'data-kind="button"' in html and "nb-hitl-send" in html
-    assert XSS not in html and "&lt;img src=x" in html
+    # The memory table is the inspector's (its own module, its state escaped).
+    inspector = full["models"][host.root.inspector.model_id]
+    assert XSS not in html and XSS not in str(inspector) and "&lt;img src=x" in str(inspector)
     # The keyboard bindings are mounted from their own module, with their state.
     keys = full["models"][chat.shortcuts.model_id]
     assert keys["_esm"] and keys["scope"] == "nb-hitl-chat"

@@ -7,7 +7,7 @@ import asyncio
 from html.parser import HTMLParser
 
 import pytest
-from widget_helpers import all_html, all_state, until
+from widget_helpers import act, all_html, all_state, until
 
 import nb_hitl
 from nb_hitl.agent import CompressionConfig, ReActAgent, UserAgent
@@ -188,10 +188,10 @@ async def test_show_builds_a_panel_over_a_big_memory_with_bounded_rows() -> None
     panel = nb_hitl.show(agent)
     assert isinstance(panel, AgentPanel) and panel.inspector is not None
     assert len(panel.chat.rows) == 50
-    assert panel.inspector._table.value.count("<tr") == 1 + 200
-    assert "1,800 earlier message(s)" in panel.inspector._table.value
-    panel.inspector.show_all_button.value = True
-    assert panel.inspector._table.value.count("<tr") >= 1 + 2000
+    assert panel.inspector.state["table"].count("<tr") == 1 + 200
+    assert "1,800 earlier message(s)" in panel.inspector.state["table"]
+    act(panel.inspector, "show_all", value=True)
+    assert panel.inspector.state["table"].count("<tr") >= 1 + 2000
 
 
 def test_import_nb_hitl_does_not_import_widgets() -> None:
@@ -211,7 +211,7 @@ async def test_a_newer_panel_for_the_same_agent_detaches_the_older_one() -> None
     new = AgentPanel(agent, session=None)  # the cell was re-run
     assert old.chat.detached and old.chat.send_button.disabled
     assert "no longer follows" in old.chat._note.value
-    assert old.inspector is not None and old.inspector.compress_button.disabled
+    assert old.inspector is not None and "compress" in old.inspector.controls_off
     new.chat.send("hello")
     await until(lambda: new.chat.state == "idle" and len(agent.memory) == 2)
     assert old.chat.rows == [] and old.chat.flushes == 0  # the stale one drew nothing

@@ -42,8 +42,8 @@ class Counter(PanelModel):
 async def test_update_sends_one_batch_of_what_changed_and_keeps_the_snapshot(sent):
     panel = Counter({"n": 0, "label": "x"})
     assert panel.snapshot == {"v": 1, "seq": 0, "state": {"n": 0, "label": "x"}}
-    assert panel.update(n=1, label="x") == [{"op": "set", "key": "n", "value": 1}]
-    assert panel.update(n=1) == []
+    assert panel.set_view(n=1, label="x") == [{"op": "set", "key": "n", "value": 1}]
+    assert panel.set_view(n=1) == []
     assert sent() == [{"t": "ops", "seq": 1, "ops": [{"op": "set", "key": "n", "value": 1}]}]
     assert panel.snapshot == {"v": 1, "seq": 1, "state": {"n": 1, "label": "x"}}
     updates = [d for k, d in RecordingComm.log if k == "comm_msg" and d.get("method") == "update"]
@@ -52,7 +52,7 @@ async def test_update_sends_one_batch_of_what_changed_and_keeps_the_snapshot(sen
 
 async def test_a_page_behind_gets_a_snapshot_and_a_current_one_nothing(sent):
     panel = Counter({"n": 0})
-    panel.update(n=1)
+    panel.set_view(n=1)
     panel.page_message({"t": "sync", "seq": 1})
     assert len(sent()) == 1
     panel.page_message({"t": "sync", "seq": 0})
@@ -61,7 +61,7 @@ async def test_a_page_behind_gets_a_snapshot_and_a_current_one_nothing(sent):
 
 async def test_actions_from_the_page_run_their_handler_with_the_args(sent):
     panel = Counter({"n": 0})
-    panel.on_action("add", lambda by: panel.update(n=panel.state["n"] + by))
+    panel.on_action("add", lambda by: panel.set_view(n=panel.state["n"] + by))
     panel.page_message({"t": "action", "name": "add", "args": {"by": 2}})
     assert panel.state["n"] == 2
 
@@ -83,7 +83,7 @@ async def test_a_coroutine_action_runs_as_a_held_task(sent):
 
     async def slow() -> None:
         await asyncio.sleep(0)
-        panel.update(n=5)
+        panel.set_view(n=5)
         done.set()
 
     panel.on_action("slow", slow)

@@ -9,7 +9,7 @@ from typing import Any
 import ipywidgets as w
 import pytest
 from test_approval_card import agent_with, sql_turn
-from widget_helpers import all_html, until
+from widget_helpers import act, all_html, until
 
 from nb_hitl._render import DEFAULT_INTERRUPT_TEXT, msg_html
 from nb_hitl.agent import CompressionConfig, FixedSummary, ReActAgent
@@ -141,7 +141,7 @@ async def analyst(threshold: int = 5000, keep_recent: int = 0) -> ReActAgent:
 
 
 def predicted_after(inspector: MemoryInspector) -> int:
-    return int(inspector._plan_html.value.split('data-after="')[1].split('"')[0])
+    return int(inspector.state["plan"].split('data-after="')[1].split('"')[0])
 
 
 async def test_after_apply_every_view_follows_the_agent_and_compress_now_keeps_its_word() -> None:
@@ -150,23 +150,25 @@ async def test_after_apply_every_view_follows_the_agent_and_compress_now_keeps_i
     inspector = panel.inspector
     assert inspector is not None
     explorer = inspector.open_explorer()
-    explorer.threshold_slider.value = 7000
-    explorer.keep_slider.value = 8
-    explorer.apply_button.click()
+    act(inspector, "explorer", name="threshold", args={"value": 7000})  # inside the inspector
+    act(inspector, "explorer", name="keep", args={"value": 8})
+    act(inspector, "explorer", name="apply")
     assert agent.compression_config is not None
     assert (agent.compression_config.trigger_threshold, agent.compression_config.keep_recent) == (
         7000,
         8,
     )
     await until(lambda: (inspector.threshold, inspector.keep_recent) == (7000, 8), what="follow")
-    assert "of 7,000 (trigger_threshold)" in inspector._header.value
-    assert "keep_recent 8" in inspector._header.value and "what-if" not in inspector._header.value
+    assert "of 7,000 (trigger_threshold)" in inspector.state["header"]
+    assert (
+        "keep_recent 8" in inspector.state["header"] and "what-if" not in inspector.state["header"]
+    )
     assert inspector.plan is not None and inspector.plan.keep_recent == 8
 
     # A what-if, then Reset: back to the agent's settings now, not the ones it started with.
-    inspector.threshold_slider.value = 9000
-    assert "what-if" in inspector._header.value and "keep_recent 8" in inspector._header.value
-    inspector.reset_button.click()
+    act(inspector, "threshold", value=9000)
+    assert "what-if" in inspector.state["header"] and "keep_recent 8" in inspector.state["header"]
+    act(inspector, "reset")
     assert (inspector.threshold, inspector.keep_recent) == (7000, 8)
 
     # Code changing the config is followed too (the explorer's sliders as well).
@@ -191,15 +193,15 @@ async def test_a_threshold_below_the_smallest_prompt_is_called_out() -> None:
     agent = await analyst()
     inspector = MemoryInspector(agent)
     explorer = CompressionExplorer(agent)
-    assert "nb-hitl-floor" not in inspector._plan_html.value
+    assert "nb-hitl-floor" not in inspector.state["plan"]
     inspector.threshold = 10
-    assert "below the smallest prompt" in inspector._plan_html.value
-    floor = int(inspector._plan_html.value.split('data-floor="')[1].split('"')[0])
-    assert floor > 10 and f"Pick at least {floor:,}" in inspector._plan_html.value
+    assert "below the smallest prompt" in inspector.state["plan"]
+    floor = int(inspector.state["plan"].split('data-floor="')[1].split('"')[0])
+    assert floor > 10 and f"Pick at least {floor:,}" in inspector.state["plan"]
     explorer.threshold = 10
-    assert "below the smallest prompt" in explorer._totals.value
+    assert "below the smallest prompt" in explorer.state["totals"]
     explorer.threshold = 5000
-    assert "nb-hitl-floor" not in explorer._totals.value
+    assert "nb-hitl-floor" not in explorer.state["totals"]
 
 
 def test_the_explorer_says_costs_more_instead_of_negative_savings() -> None:
@@ -209,8 +211,8 @@ def test_the_explorer_says_costs_more_instead_of_negative_savings() -> None:
         agent_token_counter=COUNTER, trigger_threshold=60, keep_recent=1))  # fmt: skip
     saved = explorer.replay.savings(explorer.baseline)
     assert saved < 0
-    assert f"costs {-saved:,} more" in explorer._totals.value
-    assert "saves -" not in explorer._totals.value and "saves" not in explorer._totals.value
+    assert f"costs {-saved:,} more" in explorer.state["totals"]
+    assert "saves -" not in explorer.state["totals"] and "saves" not in explorer.state["totals"]
 
 
 def test_escape_counts_focus_anywhere_in_the_panel() -> None:

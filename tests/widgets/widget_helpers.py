@@ -121,3 +121,14 @@ def node_json(script: str, payload: Any) -> Any:
         check=True,
     )
     return json.loads(done.stdout)
+
+
+def act(panel: Any, action: str, /, **args: Any) -> None:
+    """What a click (or a key, a slider let go) on ``panel``'s page does: the action message
+    its front end sends (``{t: "action", name, args}``), delivered as the page's comm would."""
+    panel.page_message({"t": "action", "name": action, "args": args})
+
+
+def chart_kinds(panel: Any) -> list[str]:
+    """The kinds of the points the inspector's chart draws, in order."""
+    return [kind for kind, _tokens, _tip in panel.state["chart"]["steps"]]

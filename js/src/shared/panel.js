@@ -12,6 +12,13 @@ import { storeFor } from "./store.js";
 export function panelView({ className, setup, draw, extraOps }) {
   return ({ model, el }) => {
     const store = storeFor(model, extraOps);
+    // The model's classes (`add_class`): ipywidgets' view puts them on `el`, a host without
+    // it (marimo, a panel drawn inside another) does not, so the panel does.
+    const classes = () => {
+      for (const name of model.get("_dom_classes") || []) el.classList.add(name);
+    };
+    classes();
+    model.on("change:_dom_classes", classes);
     const root = document.createElement("div");
     root.className = className;
     el.append(root);
@@ -22,6 +29,7 @@ export function panelView({ className, setup, draw, extraOps }) {
     const off = store.subscribe((state, changed, verdict) => draw(ctx, state, changed, verdict));
     return () => {
       off();
+      model.off?.("change:_dom_classes", classes);
       ctx.teardown?.();
       root.remove();
     };
