@@ -48,10 +48,23 @@ QUESTION = {
     "multiSelect": False,
 }
 
-LONG = (
-    "Interrupting a remote agent works like a local one: the stream closes, the text so far "
-    "is kept, and the next message goes on from there. "
-) * 8
+LONG = " ".join(
+    [
+        "Interrupting a remote agent works like a local one: the stream closes, and the text "
+        "so far is kept as a partial answer.",
+        "The server sees the client go away, or its stop endpoint is called, and interrupts "
+        "its own agent.",
+        "Its memory ends as it would in a kernel: the partial answer, then the interrupted "
+        "message.",
+        "Continue asks the server to go on from the cut, mid-sentence, in the same answer.",
+        "An instruction typed before Continue is followed once the cut sentence is finished.",
+        "Steering hands the running reply new input at its next step, without stopping it.",
+        "A tool that needs approval parks the reply on the server, and the run ends with an "
+        "interrupt the panel draws as a card.",
+        "The server saves the thread, so a new notebook on the same thread sees the same history.",
+    ]
+)
+"""The long answer (distinct sentences, so a cut and its continuation are easy to tell)."""
 
 
 def build_graph(delay: float = 0.02) -> Any:
@@ -192,13 +205,47 @@ def build_app(delay: float = 0.02) -> Any:
     return app
 
 
+def _text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, list):  # text parts
+        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return content if isinstance(content, str) else json.dumps(content)
+
+
+def _long_answer(text: str, users: int) -> str:
+    return f"You said: {text}. This thread has {users} messages from you. " + LONG
+
+
+def _rest_of(messages: list[dict[str, Any]]) -> str:
+    """Continue (the prompt ends with the cut answer): the rest of the answer that was cut,
+    from the cut; an instruction sent with Continue is followed once the sentence is done."""
+    partial = _text(messages[-1])
+    for i in range(len(messages) - 2, -1, -1):
+        if messages[i].get("role") != "user":
+            continue
+        users = sum(1 for m in messages[: i + 1] if m.get("role") == "user")
+        whole = _long_answer(_text(messages[i]), users)
+        if not whole.startswith(partial):
+            continue
+        rest = whole[len(partial) :]
+        later = [_text(m) for m in messages[i + 1 : -1] if m.get("role") == "user"]
+        if later:  # the instruction: finish the cut sentence, then do as told
+            end = rest.find(". ")
+            rest = rest[: end + 1] if end >= 0 else rest
+            rest += f" As you asked ({later[-1][:80]}): in short, Stop keeps the text, "
+            rest += "and Continue goes on from it."
+        return rest
+    return " (The answer that was cut is not in this thread any more.)"
+
+
 def _turn(messages: list[dict[str, Any]], tools: Any) -> Any:
     """The nb_hitl agent's model: the same answers as the graph's scripted chat model."""
     from nb_hitl.model import ScriptedToolCall, ScriptedTurn
 
     last = messages[-1] if messages else {}
-    content = last.get("content")
-    text = content if isinstance(content, str) else json.dumps(content)
+    text = _text(last)
+    if last.get("role") == "assistant":
+        return _rest_of(messages)
     if last.get("role") == "tool" and "Which colour?" in text:
         return f"You picked {_answer_of(text)}."
     if last.get("role") == "tool":
@@ -211,8 +258,7 @@ def _turn(messages: list[dict[str, Any]], tools: Any) -> Any:
     if "deploy" in text.lower():
         call = ScriptedToolCall("deploy", {"env": "prod", "version": "1.2"})
         return ScriptedTurn(text="I will deploy it.", tool_calls=[call])
-    users = sum(1 for m in messages if m.get("role") == "user")
-    return f"You said: {text}. This thread has {users} messages from you. " + LONG
+    return _long_answer(text, sum(1 for m in messages if m.get("role") == "user"))
 
 
 def _answer_of(result: str) -> str:
@@ -256,24 +302,32 @@ class LocalServer:
         self.argv = argv
         self.cwd = cwd
         self.proc: subprocess.Popen[bytes] | None = None
+        self._stderr: Any = None
 
     def start(self, timeout: float = 60.0) -> "LocalServer":
-        """Start it and wait until it listens (an error if it exits first)."""
+        """Start it and wait until it listens (an error saying why, its stderr, if it exits
+        first)."""
         # The child imports the same nb_hitl as this process (a checkout, or the installed one).
         here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         path = os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH", "")) if p)
+        # stderr goes to a file (a pipe nobody reads would fill and block the server): when the
+        # process dies, its last lines say why.
+        self._close_stderr()
+        self._stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
             self.argv,
             cwd=self.cwd,
             env=dict(os.environ, PYTHONPATH=path),
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=self._stderr,
         )
         atexit.register(self.stop)  # never outlives the kernel or script that started it
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"{self.argv} exited with {self.proc.returncode}")
+                why = self._died(self.proc.returncode)
+                self.stop()
+                raise RuntimeError(why)
             with (
                 contextlib.suppress(OSError),
                 socket.create_connection(("127.0.0.1", self.port), 0.2),
@@ -283,9 +337,31 @@ class LocalServer:
         self.stop()
         raise RuntimeError(f"{self.argv} did not listen on port {self.port} in {timeout} s")
 
+    def _died(self, code: int) -> str:
+        said = self.stderr_tail()
+        text = f"{' '.join(self.argv)} exited with {code}"
+        text += f":\n{said}" if said else " (it wrote nothing to stderr)"
+        if "No module named" in said:
+            text += '\nThe walkthroughs\' environment has it: pip install "nb-hitl[notebook]"'
+        return text
+
+    def stderr_tail(self, chars: int = 3000) -> str:
+        """The end of what the server wrote to stderr (why it died, when it did)."""
+        if self._stderr is None:
+            return ""
+        self._stderr.seek(0, os.SEEK_END)
+        self._stderr.seek(max(0, self._stderr.tell() - chars))
+        return self._stderr.read().decode(errors="replace").strip()
+
+    def _close_stderr(self) -> None:
+        stderr, self._stderr = self._stderr, None
+        if stderr is not None:
+            stderr.close()
+
     def stop(self) -> None:
         """Stop the process (SIGTERM, then SIGKILL after 10 s)."""
         proc, self.proc = self.proc, None
+        self._close_stderr()
         if proc is not None and proc.poll() is None:
             proc.terminate()
             try:
