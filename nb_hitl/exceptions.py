@@ -82,8 +82,9 @@ class ScriptExhaustedError(NbHitlError, RuntimeError):
     def __init__(self, calls: int, turns: int) -> None:
         super().__init__(
             f"ScriptedModel was called {calls} times but its script has only {turns} turn(s). "
-            f"Add turns to the script, pass `responder=` to compute replies, or use "
-            f"`ScriptedModel.demo()`, which never runs out."
+            f"Add turns to the script, pass `then=ScriptedModel.demo()` to answer past it, "
+            f"`responder=` to compute replies, or use `ScriptedModel.demo()`, which never "
+            f"runs out."
         )
         self.calls = calls
         self.turns = turns

@@ -191,6 +191,11 @@ class ScriptedModel(ChatModelBase):
             By default such calls get a deterministic JSON object valid for the model, built
             from the lines of the non-system messages (see ``structured_summary``); they never
             consume script turns.
+        then: what answers once the script is played: another ``ScriptedModel``
+            (``ScriptedModel.demo()`` answers anything) or a responder function. Without it a
+            call past the script raises ``ScriptExhaustedError``. A notebook whose scripted
+            agents stay in a panel after Run All gives them one, so the reader's next message
+            is answered.
     """
 
     supports_structured_model = True
@@ -208,6 +213,7 @@ class ScriptedModel(ChatModelBase):
         tokens_per_second: float = 200.0,
         model_name: str = "scripted",
         structured_responder: StructuredResponder | None = None,
+        then: ScriptedModel | Responder | None = None,
     ) -> None:
         if script is not None and responder is not None:
             raise ConfigError("Give ScriptedModel either a script or a responder, not both.")
@@ -222,6 +228,7 @@ class ScriptedModel(ChatModelBase):
         self.model_name = model_name
         self.calls: list[ScriptedCall] = []
         self.structured_responder = structured_responder
+        self.then = then
         self._script_calls = 0
 
     @property
@@ -254,9 +261,14 @@ class ScriptedModel(ChatModelBase):
                 result = await result
             return _as_turn(result)
         index = self._script_calls - 1
-        if index >= len(self.script):
-            raise ScriptExhaustedError(self._script_calls, len(self.script))
-        return self.script[index]
+        if index < len(self.script):
+            return self.script[index]
+        if isinstance(self.then, ScriptedModel):
+            return await self.then._next_turn(messages, tools)
+        if self.then is not None:
+            result = self.then(messages, tools)
+            return _as_turn(await result if inspect.isawaitable(result) else result)
+        raise ScriptExhaustedError(self._script_calls, len(self.script))
 
     async def _structured_turn(
         self, messages: list[dict[str, Any]], structured_model: type[BaseModel]

@@ -67,6 +67,22 @@ async def test_exhausted_script_is_a_clear_error() -> None:
         _ = [c async for c in model([])]
 
 
+async def test_a_played_script_hands_further_calls_to_then() -> None:
+    """A walkthrough's scripted agent stays in a panel after Run All: the reader's next
+    message is answered (by the demo model here), not an error."""
+    model = ScriptedModel(["scripted"], tokens_per_second=1e6, then=ScriptedModel.demo(1e6))
+    first = [c async for c in model([{"role": "user", "content": "hi"}])]
+    assert first[-1].content[0].text == "scripted"  # type: ignore[union-attr]
+    question = [{"role": "user", "content": "What is steering?"}]
+    later = [c async for c in model(question)]
+    assert later[-1].content[0].text.startswith("Steering changes")  # type: ignore[union-attr]
+    assert len(model.calls) == 2  # the model's own record holds both calls
+
+    done = ScriptedModel([], tokens_per_second=1e6, then=lambda msgs, tools: "My script is done.")
+    said = [c async for c in done([])]
+    assert said[-1].content[0].text == "My script is done."  # type: ignore[union-attr]
+
+
 async def test_responder_sync_and_async() -> None:
     model = ScriptedModel(responder=lambda msgs, tools: f"echo {msgs[-1]['content']}")
     chunks = [c async for c in model([{"role": "user", "content": "x"}])]

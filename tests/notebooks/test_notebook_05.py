@@ -8,47 +8,24 @@ from typing import Any
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
+from walkthrough_run import NOTEBOOKS, outputs_text, run_walkthrough
 
 import nb_hitl
 
 REPO = Path(__file__).resolve().parents[2]
-NOTEBOOK = REPO / "notebooks" / "05_approvals_and_sessions.ipynb"
-
-
-def outputs_text(nb: nbformat.NotebookNode) -> str:
-    parts = []
-    for cell in nb.cells:
-        for out in cell.get("outputs", []):
-            parts.append(out.get("text", ""))
-            parts.append(str(out.get("data", {}).get("text/plain", "")))
-    return "\n".join(parts)
+NOTEBOOK = NOTEBOOKS / "05_approvals_and_sessions.ipynb"
 
 
 @pytest.mark.notebook
 def test_notebook_05_runs_offline_and_backs_its_claims(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    walkthrough_kernel: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     for var in ("OPENAI_API_KEY", "DASHSCOPE_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(var, raising=False)
     nb = nbformat.read(NOTEBOOK, as_version=4)
     asserts = sum(c.source.count("assert ") for c in nb.cells if c.cell_type == "code")
     assert asserts >= 20  # the walkthrough checks what it teaches
-    client = NotebookClient(
-        nb,
-        timeout=180,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(tmp_path)}},  # the session file goes there
-    )
-    client.execute()
-    errors = [
-        out
-        for cell in nb.cells
-        if cell.cell_type == "code"
-        for out in cell.get("outputs", [])
-        if out.get("output_type") == "error"
-    ]
-    assert not errors
+    nb = run_walkthrough(NOTEBOOK.name, walkthrough_kernel, tmp_path)  # the session file there
     text = outputs_text(nb)
     assert "waiting for you" in text
     assert "refused: The edited arguments are not valid JSON" in text
@@ -86,7 +63,9 @@ def run_cell(kc: Any, code: str, timeout: float = 120) -> str:
 
 @pytest.mark.notebook
 @pytest.mark.timeout(300)
-def test_restart_section_works_as_written_with_a_real_kernel_restart(tmp_path: Path) -> None:
+def test_restart_section_works_as_written_with_a_real_kernel_restart(
+    walkthrough_kernel: str, tmp_path: Path
+) -> None:
     """Run up to the save, restart the kernel, then do exactly what the prose says."""
     from jupyter_client.manager import KernelManager
 
@@ -97,7 +76,7 @@ def test_restart_section_works_as_written_with_a_real_kernel_restart(tmp_path: P
     assert "the two cells below" in nb.cells[prose].source
     before = [i for i in code if i < prose]
     after = [i for i in code if i > prose][:2]
-    km = KernelManager(kernel_name="python3")
+    km = KernelManager(kernel_name=walkthrough_kernel)
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     km.start_kernel(cwd=str(tmp_path), env=env)
     kc = km.client()
