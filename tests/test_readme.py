@@ -56,6 +56,12 @@ def test_quick_start_block_executes_in_a_kernel() -> None:
     assert not [o for o in outputs if o.get("output_type") == "error"]
     # show(agent) displayed the panel widget
     assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
+    # ... first, while the cell runs: the reader watches it stream, stop and go on (a panel
+    # shown as the cell's result appears only once the resume has finished)
+    assert outputs[0]["output_type"] == "display_data", outputs[0]
+    lines = block.splitlines()
+    shown = next(i for i, line in enumerate(lines) if "show(agent)" in line)
+    assert shown < next(i for i, line in enumerate(lines) if "agent.interrupt()" in line)
 
 
 DOCS = ROOT / "docs"
@@ -69,6 +75,21 @@ def test_every_link_in_the_readme_and_docs_points_at_a_file() -> None:
             if "://" in target:
                 continue
             assert (page.parent / target).exists(), f"{page.name} links to a missing {target}"
+
+
+def slug(heading: str) -> str:
+    """A Markdown heading's anchor, as GitHub makes it."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def test_the_readme_points_only_at_sections_it_has() -> None:
+    headings = re.findall(r"^#+ (.+)$", README, flags=re.M)
+    anchors = {slug(h) for h in headings}
+    for target in re.findall(r"\]\(#([^)]+)\)", README):
+        assert target in anchors, f"README links to #{target}, which is no section"
+    for named in re.findall(r"see \*([^*]+)\* below", README):
+        assert named in headings, f"README says see *{named}* below: no such section"
 
 
 def test_the_reference_pages_hold_what_the_readme_points_to() -> None:
