@@ -42,6 +42,8 @@ logger = logging.getLogger("nb_hitl.remote")
 
 BUSY_WAIT_S = 5.0
 """How long a run waits while the server answers 409 busy (finishing a stopped run)."""
+ADOPT_POLLS = 40
+"""After Stop, how many times (every 50 ms) the history is read until the server's run ended."""
 
 
 class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
@@ -166,6 +168,11 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
         history = await self.client.history(self.thread_id)
         if history is None:
             return False
+        self._apply_history(history)
+        return True
+
+    def _apply_history(self, history: dict[str, Any]) -> None:
+        """Make memory, state and parked interrupts the server's ``history``."""
         from pydantic import TypeAdapter
 
         try:
@@ -184,7 +191,6 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
             self.remote_state = history.get("state")
         self.server_interrupts = list(parked)
         self._needs_sync = False
-        return True
 
     async def resume_pending(self) -> Msg:
         """Park on the interrupts the thread already waits on at the server (a parked approval
@@ -294,10 +300,13 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
     async def handle_interrupt(self, msg: Msg | None = None, **kwargs: Any) -> Msg:
         """Keep the text so far, close open calls, tell the server; the interrupted message."""
         self._close_waiting()  # (a Stop while parked closed them already)
-        if self.capabilities.get("stop") and self.last_run_id:
-            self._spawn(self.client.stop(self.thread_id, self.last_run_id))
-        extra: dict[str, Any] = {LOCAL: True}
         partial = self._keep_partial(error=None)
+        # In a task of its own: httpx's cancel scopes must open and close in one task, and the
+        # interrupted path may step through more than one.
+        adopted = await asyncio.ensure_future(self._adopt_server_stop())
+        if adopted is not None:
+            return adopted
+        extra: dict[str, Any] = {LOCAL: True}
         if partial is not None:
             extra[MetaKey.PARTIAL_MSG_ID] = partial.id
         self._close_open_calls("interrupted: the reply was stopped", interrupted=True)
@@ -305,6 +314,32 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
         result = self._interrupted_msg(**extra)
         self._commit_sync(result)
         return result
+
+    async def _adopt_server_stop(self) -> Msg | None:
+        """Stop the run on the server; on nb_hitl's server (it keeps the history), take the
+        interrupted message its agent recorded, so memory and the transcript hold the server's
+        record rather than a stand-in of this client's that the next sync would replace (the
+        transcript would keep drawing the stand-in). ``None``: make a stand-in here."""
+        if not (self.capabilities.get("stop") and self.last_run_id):
+            return None
+        if not self.capabilities.get("history"):
+            self._spawn(self.client.stop(self.thread_id, self.last_run_id))
+            return None
+        try:
+            await self.client.stop(self.thread_id, self.last_run_id)
+            for _ in range(ADOPT_POLLS):  # the server's agent ends its reply in a few ms
+                history = await self.client.history(self.thread_id)
+                if history is None:
+                    return None
+                if not history.get("running"):
+                    self._apply_history(history)
+                    break
+                await asyncio.sleep(0.05)
+        except RemoteAgentError as exc:
+            logger.info("%s: the server's interrupted message is not known: %s", self.name, exc)
+            return None
+        last = self.memory.messages[-1] if self.memory.messages else None
+        return last if last is not None and last.is_interrupted else None
 
     async def _on_error(self, exc: BaseException) -> None:
         """Keep memory valid after a failed run: partial text kept, open calls closed."""
@@ -330,10 +365,17 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
         return bool(self.capabilities.get("continue") and last is not None and last.is_interrupted)
 
     async def resume(self, instruction: Msg | str | None = None) -> Msg:
-        """Continue the interrupted reply on the server (nb_hitl's server: a run without new
-        input continues it mid-sentence); ``instruction`` is sent as a message first."""
+        """Continue the interrupted reply on the server, as ``agent.resume()`` does locally.
+
+        nb_hitl's server continues it mid-sentence (a run without new input); an
+        ``instruction`` goes with that run marked as one (``metadata["_resume_instruction"]``),
+        so the server finishes the cut sentence, then follows it. A server that cannot
+        continue gets the instruction as a new message.
+        """
         if isinstance(instruction, str):
             instruction = Msg(self.user_name, instruction, "user")
+        if instruction is not None and self.can_resume:
+            instruction.metadata[MetaKey.RESUME_INSTRUCTION] = True
         return await self(instruction)
 
     @property
@@ -355,7 +397,14 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
         return True
 
     async def aclose(self) -> None:
-        """Close the HTTP connections (and cancel a connect or request still under way)."""
+        """Close the HTTP connections (and cancel a connect or request still under way).
+
+        A reply still finishing its Stop (it reads the server's interrupted message) is let
+        finish first, for a few seconds at most."""
+        reply = self._reply_task
+        if reply is not None and not reply.done():
+            self.interrupt_nowait()
+            await asyncio.wait({reply}, timeout=BUSY_WAIT_S)
         pending = [
             t for t in (self._connecting, *self._background) if t is not None and not t.done()
         ]

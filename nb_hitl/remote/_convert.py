@@ -23,6 +23,7 @@ FLAGS = (
     MetaKey.INTERRUPTED_BY,
     MetaKey.INTERRUPTED_AT,
     MetaKey.PARTIAL_MSG_ID,
+    MetaKey.RESUME_INSTRUCTION,
 )
 """The metadata keys that travel with a message (in ``metadata["nb_hitl"]``)."""
 

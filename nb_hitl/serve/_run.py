@@ -216,7 +216,12 @@ class ActiveRun:
                 await agent.observe(earlier)
             self._start_reply(agent(last))
         elif plan.mode == "continue":
-            self._start_reply(agent.resume())
+            instruction: Msg | None = None  # Continue with an instruction, or without
+            if plan.new_msgs:
+                *earlier, instruction = plan.new_msgs
+                if earlier:
+                    await agent.observe(earlier)
+            self._start_reply(agent.resume(instruction))
         elif plan.mode == "resume":
             if slot.reply is not None and not slot.reply.done():
                 slot.reply.add_done_callback(lambda _: self._events.put_nowait(_DONE))

@@ -21,7 +21,7 @@ from ag_ui.core import Interrupt, RunAgentInput
 
 from nb_hitl.events import ApprovalRequested, QuestionAsked
 from nb_hitl.exceptions import ServeError
-from nb_hitl.message import Msg
+from nb_hitl.message import MetaKey, Msg
 
 from ._cluster import run_locks_for
 from ._convert import messages_to_agui, pending_interrupts
@@ -126,6 +126,8 @@ class AgentServer:
                     "in a run of their own (without `resume`).",
                 )
             return RunPlan("resume", answers=check_resume(data.resume, waiting))
+        if msgs and _continue_instruction(new[-1]) and getattr(slot.agent, "can_resume", False):
+            return RunPlan("continue", new_msgs=msgs)  # Continue with an instruction
         if msgs:
             return RunPlan("message", new_msgs=msgs)
         if waiting:
@@ -327,3 +329,11 @@ def _other_run(run_id: str, running: str) -> ServeError:
         "other_run",
         f"Run {run_id!r} is not the run in progress ({running!r}); nothing was stopped.",
     )
+
+
+def _continue_instruction(message: Any) -> bool:
+    """Whether a new user message is an instruction for Continue (``RemoteAgent.resume(...)``
+    marks it in ``metadata["nb_hitl"]``): the interrupted reply goes on, then follows it."""
+    meta = getattr(message, "metadata", None)
+    flags = meta.get("nb_hitl") if isinstance(meta, dict) else None
+    return isinstance(flags, dict) and bool(flags.get(MetaKey.RESUME_INSTRUCTION))

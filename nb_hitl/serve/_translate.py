@@ -84,9 +84,14 @@ class RunTranslator:
         if msg.id not in self.sent_text:
             if not text:
                 return []
+            # Its metadata so far goes first: a continuation (``agent.resume()``) is drawn with
+            # its seam from its first word, as in the kernel.
             out.append(
                 TextMessageStartEvent(
-                    message_id=msg.id, role=_ROLES.get(msg.role, "assistant"), name=msg.name
+                    message_id=msg.id,
+                    role=_ROLES.get(msg.role, "assistant"),
+                    name=msg.name,
+                    metadata=plain_metadata(msg.metadata) or None,
                 )
             )
             self.sent_text[msg.id] = ""

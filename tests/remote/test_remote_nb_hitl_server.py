@@ -8,8 +8,11 @@ reply runs, and a thread's history back after the server restarts or in a new cl
 
 from __future__ import annotations
 
+import html
+import re
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 from agui_servers import AguiServer, nb_hitl_server
@@ -87,6 +90,55 @@ async def test_a_run_leaves_no_skipped_event_or_stale_state_note(
     assert agent.remote_state.get("replyState") != "running"  # the deltas were applied
 
 
+def seen(widget: Any) -> str:
+    """What a reader sees in a widget: its HTML's text (a streamed row: what the page drew)."""
+    if hasattr(widget, "drawn_html"):
+        markup = widget.drawn_html()
+    elif isinstance(getattr(widget, "value", None), str):
+        markup = widget.value
+    else:
+        return "".join(seen(child) for child in getattr(widget, "children", ()))
+    return html.unescape(re.sub(r"<[^>]+>", "", markup))
+
+
+def rows_text(panel: Any) -> list[str]:
+    """What a reader sees in each transcript row."""
+    return [seen(row) for row in panel.chat.rows]
+
+
+async def test_continue_with_an_instruction_is_drawn_as_for_a_local_agent(
+    nb_hitl_agui: AguiServer, attach: Attach
+) -> None:
+    """Stop, type an instruction, Continue: the server finishes the cut sentence, then follows
+    it; the panel draws one answer with its seam and no stand-in row memory lacks."""
+    agent, panel = attach(nb_hitl_agui.url)
+    await until(lambda: agent.capabilities, what="the server's capabilities")
+    panel.chat.send("Tell me about interruptions.")
+    await streamed(agent, 120)
+    panel.chat.stop_button.click()
+    await idle(panel)
+    partial = agent.memory.messages[-2]
+    cut = partial.get_text_content() or ""
+    panel.chat.input.value = "Finish in one sentence."
+    panel.chat.continue_button.click()
+    await idle(panel)
+    last = agent.memory.messages[-1]
+    text = last.get_text_content() or ""
+    assert last.metadata.get("continued_from") == partial.id and text.startswith(cut)
+    assert "As you asked (Finish in one sentence.)" in text  # the instruction, followed
+    assert text.count("You said:") == 1  # the same answer, not a new one about the partial
+    said = "Finish in one sentence."
+    instruction = next(m for m in agent.memory.messages if m.get_text_content() == said)
+    assert instruction.metadata.get("_resume_instruction")
+    interrupted = [m for m in agent.memory.messages if m.is_interrupted]
+    assert len(interrupted) == 1
+    rows = rows_text(panel)
+    assert sum("[Interrupted]" in r for r in rows) <= len(interrupted)  # no stand-in row
+    assert not any("partial · interrupted" in r for r in rows)  # drawn as one answer
+    assert len(rows) == 2, rows  # the question, and the answer with its seam
+    assert "resumed here" in rows[-1] and "Finish in one sentence." in rows[-1], rows
+
+
 async def test_approval_card_and_resume(nb_hitl_agui: AguiServer, attach: Attach) -> None:
     agent, panel = attach(nb_hitl_agui.url)
     card = await approval_card(panel, "please deploy")
@@ -117,6 +169,8 @@ async def test_steering_while_the_reply_runs(nb_hitl_agui: AguiServer, attach: A
     texts = [m.get_text_content() or "" for m in agent.memory.messages]
     assert "and say hello to the team" in texts
     assert panel.chat.state == "idle"
+    rows = rows_text(panel)
+    assert sum(r.startswith("User (user)and say hello to the team") for r in rows) == 1, rows
 
 
 async def test_history_comes_back_after_the_server_restarts(tmp_path: Path, attach: Attach) -> None:
