@@ -1,15 +1,16 @@
-"""Count the comms panels open: ``show(agent)``, a hub, the explorer, a card; shared looks on/off.
+"""Count the comms each panel opens, this checkout against an older one, in the same run.
 
-    python bench/panel_comms.py [--participants 3]
+    python bench/panel_comms.py [--before 120ebb7] [--participants 3]
 
-Every ipywidget opens a comm, and most open two more: a ``Layout`` and a ``Style``. Under
-JupyterLab's ``commsOverSubshells=perComm`` each comm is a kernel thread, and each is one
-more model the page builds. nb_hitl's widgets that it never restyles share one frozen
-``Layout`` and one frozen style of each kind (``nb_hitl.widgets._look``). The comm send path
-is hooked (``comm.create_comm`` returns a comm that counts what it would publish), so the
-figures are the ``comm_open`` messages a kernel would send. For each panel it prints the
-comms opened with the shared looks ("shared") and, in the same run, with every widget given
-its own (``_look.SHARED = False``, how the panels were built before), by model kind.
+Every ipywidget opens a comm (most also a ``Layout`` and a ``Style``); one anywidget per panel
+is one model (and its ``Layout``). Under JupyterLab's ``commsOverSubshells=perComm`` each comm
+is a kernel thread, and each is one more model the page builds and the notebook saves. The
+comm send path is hooked (``comm.create_comm`` returns a comm that counts what it would
+publish: ``bench/_counting.py``), so the figures are the ``comm_open`` messages a kernel would
+send when the panel is built. Each panel is counted in this checkout and, when ``--before``
+names a commit (default: the last one before the panels became one front end each), in a
+temporary ``git worktree`` of that commit, by the same code in a child process, so both
+columns come from one run. Goal (issue 32): at most 5 comms per panel.
 """
 
 from __future__ import annotations
@@ -17,98 +18,125 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import json
 import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
 
-import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
-import _counting
-
-_counting.install()
-PUBLISHED = _counting.PUBLISHED
-
-import nb_hitl  # noqa: E402
-from nb_hitl import ReActAgent, ScriptedModel  # noqa: E402
-from nb_hitl.agent import Question  # noqa: E402
-from nb_hitl.demo import long_task_transcript  # noqa: E402
-from nb_hitl.message import ToolUseBlock  # noqa: E402
-from nb_hitl.pipeline import MsgHub  # noqa: E402
-from nb_hitl.widgets import _look  # noqa: E402
-from nb_hitl.widgets._approval import ApprovalCard  # noqa: E402
-from nb_hitl.widgets._question import QuestionCard  # noqa: E402
+BEFORE = "120ebb7"
+"""The last commit before issue 32's front ends (every panel built of ipywidgets)."""
+GOAL = 5
+"""The most comms a panel may open (issue 32)."""
 
 
-def agent(name: str = "Friday") -> ReActAgent:
-    return ReActAgent(name, "You are a test agent.", ScriptedModel(["Hello there."]))
+def cases(participants: int) -> dict[str, Any]:
+    """The panels counted, by name: each builds one with the public API of either checkout."""
+    import nb_hitl
+    from nb_hitl import ReActAgent, ScriptedModel
+    from nb_hitl.demo import long_task_transcript
+    from nb_hitl.pipeline import MsgHub
+    from nb_hitl.widgets import CompressionExplorer, MemoryInspector
+
+    def agent(name: str = "Friday", history: int = 0) -> Any:
+        friday = ReActAgent(name, "You are a test agent.", ScriptedModel(["Hello there."]))
+        if history:
+            friday.memory.add_sync(long_task_transcript()[:history])
+        return friday
+
+    def explore(published: list[Any]) -> Any:
+        inspector = MemoryInspector(agent(history=30))
+        published.clear()  # only what Explore settings opens
+        inspector.open_explorer()
+        return inspector
+
+    return {
+        "show(agent)": lambda _p: nb_hitl.show(agent()),
+        f"show(MsgHub of {participants})": lambda _p: nb_hitl.show(
+            MsgHub([agent(f"A{i}") for i in range(participants)])
+        ),
+        "MemoryInspector(agent)": lambda _p: MemoryInspector(agent(history=30)),
+        "CompressionExplorer(agent)": lambda _p: CompressionExplorer(agent(history=30)),
+        "Explore settings (explorer)": explore,
+    }
 
 
-def approval_card() -> Any:
-    """One more approval card (the cards' stylesheet and shared looks made by a first one)."""
-    friday = agent()
-    ApprovalCard(friday, ToolUseBlock(id="first", name="deploy", input={"env": "prod"}))
-    PUBLISHED.clear()
-    return ApprovalCard(friday, ToolUseBlock(id="next", name="deploy", input={"env": "prod"}))
+async def measure(participants: int) -> dict[str, int]:
+    """Comms opened by each case, in the checkout whose nb_hitl is first on ``sys.path``."""
+    import _counting
+
+    _counting.install()
+    published = _counting.PUBLISHED
+    out: dict[str, int] = {}
+    for name, make in cases(participants).items():
+        published.clear()
+        keep = make(published)  # held until counted: nothing closes early
+        await asyncio.sleep(0)
+        out[name] = collections.Counter(m.msg_type for m in published)["comm_open"]
+        del keep
+    return out
 
 
-def question_card() -> Any:
-    """One more ``ask_user`` form: a choice question and a multi-select one."""
-    friday = agent()
-    questions = [
-        Question(question="Which database?", options=["PostgreSQL", "SQLite"]),
-        Question(question="Which features?", options=["auth", "search"], multi_select=True),
-    ]
-    QuestionCard(friday, "first", questions)
-    PUBLISHED.clear()
-    return QuestionCard(friday, "next", questions)
+def measure_at(rev: str, participants: int) -> dict[str, int] | str:
+    """``measure`` run on a temporary worktree of ``rev`` (a child process); or why not."""
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory(prefix="nb_hitl_before_") as tmp:
+        tree = Path(tmp) / "tree"
+        added = subprocess.run(
+            ["git", "-C", str(root), "worktree", "add", "--detach", str(tree), rev],
+            capture_output=True,
+            text=True,
+        )
+        if added.returncode != 0:
+            return f"cannot check out {rev}: {added.stderr.strip()[:200]}"
+        try:
+            done = subprocess.run(
+                [sys.executable, __file__, "--measure", "--root", str(tree),
+                 "--participants", str(participants)],  # fmt: skip
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+            if done.returncode != 0:
+                return f"failed at {rev}: {done.stderr.strip()[-300:]}"
+            return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+        finally:
+            subprocess.run(
+                ["git", "-C", str(root), "worktree", "remove", "--force", str(tree)],
+                capture_output=True,
+            )
 
 
-def explorer() -> Any:
-    """The inspector's *Explore settings* on a 30-message history (only the explorer counted)."""
-    friday = agent()
-    friday.memory.add_sync(long_task_transcript()[:30])
-    panel = nb_hitl.show(friday)
-    PUBLISHED.clear()
-    panel.inspector.open_explorer()
-    return panel
-
-
-async def count(make: Any, shared: bool) -> collections.Counter[str]:
-    """Comms opened by ``make()`` (the panel and everything it builds at once)."""
-    _look.SHARED = shared
-    _look.forget()  # no instance left over from the other mode
-    PUBLISHED.clear()
-    make()
-    await asyncio.sleep(0)
-    return collections.Counter(m.model for m in PUBLISHED if m.msg_type == "comm_open")
-
-
-def kinds(opened: collections.Counter[str]) -> str:
-    layouts = opened["LayoutModel"]
-    styles = sum(n for k, n in opened.items() if k.endswith("StyleModel"))
-    return f"{sum(opened.values()):4d}  (layouts {layouts:3d}, styles {styles:3d})"
-
-
-async def main() -> None:
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--participants", type=int, default=3)
+    parser.add_argument("--before", default=BEFORE, help="older commit to compare ('' skips)")
+    parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--root", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    cases = {
-        "show(agent)": lambda: nb_hitl.show(agent()),
-        f"show(MsgHub of {args.participants})": lambda: nb_hitl.show(
-            MsgHub([agent(f"A{i}") for i in range(args.participants)])
-        ),
-        "Explore settings (explorer)": explorer,
-        "an approval card": approval_card,
-        "a question card (ask_user)": question_card,
-    }
-    print("comms opened when the panel is built (comm_open messages)")
-    print(f"{'panel':28s} {'own looks (before)':34s} shared looks (after)")
-    for name, make in cases.items():
-        before = await count(make, shared=False)
-        after = await count(make, shared=True)
-        print(f"{name:28s} {kinds(before):34s} {kinds(after)}")
+    if args.measure:  # the child: count in the checkout at --root, print JSON
+        here = Path(__file__).resolve().parent
+        sys.path[:0] = [args.root, str(here)]
+        print(json.dumps(asyncio.run(measure(args.participants))))
+        return
+    import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
+
+    now = asyncio.run(measure(args.participants))
+    before = measure_at(args.before, args.participants) if args.before else {}
+    if isinstance(before, str):
+        print(f"({before})")
+        before = {}
+    print(f"comms opened when the panel is built (comm_open messages); goal <= {GOAL}")
+    print(f"{'panel':30s} {'before ' + args.before if args.before else '':>16s} {'now':>6s}")
+    for name, n in now.items():
+        old = before.get(name)
+        mark = "" if n <= GOAL else f"  (over {GOAL})"
+        print(f"{name:30s} {'' if old is None else old:>16} {n:>6d}{mark}")
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()
