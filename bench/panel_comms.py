@@ -94,9 +94,9 @@ def measure_at(rev: str, participants: int) -> dict[str, int] | str:
         if added.returncode != 0:
             return f"cannot check out {rev}: {added.stderr.strip()[:200]}"
         try:
+            child = [sys.executable, __file__, "--measure", "--root", str(tree)]
             done = subprocess.run(
-                [sys.executable, __file__, "--measure", "--root", str(tree),
-                 "--participants", str(participants)],  # fmt: skip
+                [*child, "--participants", str(participants)],
                 capture_output=True,
                 text=True,
                 timeout=600,
