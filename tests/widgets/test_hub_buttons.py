@@ -84,3 +84,21 @@ async def test_continue_after_a_model_error_asks_the_failed_speaker_again_then_t
     for agent in (alice, bob, carol):
         assert_history_valid(agent.memory.messages)
     panel.close()
+
+
+async def test_the_paused_hubs_two_stop_buttons_say_what_they_do() -> None:
+    # Issue 35 item 11: paused, the pause prompt's Stop (ends the discussion) sat under the
+    # panel's own Stop (interrupts whoever speaks), both labelled "Stop".
+    alice, bob, carol = debate()
+    panel = HubPanel(MsgHub([alice, bob, carol]), user_name="Moderator")
+    panel.start(msg="Tabs or spaces?")
+    await stop_bob(panel)
+    assert panel.state == "paused"
+    ends, interrupts = panel.pause.stop_button, panel.stop_button
+    assert ends.description == "End discussion" and "End discussion" in panel.pause.question.value
+    assert interrupts.description == "Stop speaker" and "speaking" in interrupts.tooltip
+    assert "End discussion" in panel.speakers.value
+    ends.click()
+    await panel.wait()
+    assert panel.outcome == "stopped" and carol.model.calls == []
+    panel.close()

@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from .._input import WidgetInput
     from .._inspector import MemoryInspector
 
+STOP_LABEL = "Stop speaker"
+"""The panel's Stop: it interrupts whoever is speaking (the pause prompt's ends the run)."""
 ENDINGS = {
     "stopped": "Stopped. Continue goes on from there; Next round starts another round.",
     "finished": "Finished. Next round lets everyone speak once more.",
@@ -105,8 +107,12 @@ class HubPanel(DiscussionRun, w.VBox):
         self.speakers.add_class("nb-hitl-hub-speakers")
         self.pause = PausePrompt(self._bridge, self._chosen)
         self._note = html()
-        self.stop_button = w.Button(
-            description="Stop", button_style="danger", icon="stop", disabled=True, **look(w.Button)
+        self.stop_button = w.Button(  # named apart from the pause prompt's End discussion
+            description=STOP_LABEL,
+            button_style="danger",
+            icon="stop",
+            disabled=True,
+            **look(w.Button),
         )
         self.stop_button.tooltip = "Interrupt whoever is speaking (Esc)"
         self.stop_button.add_class("nb-hitl-hub-stop")
@@ -301,7 +307,7 @@ class HubPanel(DiscussionRun, w.VBox):
         elif self.state == "waiting":
             now = "Waiting for you: type your message below and press Send."
         elif self.state == "paused":
-            now = "Paused: choose Retry, Skip or Stop below."
+            now = "Paused: choose Retry, Skip or End discussion below."
         elif self.speaking:
             verb = "is" if len(self.speaking) == 1 else "are"
             now = f"{', '.join(self.speaking)} {verb} speaking…"
@@ -315,7 +321,7 @@ class HubPanel(DiscussionRun, w.VBox):
         self.speakers.value = speakers_html(names, self.feed.classes, self.speaking, now)
         self.stop_button.disabled = not self.speaking or bool(stopping)
         if not stopping:
-            self.stop_button.description = "Stop"
+            self.stop_button.description = STOP_LABEL
         self.runs.show(
             running=self.running,
             ran=bool(self.outcome),

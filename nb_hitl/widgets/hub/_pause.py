@@ -1,4 +1,4 @@
-"""PausePrompt: a paused pipeline asks the person what to do (Retry, Skip or Stop).
+"""PausePrompt: a paused pipeline asks the person what to do (Retry, Skip or End discussion).
 
 It only shows the question and reports the choice; ``HubPanel`` resumes the pipeline.
 """
@@ -35,9 +35,11 @@ class PausePrompt(w.VBox):
             description="Retry", button_style="primary", icon="redo", **look(w.Button)
         )
         self.skip_button = w.Button(description="Skip", icon="forward", **look(w.Button))
+        # Named by what it does: the panel's own Stop (interrupt the speaker) sits above it.
         self.stop_button = w.Button(
-            description="Stop", button_style="danger", icon="stop", **look(w.Button)
+            description="End discussion", button_style="danger", icon="stop", **look(w.Button)
         )
+        self.stop_button.tooltip = "End the discussion here: no one else speaks"
         for button, action in (
             (self.retry_button, "retry"),
             (self.skip_button, "skip"),
@@ -82,7 +84,7 @@ class PausePrompt(w.VBox):
             f'<b><i class="fa fa-pause" aria-hidden="true"></i> Paused: {esc(who)} was '
             "interrupted.</b> Type an instruction (optional), "
             f"then <b>Retry</b> asks {esc(who)} again with it; {esc(skip)}; "
-            "<b>Stop</b> ends the discussion."
+            "<b>End discussion</b> ends it here."
         )
         self.retry_button.description = f"Retry {speakers[0]}" if len(speakers) == 1 else "Retry"
         self.retry_button.tooltip = f"Ask {who} again (with the instruction, if any)"
