@@ -98,6 +98,35 @@ def test_model_public_names() -> None:
     for name in ("ChatModelBase", "ChatResponse", "ChatUsage", "ModelCall", "OpenAIChatModel"):
         assert name in nb_hitl.model.__all__, name
     assert "DashScopeChatModel" in nb_hitl.model.__all__
+    # What other packages (agent, demo, compression.replay) use instead of model's modules.
+    for name in (
+        "CONTINUE_KWARG",
+        "ContinuationRequest",
+        "continuation_blocks",
+        "continuation_prompt",
+        "join_continuation",
+        "parse_continuation_prompt",
+        "structured_summary",
+    ):
+        assert name in nb_hitl.model.__all__, name
+        assert callable(getattr(nb_hitl.model, name)) or name == "CONTINUE_KWARG", name
+
+
+def test_agent_seams_for_the_extension_and_hubs_are_public() -> None:
+    import nb_hitl.agent
+
+    assert "live_agents" in nb_hitl.agent.__all__
+    assert callable(nb_hitl.agent.AgentBase.wait_idle)
+
+
+def test_an_agent_import_leaves_optional_model_and_formatter_modules_unloaded() -> None:
+    code = (
+        "import sys\nfrom nb_hitl import ReActAgent, Msg\n"
+        "print(','.join(m for m in ('nb_hitl.model._scripted', 'nb_hitl.model._openai',"
+        " 'nb_hitl.formatter._dashscope_formatter', 'nb_hitl.memory._stored') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
 
 
 def test_every_subpackage_all_is_importable() -> None:
