@@ -263,7 +263,12 @@ class AgentServer:
         if isinstance(body.get("id"), str) and body["id"]:
             extra["id"] = body["id"]
         msg = Msg(name or "user", content, "user", **extra)
-        queued = await slot.agent.steer(msg)  # type: ignore[attr-defined]
+        steer = getattr(slot.agent, "steer", None)  # ReActAgent's; not every AgentBase steers
+        if steer is None:
+            raise ServeError(
+                409, "cannot_steer", f"{type(slot.agent).__name__} takes no steering messages."
+            )
+        queued = await steer(msg)
         return {"queued": bool(queued), "messageId": msg.id}
 
     async def history(self, thread_id: str) -> dict[str, Any]:
