@@ -4,7 +4,9 @@ approved tool starting on the agent's loop, and the cost of the permission check
 Each trial parks a reply on one call that needs approval, then a worker thread decides it;
 the time runs from the ``decide`` call to the tool's first line. The floor is the same hop
 done bare (``loop.call_soon_threadsafe`` setting a future the loop awaits), in the same run.
-The policy figure is ``agent.permission_verdict(call)`` with 20 rules (globs and regexes).
+The policy figures are ``agent.permission_verdict(call)`` with 20 rules: argument globs and
+regexes, and a second set on a tool that declares a path argument (normalised and resolved
+through symlinks before matching) with ``**`` globs and specifiers. Goal: median under 100 us.
 
     python bench/decide_latency.py [--trials 200]
 """
@@ -104,6 +106,30 @@ def verdict_times(repeat: int) -> list[float]:
     return timed(lambda: agent.permission_verdict(call), repeat)
 
 
+def path_verdict_times(repeat: int) -> list[float]:
+    toolkit = Toolkit()
+
+    def write_file(path: str, text: str) -> str:
+        """Write.
+
+        Args:
+            path: which.
+            text: what.
+        """
+        return ""
+
+    toolkit.register_tool_function(write_file, path_args=["path"], kind="edits")
+    agent = ReActAgent("F", "T.", ScriptedModel([]), toolkit=toolkit,
+                       permissions=PermissionPolicy(user_rules=False))  # fmt: skip
+    for i in range(10):
+        agent.permissions.deny(f"write_file(secret{i}/**)")
+        agent.permissions.allow("write_file", {"path": f"notes{i}/*", "text": f"re:^draft{i}\\b"})
+    call = ToolUseBlock(
+        id="c", name="write_file", input={"path": "./notes/../notes9//a.txt", "text": "x"}
+    )
+    return timed(lambda: agent.permission_verdict(call), repeat)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=200)
@@ -111,9 +137,12 @@ def main() -> None:
     decide = asyncio.run(decide_trials(args.trials))
     floor = asyncio.run(floor_trials(args.trials))
     verdicts = verdict_times(2000)
+    paths = path_verdict_times(2000)
     print(f"decide from a thread -> tool starts (ms): {median_p99(decide)}")
     print(f"bare thread -> loop hop (ms):             {median_p99(floor)}")
     print(f"permission verdict, 20 rules (us):        {median_p99(verdicts, 1e6)}")
+    print(f"verdict, 20 path rules + specifiers (us): {median_p99(paths, 1e6)}")
+    print("goal: each verdict median under 100 us")
 
 
 if __name__ == "__main__":

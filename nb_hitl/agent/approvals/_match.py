@@ -26,6 +26,9 @@ from typing import Any
 
 from nb_hitl.exceptions import ConfigError
 
+Memo = dict[tuple[str, bool], str]
+"""Normalised argument texts of one call, by (text, resolved): one verdict fills it."""
+
 _CHAIN = re.compile(r"[;&|`\n<>]|\$\(")
 _SEGMENTS = re.compile(r"&&|\|\||[;&|\n]")
 
@@ -137,11 +140,18 @@ class ArgPattern:
                 "'[[]' for a literal '['."
             ) from None
 
-    def matches(self, value: Any, *, is_path: bool = False) -> bool:
-        """Whether the argument ``value`` fits (``is_path``: the tool says it is a path)."""
+    def matches(self, value: Any, *, is_path: bool = False, memo: Memo | None = None) -> bool:
+        """Whether the argument ``value`` fits (``is_path``: the tool says it is a path;
+        ``memo``: normalised paths of this call, shared by the rules that look at it)."""
         text = text_of(value)
         if is_path or (self.pathlike and isinstance(value, str)):
-            text = normalise_path(text, resolve=is_path)
+            key = (text, is_path)
+            known = memo.get(key) if memo is not None else None
+            if known is None:
+                known = normalise_path(text, resolve=is_path)
+                if memo is not None:
+                    memo[key] = known
+            text = known
         if self.is_regex:
             return self.regex.search(text) is not None
         return self.regex.match(text) is not None
@@ -166,10 +176,12 @@ class Specifier:
         else:
             self.pattern = ArgPattern("specifier", text)
 
-    def matches(self, value: Any, *, is_path: bool, allowing: bool) -> bool:
+    def matches(
+        self, value: Any, *, is_path: bool, allowing: bool, memo: Memo | None = None
+    ) -> bool:
         """Whether ``value`` fits; ``allowing``: the rule allows (chained commands never do)."""
         if self.pattern is not None:
-            return self.pattern.matches(value, is_path=is_path)
+            return self.pattern.matches(value, is_path=is_path, memo=memo)
         text = text_of(value).strip()
         assert self.prefix is not None
         if allowing:
@@ -181,4 +193,4 @@ def _starts(command: str, prefix: str) -> bool:
     return command == prefix or command.startswith(prefix + " ")
 
 
-__all__ = ["ArgPattern", "Specifier", "glob_regex", "normalise_path", "text_of"]
+__all__ = ["ArgPattern", "Memo", "Specifier", "glob_regex", "normalise_path", "text_of"]

@@ -55,7 +55,7 @@ from ._file import (
     permissions_file,
     project_permissions_file,
 )
-from ._match import normalise_path
+from ._match import Memo, normalise_path
 from ._rule import SCOPES, Behavior, PermissionRule, Scope
 
 if TYPE_CHECKING:
@@ -365,14 +365,15 @@ class PermissionPolicy:
             return Verdict("deny", "mode deny_all: no tool call runs")
         arguments = call.input
         rules = self.rules
+        memo: Memo = {}
         for rule in rules:
-            if rule.behavior == "deny" and rule.matches(tool.name, arguments, tool):
+            if rule.behavior == "deny" and rule.matches(tool.name, arguments, tool, memo):
                 return self._by_rule(rule, peek)
         if mode == "plan" and not tool.read_only:
             return Verdict(
                 "deny", f"mode plan: `{tool.name}` is not read-only (plan mode only reads)"
             )
-        verdict = self._decide(tool, call, rules, peek)
+        verdict = self._decide(tool, call, rules, peek, memo)
         if verdict.behavior == "ask" and mode == "dont_ask":
             return Verdict(
                 "deny",
@@ -382,16 +383,21 @@ class PermissionPolicy:
         return verdict
 
     def _decide(
-        self, tool: RegisteredTool, call: ToolUseBlock, rules: list[PermissionRule], peek: bool
+        self,
+        tool: RegisteredTool,
+        call: ToolUseBlock,
+        rules: list[PermissionRule],
+        peek: bool,
+        memo: Memo,
     ) -> Verdict:
-        error = self.file_error
+        error = " ".join(f.error for f in self.files if f.error)  # loaded by self.rules
         if error:
             return Verdict("ask", error)
         if tool.always_ask:
             return Verdict("ask", f"`{tool.name}` always asks a person")
         for behavior in ("ask", "allow"):
             for rule in rules:
-                if rule.behavior == behavior and rule.matches(tool.name, call.input, tool):
+                if rule.behavior == behavior and rule.matches(tool.name, call.input, tool, memo):
                     return self._by_rule(rule, peek)
         mode = self._mode
         if mode == "allow_all":

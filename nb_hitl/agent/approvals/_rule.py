@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from nb_hitl.exceptions import ConfigError
 
-from ._match import ArgPattern, Specifier
+from ._match import ArgPattern, Memo, Specifier
 
 if TYPE_CHECKING:
     from nb_hitl.tool import RegisteredTool, Toolkit
@@ -169,25 +169,34 @@ class PermissionRule:
         return fnmatch.fnmatchcase(name, self.tool)
 
     def matches(
-        self, tool_name: str, arguments: Mapping[str, Any], tool: RegisteredTool | None = None
+        self,
+        tool_name: str,
+        arguments: Mapping[str, Any],
+        tool: RegisteredTool | None = None,
+        memo: Memo | None = None,
     ) -> bool:
         """Whether the rule covers a call of ``tool_name`` with ``arguments`` (``tool``: the
-        registered tool, for its kind, path arguments and specifier reading)."""
+        registered tool, for its kind, path arguments and specifier reading; ``memo``: shared
+        by the rules checking one call, so each path is normalised once)."""
         if not self.covers_tool(tool_name):
             return False
         if self.kind is not None and (tool is None or tool.kind != self.kind):
             return False
         paths = tool.path_args if tool is not None else ()
         for name, pattern in self._patterns.items():
-            if name not in arguments or not pattern.matches(arguments[name], is_path=name in paths):
+            if name not in arguments or not pattern.matches(
+                arguments[name], is_path=name in paths, memo=memo
+            ):
                 return False
-        if self._spec is not None and not self._specified(tool, arguments):
+        if self._spec is not None and not self._specified(tool, arguments, memo):
             return False
         if self.when is not None:
             return self._predicate(self.when, arguments)
         return True
 
-    def _specified(self, tool: RegisteredTool | None, arguments: Mapping[str, Any]) -> bool:
+    def _specified(
+        self, tool: RegisteredTool | None, arguments: Mapping[str, Any], memo: Memo | None
+    ) -> bool:
         spec = self._spec
         assert spec is not None
         if tool is None:
@@ -199,7 +208,9 @@ class PermissionRule:
         if arg is None or arg not in arguments:
             return False
         allowing = self.behavior == "allow"
-        return spec.matches(arguments[arg], is_path=arg in tool.path_args, allowing=allowing)
+        return spec.matches(
+            arguments[arg], is_path=arg in tool.path_args, allowing=allowing, memo=memo
+        )
 
     def _predicate(self, fn: Callable[[dict[str, Any]], Any], arguments: Mapping[str, Any]) -> bool:
         try:
