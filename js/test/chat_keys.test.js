@@ -187,3 +187,27 @@ test("a card's button sends its form: the card's named boxes, select and ticked 
   ]);
   cleanup();
 });
+
+test("a question's choices toggle in the page, one answer unpicks the other, picks are sent", () => {
+  const { model, cleanup } = panel({ action_buttons: "[data-nb-hitl-action]" });
+  const row = document.createElement("div");
+  row.innerHTML = `<div data-nb-hitl-card="question-1">
+      <button class="nb-hitl-choice" data-nb-hitl-choice="q0" data-nb-hitl-single="" value="0"
+        aria-pressed="false">A</button>
+      <button class="nb-hitl-choice" data-nb-hitl-choice="q0" data-nb-hitl-single="" value="1"
+        aria-pressed="false">B</button>
+      <button data-nb-hitl-action="card" data-nb-hitl-arg="question-1 submit">Send</button>
+    </div>`;
+  document.querySelector(".nb-hitl-chat").append(row);
+  const [a, b] = row.querySelectorAll(".nb-hitl-choice");
+  a.click();
+  assert.ok(a.classList.contains("mod-active") && a.getAttribute("aria-pressed") === "true");
+  b.click();
+  assert.ok(!a.classList.contains("mod-active") && b.classList.contains("mod-active"));
+  assert.deepEqual(model.sent, [], "picking sends nothing");
+  row.querySelector("[data-nb-hitl-action]").click();
+  assert.deepEqual(model.sent, [
+    { action: "card", text: "question-1 submit", form: { q0: ["1"] } },
+  ]);
+  cleanup();
+});

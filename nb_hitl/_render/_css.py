@@ -291,10 +291,25 @@ CARD_RULES = """
 """
 """The approval cards' rules (also in ``CSS``; ``CARD_CSS`` for a card list shown on its own)."""
 
+QUESTION_RULES = """
+/* ask_user forms (a card: native controls; picking a choice is drawn by the page). */
+.nb-hitl-question .nb-hitl-question-header { font-size: 11px; text-transform: uppercase;
+  letter-spacing: 0.04em; opacity: 0.75; }
+.nb-hitl-question-field { margin: 2px 0 6px 0; min-width: 0; }
+.nb-hitl-choices { display: flex; flex-wrap: wrap; gap: 4px; margin: 2px 0; }
+.nb-hitl-choices .jupyter-button { margin: 0; width: auto; max-width: 100%; height: auto;
+  min-height: 28px; white-space: normal; overflow-wrap: anywhere; }
+.nb-hitl-question-box { display: flex; gap: 4px; align-items: center; margin: 2px 0; }
+.nb-hitl-question-other { display: flex; margin: 2px 0; min-width: 0; }
+.nb-hitl-question-other .widget-input { flex: 1 1 auto; width: 100%; }
+.nb-hitl-question-hint { font-size: 12px; opacity: 0.75; }
+"""
+"""The question forms' rules (also in ``CSS``)."""
+
 FILLED_RULES = (
     RULES.replace("@BADGES@", _badges())
     .replace("@BUTTONS@", _buttons())
-    .replace("@CARDS@", CARD_RULES)
+    .replace("@CARDS@", CARD_RULES + QUESTION_RULES)
     .replace("@SPEAKERS@", _speakers())
 )
 """Every rule of the stylesheet, without the variables' definitions."""
@@ -307,4 +322,4 @@ CARD_CSS = f"<style>{CARD_RULES}</style>"
 """The approval cards' rules as a ``<style>`` element."""
 
 
-__all__ = ["CARD_CSS", "CARD_RULES", "CSS", "FILLED_RULES", "RULES"]
+__all__ = ["CARD_CSS", "CARD_RULES", "CSS", "FILLED_RULES", "QUESTION_RULES", "RULES"]

@@ -7,50 +7,33 @@ others) or check boxes (several), and an "Other" text box for an answer in the p
 words (or only a text box when there are no choices). Tab moves between the controls, Space
 or Enter picks a choice or ticks a box, Enter in a text box sends the answers. A refused
 answer (a choice that was not offered, a question left unanswered) is shown in the card; once
-answered, or closed by Stop, the form turns into the answers given. Clicks go through a
+answered, or closed by Stop, the form turns into the answers given. A form is no widget: it
+is a row of the transcript's front end (``_card.CardRow``; picking a choice is drawn in the
+page, and "Send answers" or Enter sends the form's values), handled on the loop through a
 ``LoopBridge`` like every widget callback.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-import ipywidgets as w
-
 from nb_hitl._render import esc
+from nb_hitl._render._css import QUESTION_RULES
 from nb_hitl.events import Event, QuestionAnswered, QuestionAsked
 from nb_hitl.exceptions import ApprovalError
 
+from ._card import CardRow, Control, button, text_box
 from ._invisible import show_invisible
-from ._look import look, set_display
 from ._loop import LoopBridge
 
 if TYPE_CHECKING:
     from nb_hitl.agent import Question
     from nb_hitl.agent.approvals import ApprovalMethods
 
-QUESTION_CSS = """
-<style>
-.nb-hitl-question .nb-hitl-question-header { font-size: 11px; text-transform: uppercase;
-  letter-spacing: 0.04em; opacity: 0.75; }
-.nb-hitl-question .widget-checkbox label { white-space: normal; }
-.nb-hitl-question .nb-hitl-choice { width: auto; max-width: 100%; }
-.nb-hitl-question .nb-hitl-choices { flex-wrap: wrap; gap: 4px; }
-.nb-hitl-question-hint { font-size: 12px; opacity: 0.75; }
-/* The "Other" box fills the form's width, margins included (width: 100% plus ipywidgets'
-   margins ran past the card's right edge). */
-.nb-hitl-question .nb-hitl-question-other { align-self: stretch; min-width: 0;
-  box-sizing: border-box; }
-.nb-hitl-question .nb-hitl-question-other input { min-width: 0; }
-</style>
-"""
-
-
-SETTLE_S = 0.3
-"""A click on Send answers waits this long before reading the form: ipywidgets holds a text
-box's latest keystrokes back until the kernel acknowledged the previous update, while the
-click (Enter in the box presses it) goes out at once, so it can overtake the last characters."""
+QUESTION_CSS = f"<style>{QUESTION_RULES}</style>"
+"""The forms' rules as a ``<style>`` element (they are part of the panels' stylesheet)."""
 
 
 def _text(value: str) -> str:
@@ -58,73 +41,46 @@ def _text(value: str) -> str:
 
 
 class _QuestionField:
-    """The controls of one question and the answer value they hold."""
+    """The controls of one question (``Control`` objects) and the answer value they hold.
 
-    def __init__(self, question: Question, bridge: LoopBridge) -> None:
+    Args:
+        card: the form it belongs to.
+        index: the question's position in the form (its controls' names: ``q<i>``, ``other<i>``).
+        question: the question.
+    """
+
+    def __init__(self, card: QuestionCard, index: int, question: Question) -> None:
         self.question = question
-        head = f'<div class="nb-hitl-question-header">{_text(question.header)}</div>'
-        self.title = w.HTML(
-            (head if question.header else "") + f"<b>{_text(question.question)}</b>",
-            **look(w.HTML),
-        )
-        hints = [
-            f"{_text(o.label)}: {_text(o.description)}" for o in question.options if o.description
-        ]
-        self.hint = w.HTML("<br>".join(hints), **look(w.HTML))
-        self.hint.add_class("nb-hitl-question-hint")
-        self.choices: list[w.ToggleButton] = []
+        self.index = index
+        self.choices: list[Control] = []
         """One toggle button per choice (one-answer questions with choices)."""
-        self.boxes: list[w.Checkbox] = []
+        self.boxes: list[Control] = []
         """One check box per choice (multi-select questions)."""
+        picks = [
+            Control(card, description=o.label, tooltip=o.description) for o in question.options
+        ]
+        for pick in picks:
+            pick.value = False  # type: ignore[assignment]  # a toggle: True when picked
         if question.options and question.multi_select:
-            self.boxes = [
-                w.Checkbox(value=False, description=o.label, indent=False, **look(w.Checkbox))
-                for o in question.options
-            ]
+            self.boxes = picks
         elif question.options:
-            for option in question.options:
-                button = w.ToggleButton(
-                    value=False,
-                    description=option.label,
-                    tooltip=option.description,
-                    **look(w.ToggleButton),
-                )
-                button.add_class("nb-hitl-choice")
-                button.observe(bridge.callback(self._picked), names="value")
-                self.choices.append(button)
-        self.other = w.Text(
-            placeholder="Other: your own answer (Enter sends)"
-            if question.options
-            else "Your answer (Enter sends)",
-            **look(
-                w.Text, layout={"width": "auto", "display": "" if question.allow_other else "none"}
-            ),
-        )
-        self.other.add_class("nb-hitl-question-other")
-        controls: list[w.Widget] = [self.title]
-        if self.choices:
-            row = w.HBox(self.choices, **look(w.HBox))
-            row.add_class("nb-hitl-choices")
-            controls.append(row)
-        controls += self.boxes
-        controls += [self.other, self.hint]
-        self.box = w.VBox(
-            controls, **look(w.VBox, layout={"flex": "0 0 auto", "margin": "2px 0 6px 0"})
-        )
-
-    def _picked(self, change: dict[str, Any]) -> None:
-        if change["new"]:  # one answer: picking a choice unpicks the others
-            for button in self.choices:
-                if button is not change["owner"] and button.value:
-                    button.value = False
-        for button in self.choices:
-            button.button_style = "info" if button.value else ""
+            self.choices = picks
+        self.other = card.field(f"other{index}", Control(card, shown=lambda: question.allow_other))
 
     def choose(self, *labels: str) -> None:
-        """Pick choices by label, as clicks would (unknown labels are ignored)."""
-        for button in [*self.choices, *self.boxes]:
-            if button.description in labels:
-                button.value = True
+        """Pick choices by label, as clicks would (unknown labels are ignored); a one-answer
+        question unpicks the others."""
+        for control in [*self.choices, *self.boxes]:
+            if control.description in labels:
+                control.value = True  # type: ignore[assignment]
+            elif self.choices:
+                control.value = False  # type: ignore[assignment]
+
+    def take(self, picked: Any) -> None:
+        """The page's picks (``form["q<i>"]``: the picked choices' indexes)."""
+        chosen = {str(x) for x in picked} if isinstance(picked, list) else set()
+        for j, control in enumerate([*self.choices, *self.boxes]):
+            control.value = str(j) in chosen  # type: ignore[assignment]
 
     def value(self) -> Any:
         other = self.other.value.strip()
@@ -135,9 +91,48 @@ class _QuestionField:
             return {"choices": picked, "other": other}
         return {"other": other} if self.question.options else other
 
+    def render(self, card: QuestionCard) -> str:
+        q = self.question
+        head = f'<div class="nb-hitl-question-header">{_text(q.header)}</div>' if q.header else ""
+        parts = [f"{head}<b>{_text(q.question)}</b>"]
+        group = f"q{self.index}"
+        if self.choices:
+            buttons = []
+            for j, c in enumerate(self.choices):
+                on = bool(c.value)
+                title = f' title="{_text(c.tooltip)}"' if c.tooltip else ""
+                buttons.append(
+                    '<button type="button" class="lm-Widget jupyter-widgets jupyter-button '
+                    f'widget-toggle-button nb-hitl-choice{" mod-active mod-info" if on else ""}" '
+                    f'data-nb-hitl-choice="{group}" data-nb-hitl-single="" value="{j}" '
+                    f'aria-pressed="{"true" if on else "false"}"{title}>'
+                    f"{_text(c.description)}</button>"
+                )
+            parts.append(f'<div class="nb-hitl-choices" role="group">{"".join(buttons)}</div>')
+        for j, box in enumerate(self.boxes):
+            ticked = " checked" if box.value else ""
+            parts.append(
+                '<label class="nb-hitl-question-box"><input type="checkbox" '
+                f'name="{group}" value="{j}"{ticked}> {_text(box.description)}</label>'
+            )
+        if q.allow_other:
+            hint = (
+                "Other: your own answer (Enter sends)" if q.options else "Your answer (Enter sends)"
+            )
+            other = text_box(f"other{self.index}", self.other, "nb-hitl-question-other-box", hint)
+            parts.append(f'<div class="nb-hitl-question-other">{other}</div>')
+        hints = [f"{_text(o.label)}: {_text(o.description)}" for o in q.options if o.description]
+        if hints:
+            parts.append(f'<div class="nb-hitl-question-hint">{"<br>".join(hints)}</div>')
+        return f'<div class="nb-hitl-question-field">{"".join(parts)}</div>'
 
-class QuestionCard(w.VBox):
-    """The form for one ``ask_user`` call.
+
+class QuestionCard(CardRow):
+    """The form for one ``ask_user`` call: a card drawn inside the transcript (no widget).
+
+    ``card.fields[i]`` holds question ``i``'s controls (``choices`` / ``boxes`` with a boolean
+    ``value``, ``other`` with its text, ``choose(label)``); ``card.submit.click()`` sends the
+    answers, as the page's "Send answers" does (``_card.py``).
 
     Args:
         agent: the agent whose reply waits for the answers.
@@ -153,46 +148,38 @@ class QuestionCard(w.VBox):
         questions: list[Question],
         bridge: LoopBridge | None = None,
     ) -> None:
+        key = f"question-{question_id}-{uuid.uuid4().hex[:8]}"
+        super().__init__(key, "nb-hitl-approval nb-hitl-question")
         self.agent = agent
         self.question_id = question_id
         self.questions = list(questions)
         self.answered = ""
         """``""`` while waiting, then ``answered`` or ``interrupted``."""
         self._bridge = bridge or LoopBridge()
-        self.header = w.HTML(
-            '<span class="nb-hitl-badge nb-hitl-badge-question">question</span> <b>for you</b> '
-            '<span class="nb-hitl-status nb-hitl-status-waiting">waiting for you</span>',
-            **look(w.HTML),
+        self.header = Control(
+            self,
+            value='<span class="nb-hitl-badge nb-hitl-badge-question">question</span> '
+            '<b>for you</b> <span class="nb-hitl-status nb-hitl-status-waiting">waiting for '
+            "you</span>",
         )
-        self.fields = [_QuestionField(q, self._bridge) for q in self.questions]
-        self.submit = w.Button(
-            description="Send answers", button_style="primary", icon="reply", **look(w.Button)
+        self.fields = [_QuestionField(self, i, q) for i, q in enumerate(self.questions)]
+        self.submit = Control(
+            self, "submit", description="Send answers", shown=lambda: not self.answered
         )
-        self.submit.add_class("nb-hitl-question-submit")
-        self.error = w.HTML(**look(w.HTML))
-        self.error.add_class("nb-hitl-approval-error")
-        self.result = w.HTML(**look(w.HTML))
-        super().__init__(
-            children=[
-                self.header,
-                *(f.box for f in self.fields),
-                self.submit,
-                self.error,
-                self.result,
-            ],
-            **look(w.VBox, layout={"flex": "0 0 auto"}),  # a transcript row: never squeezed
-        )
-        self.add_class("nb-hitl-approval")
-        self.add_class("nb-hitl-question")
-        self.submit.on_click(self._bridge.callback(lambda _b: self._clicked()))
+        self.error = Control(self)
+        self.result = Control(self)
+        self.html = self.render()
 
-    def _clicked(self) -> None:
-        self.submit.disabled = True  # one send at a time, while the last keystrokes land
-        self._bridge.later(SETTLE_S, self._send_clicked)
+    def act(self, verb: str, form: Mapping[str, Any] | None = None) -> None:
+        """A press from the page: its picks and text boxes, then ``verb``."""
+        if form is not None:
+            for field in self.fields:
+                field.take(form.get(f"q{field.index}"))
+        super().act(verb, form)
 
-    def _send_clicked(self) -> None:
-        self.submit.disabled = False
-        if not self.answered:
+    def press(self, verb: str) -> None:
+        """``submit``: answer with what the form holds."""
+        if verb == "submit" and not self.answered:
             self.send()
 
     def answers(self) -> dict[int, Any]:
@@ -205,9 +192,30 @@ class QuestionCard(w.VBox):
             self.agent.answer(self.question_id, self.answers())
         except ApprovalError as exc:
             self.error.value = _text(str(exc))
+            self.refresh()
             return False
         self.error.value = ""
+        self.refresh()
         return True
+
+    def render(self) -> str:
+        """The form's HTML while it waits, then the answers (escaped)."""
+        parts = [f'<div class="nb-hitl-card-head">{self.header.value}</div>']
+        if not self.answered:
+            parts += [f.render(self) for f in self.fields]
+            parts.append(
+                '<div class="nb-hitl-card-buttons">'
+                + button(self, self.submit, "nb-hitl-question-submit", "primary", "reply")
+                + "</div>"
+            )
+        if self.error.value:
+            parts.append(
+                f'<div class="nb-hitl-approval-error" role="alert">{self.error.value}</div>'
+            )
+        if self.result.value:
+            parts.append(f'<div class="nb-hitl-approval-result">{self.result.value}</div>')
+        body = "".join(parts)
+        return f'<div class="nb-hitl-card" data-nb-hitl-card="{esc(self.key)}">{body}</div>'
 
     def show_answers(self, answers: dict[str, Any] | None, outcome: str = "answered") -> None:
         """Replace the form by the answers (called on ``QuestionAnswered``)."""
@@ -221,11 +229,9 @@ class QuestionCard(w.VBox):
                 rows.append(f"<div>{_text(question)} &#8594; <b>{_text(shown)}</b></div>")
             self.result.value = "&#10004; Answered" + "".join(rows)
         self.header.value = '<span class="nb-hitl-badge nb-hitl-badge-question">question</span>'
-        for field in self.fields:
-            set_display(field.box, "none")
-        set_display(self.submit, "none")
         self.error.value = ""
         self.add_class("nb-hitl-approval-decided")
+        self.refresh()
 
 
 class QuestionCards:
@@ -241,7 +247,7 @@ class QuestionCards:
     def __init__(
         self,
         agent: ApprovalMethods,
-        add_row: Callable[[w.Widget], Any],
+        add_row: Callable[[QuestionCard], Any],
         set_status: Callable[[str, str], Any] | None = None,
         bridge: LoopBridge | None = None,
     ) -> None:
@@ -250,7 +256,6 @@ class QuestionCards:
         self.set_status = set_status
         self.bridge = bridge or LoopBridge()
         self.cards: dict[str, QuestionCard] = {}
-        self._styled = False
         self._sub = agent.subscribe(self.bridge.callback(self.on_event))
         for pending in agent.pending_questions:
             self._card(pending.question_id, pending.questions)
@@ -263,9 +268,6 @@ class QuestionCards:
     def _card(self, question_id: str, questions: list[Question]) -> QuestionCard:
         card = self.cards.get(question_id)
         if card is None:
-            if not self._styled:
-                self.add_row(w.HTML(QUESTION_CSS))
-                self._styled = True
             card = QuestionCard(self.agent, question_id, questions, self.bridge)
             self.cards[question_id] = card
             self.add_row(card)

@@ -15,7 +15,6 @@ from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
 from nb_hitl.tool import Toolkit
 from nb_hitl.widgets import AgentPanel, ChatWidget
 from nb_hitl.widgets._approval import ApprovalCard
-from nb_hitl.widgets._look import is_shared
 from nb_hitl.widgets._question import QuestionCard
 
 EVIL = "<img src=x onerror=alert(1)>"
@@ -159,8 +158,8 @@ async def test_the_question_form_refuses_a_bad_answer_and_sends_a_good_one() -> 
     card.submit.click()
     await until(lambda: not agent.is_replying, what="the reply")
     assert card.answered == "answered" and "&#10004; Answered" in card.result.value
-    assert card.submit.layout.display == "none"  # hidden: a layout of its own (shared looks)
-    assert not is_shared(card.submit.layout) and is_shared(card.header.layout)
+    assert card.submit.layout.display == "none"  # the form turned into the answers
+    assert "Send answers" not in card.drawn_html() and "PostgreSQL" in card.drawn_html()
     result = next(
         b
         for m in agent.memory.messages

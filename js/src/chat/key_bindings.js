@@ -10,6 +10,7 @@ import {
   INACTIVE,
   markStopping,
   origin,
+  toggleChoice,
 } from "./keys.js";
 
 function render({ model, el }) {
@@ -106,6 +107,16 @@ function render({ model, el }) {
     const card = button.closest("[data-nb-hitl-card]");
     if (card) msg.form = formValues(card); // a card's button: its controls' values come along
     model.send(msg);
+  });
+
+  // A question's choices toggle in the page; their picks go with "Send answers".
+  listen("click", (ev) => {
+    const scope = root();
+    if (!scope || !(origin(ev) instanceof Element)) return;
+    const choice = origin(ev).closest("[data-nb-hitl-choice]");
+    if (!choice || !scope.contains(choice) || choice.disabled) return;
+    if (scope.classList.contains(INACTIVE)) return;
+    toggleChoice(choice);
   });
 
   // "Focus inside the panel" also covers a click on text that takes no focus (the transcript):

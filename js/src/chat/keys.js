@@ -108,7 +108,33 @@ export function formValues(card) {
       else form[name] = field.value;
     } else form[name] = field.value;
   }
+  for (const choice of card.querySelectorAll("[data-nb-hitl-choice][aria-pressed='true']")) {
+    const group = choice.dataset.nbHitlChoice;
+    form[group] = [...(form[group] || []), choice.value];
+  }
   return form;
+}
+
+/**
+ * A question's choice button pressed: it toggles, drawn at once in the page (the form is sent
+ * with "Send answers"); in a one-answer group (`data-nb-hitl-single`) the others unpick.
+ */
+export function toggleChoice(choice) {
+  const on = choice.getAttribute("aria-pressed") !== "true";
+  const card = choice.closest("[data-nb-hitl-card]");
+  if (on && card && choice.dataset.nbHitlSingle !== undefined) {
+    for (const other of card.querySelectorAll("[data-nb-hitl-choice]")) {
+      if (other !== choice && other.dataset.nbHitlChoice === choice.dataset.nbHitlChoice)
+        setPressed(other, false);
+    }
+  }
+  setPressed(choice, on);
+}
+
+function setPressed(choice, on) {
+  choice.setAttribute("aria-pressed", on ? "true" : "false");
+  choice.classList.toggle("mod-active", on);
+  choice.classList.toggle("mod-info", on);
 }
 
 /** Turn `scope` off: the banner, every control disabled, the status line says why. */

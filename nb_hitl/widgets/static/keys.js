@@ -78,7 +78,27 @@ function formValues(card) {
       else form[name] = field.value;
     } else form[name] = field.value;
   }
+  for (const choice of card.querySelectorAll("[data-nb-hitl-choice][aria-pressed='true']")) {
+    const group = choice.dataset.nbHitlChoice;
+    form[group] = [...form[group] || [], choice.value];
+  }
   return form;
+}
+function toggleChoice(choice) {
+  const on = choice.getAttribute("aria-pressed") !== "true";
+  const card = choice.closest("[data-nb-hitl-card]");
+  if (on && card && choice.dataset.nbHitlSingle !== void 0) {
+    for (const other of card.querySelectorAll("[data-nb-hitl-choice]")) {
+      if (other !== choice && other.dataset.nbHitlChoice === choice.dataset.nbHitlChoice)
+        setPressed(other, false);
+    }
+  }
+  setPressed(choice, on);
+}
+function setPressed(choice, on) {
+  choice.setAttribute("aria-pressed", on ? "true" : "false");
+  choice.classList.toggle("mod-active", on);
+  choice.classList.toggle("mod-info", on);
 }
 function goInactive(scope, text) {
   scope.classList.add(INACTIVE);
@@ -183,6 +203,14 @@ function render({ model, el }) {
     const card = button.closest("[data-nb-hitl-card]");
     if (card) msg.form = formValues(card);
     model.send(msg);
+  });
+  listen("click", (ev) => {
+    const scope = root();
+    if (!scope || !(origin(ev) instanceof Element)) return;
+    const choice = origin(ev).closest("[data-nb-hitl-choice]");
+    if (!choice || !scope.contains(choice) || choice.disabled) return;
+    if (scope.classList.contains(INACTIVE)) return;
+    toggleChoice(choice);
   });
   const panel = () => el.closest(`.${model.get("focus_scope") || model.get("scope")}`) || root();
   let pointed = false;
