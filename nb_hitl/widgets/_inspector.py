@@ -158,7 +158,7 @@ class MemoryInspector(PanelModel):
     @property
     def controls_off(self) -> dict[str, str]:
         """The controls that are off now (``CONTROLS`` names), each with why ("": no reason)."""
-        return dict(self.state.get("controls", {}).get("off", {}))
+        return dict(self._state.get("controls", {}).get("off", {}))  # no copy of the table
 
     def set_limits(self, limits: dict[str, str]) -> None:
         """Keep the controls named in ``limits`` off, each with its reason shown on it (what a
