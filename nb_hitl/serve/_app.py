@@ -28,6 +28,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from nb_hitl.exceptions import ServeError
 
 from ._server import AgentServer
+from ._threads import PermissionsFile
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
@@ -122,6 +123,7 @@ def create_app(
     path: str = "",
     max_idle_threads: int = 1000,
     run_lock_ttl: float = 30.0,
+    permissions_file: PermissionsFile | None = None,
 ) -> Starlette:
     """The ASGI app serving ``agent_or_factory`` over AG-UI, to embed or to run with uvicorn.
 
@@ -139,6 +141,8 @@ def create_app(
         max_idle_threads: idle threads kept in memory (others load again from ``session``).
         run_lock_ttl: with a ``RedisSession``, seconds a run lock outlives its worker's last
             renewal (one run per thread among all the workers; a killed worker's lock expires).
+        permissions_file: each served agent's own permission rules file (a path, or
+            ``f(thread_id) -> path``) instead of the process-wide user file.
 
     The app's ``state.server`` is the ``AgentServer``.
     """
@@ -150,6 +154,7 @@ def create_app(
             session,
             max_idle_threads=max_idle_threads,
             run_lock_ttl=run_lock_ttl,
+            permissions_file=permissions_file,
         )
     )
     prefix = "/" + path.strip("/") if path.strip("/") else ""

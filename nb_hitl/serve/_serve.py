@@ -14,7 +14,7 @@ import contextlib
 import ipaddress
 import os
 import socket
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -129,6 +129,7 @@ def serve(
     max_body_bytes: int = DEFAULT_MAX_BODY,
     path: str = "",
     log_level: str = "warning",
+    permissions_file: str | os.PathLike[str] | Callable[[str], Any] | None = None,
 ) -> RunningServer | None:
     """Serve nb_hitl agents over AG-UI with uvicorn (see docs/serve.md).
 
@@ -148,6 +149,9 @@ def serve(
         max_body_bytes: larger request bodies are refused (413).
         path: a prefix for every route.
         log_level: uvicorn's log level.
+        permissions_file: each served agent's own permission rules file (a path, or
+            ``f(thread_id) -> path``) instead of the process-wide ``$NB_HITL_CONFIG_DIR``
+            one: its ``always`` rules are read from and written there.
 
     Returns:
         None after the server stopped (no running loop), or a ``RunningServer`` at once when
@@ -169,6 +173,7 @@ def serve(
         cors_origins=cors_origins,
         max_body_bytes=max_body_bytes,
         path=path,
+        permissions_file=permissions_file,
     )
     try:
         asyncio.get_running_loop()

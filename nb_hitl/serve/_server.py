@@ -28,7 +28,14 @@ from ._convert import messages_to_agui, pending_interrupts
 from ._input import MAX_TEXT, check_resume, user_msg
 from ._run import ActiveRun, RunPlan
 from ._state import agent_state
-from ._threads import AgentFactory, Threads, ThreadSlot, check_thread_id, settle
+from ._threads import (
+    AgentFactory,
+    PermissionsFile,
+    Threads,
+    ThreadSlot,
+    check_thread_id,
+    settle,
+)
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
@@ -49,6 +56,9 @@ class AgentServer:
         max_idle_threads: idle threads kept in memory; older ones are loaded again on use.
         run_lock_ttl: with a ``RedisSession``, seconds a worker's run lock on a thread
             outlives its last renewal (a killed worker's threads take runs again after it).
+        permissions_file: each served agent's own permission rules file (a path, or
+            ``f(thread_id) -> path``) instead of the process-wide user file: its ``always``
+            rules are read from and written there.
     """
 
     def __init__(
@@ -58,14 +68,22 @@ class AgentServer:
         *,
         max_idle_threads: int = 1000,
         run_lock_ttl: float = 30.0,
+        permissions_file: PermissionsFile | None = None,
     ) -> None:
         from nb_hitl.agent import AgentBase
 
         if isinstance(agent_or_factory, AgentBase):
-            self.threads = Threads(None, session, single=agent_or_factory)
+            self.threads = Threads(
+                None, session, single=agent_or_factory, permissions_file=permissions_file
+            )
             self.name = agent_or_factory.name
         elif callable(agent_or_factory):
-            self.threads = Threads(agent_or_factory, session, max_idle=max_idle_threads)
+            self.threads = Threads(
+                agent_or_factory,
+                session,
+                max_idle=max_idle_threads,
+                permissions_file=permissions_file,
+            )
             self.name = getattr(agent_or_factory, "__name__", "agent")
         else:
             raise TypeError(

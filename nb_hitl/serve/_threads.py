@@ -14,12 +14,13 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import os
 import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, Union
 
 from nb_hitl.exceptions import ServeError, SessionError
 from nb_hitl.message import Msg
@@ -100,6 +101,8 @@ class ThreadSlot:
 
 
 AgentFactory = Callable[..., Any]
+PermissionsFile = Union[str, "os.PathLike[str]", Callable[[str], Any]]
+"""A served agent's own permission rules file: a path, or ``f(thread_id) -> path``."""
 
 
 class Threads:
@@ -112,6 +115,8 @@ class Threads:
         single: an agent instance served as the only thread (``serve(agent)``).
         max_idle: idle threads kept in memory beyond which the least recent saved ones are
             dropped (they load again from the store when asked for).
+        permissions_file: each agent's own permission rules file, instead of the user's
+            (``$NB_HITL_CONFIG_DIR``) one: a path, or ``f(thread_id) -> path``.
     """
 
     def __init__(
@@ -120,8 +125,10 @@ class Threads:
         session: SessionBase | None,
         single: AgentBase | None = None,
         max_idle: int = 1000,
+        permissions_file: PermissionsFile | None = None,
     ) -> None:
         self.make_agent = make_agent
+        self.permissions_file = permissions_file
         self.session = session
         self.single = single
         self.single_thread: str | None = None
@@ -209,10 +216,20 @@ class Threads:
                     "The agent factory returned an awaitable; give a plain function that "
                     "returns an agent.",
                 )
+        self._own_rules(agent, thread_id)
         quiet = getattr(agent, "set_console_output_enabled", None)
         if callable(quiet):
             quiet(False)  # a server prints nothing per token
         return agent
+
+    def _own_rules(self, agent: AgentBase, thread_id: str) -> None:
+        from nb_hitl.agent import PermissionPolicy
+
+        where = self.permissions_file
+        policy = getattr(agent, "permissions", None)
+        if where is None or not isinstance(policy, PermissionPolicy):
+            return
+        policy.use_rules_file(where(thread_id) if callable(where) else where)
 
     def _drop(self, slot: ThreadSlot) -> None:
         """Forget a stale slot; a parked reply of it is cancelled (its agent is discarded

@@ -38,6 +38,7 @@ to the given file when there is one, else to the user's.
 from __future__ import annotations
 
 import logging
+import os
 import posixpath
 import re
 import threading
@@ -205,6 +206,15 @@ class PermissionPolicy:
                 f"got {mode!r}."
             )
         self._mode = mode
+        self._changed()
+
+    def use_rules_file(self, path: str | os.PathLike[str], *, user_rules: bool = False) -> None:
+        """Read and write this policy's ``always`` rules in ``path`` (and, unless
+        ``user_rules``, no longer the user's file): a served agent's own policy file."""
+        with self._lock:
+            self._given = _fixed(Path(path), "file")
+            if not user_rules:
+                self._user = None
         self._changed()
 
     # -- rules -------------------------------------------------------------------------------
