@@ -172,7 +172,7 @@ class ActingMixin(ApprovalMethods):
     async def _stop_background(self) -> None:
         """An interrupted reply cancels the background tasks it started (their results say
         they were interrupted), except those of tools registered with ``outlive_reply``."""
-        if self._reply_id is not None:
+        if self._reply_id is not None and self.toolkit.background_tasks:  # most replies: none
             await self.toolkit.cancel_owned(self._reply_id)
 
     def _repark_unstarted(self) -> bool:

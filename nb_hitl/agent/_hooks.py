@@ -160,6 +160,26 @@ def _check_type(cls: type, hook_type: str) -> None:
         )
 
 
+_CLASS_HAS_HOOKS: dict[tuple[type, str], bool] = {}
+"""``_class_has_hooks`` answers, cleared by every change of class hooks."""
+
+
+def _class_has_hooks(cls: type, name: str) -> bool:
+    """Whether ``cls`` or a class it derives from has a ``pre_``/``post_`` hook of ``name``.
+
+    Asked several times per reply (``print`` and ``reply`` hooks, on the interrupt path too),
+    so cached; every change of class hooks goes through ``register_class_hook`` & co, which
+    clear the cache.
+    """
+    key = (cls, name)
+    found = _CLASS_HAS_HOOKS.get(key)
+    if found is None:
+        attrs = (f"_class_pre_{name}_hooks", f"_class_post_{name}_hooks")
+        found = any(klass.__dict__.get(attr) for klass in cls.__mro__ for attr in attrs)
+        _CLASS_HAS_HOOKS[key] = found
+    return found
+
+
 def _wrap(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(method)
     async def hooked(self: HookMixin, *args: Any, **kwargs: Any) -> Any:
@@ -232,6 +252,7 @@ class HookMixin:
         if not callable(hook):
             raise TypeError(f"The {hook_type} hook {hook_name!r} must be callable, got {hook!r}.")
         getattr(cls, f"_class_{hook_type}_hooks")[hook_name] = hook
+        _CLASS_HAS_HOOKS.clear()
 
     @classmethod
     def remove_class_hook(cls, hook_type: str, hook_name: str) -> None:
@@ -244,6 +265,7 @@ class HookMixin:
                 f"registered: {list(hooks) or 'none'}."
             )
         del hooks[hook_name]
+        _CLASS_HAS_HOOKS.clear()
 
     @classmethod
     def clear_class_hooks(cls, hook_type: str | None = None) -> None:
@@ -252,6 +274,7 @@ class HookMixin:
         for typ in types:
             _check_type(cls, typ)
             getattr(cls, f"_class_{typ}_hooks").clear()
+        _CLASS_HAS_HOOKS.clear()
 
     def _hooks(self, hook_type: str) -> list[tuple[str, Hook]]:
         found = list(self.__dict__.get(f"_instance_{hook_type}_hooks", {}).items())
@@ -263,7 +286,10 @@ class HookMixin:
 
     def has_hooks(self, name: str) -> bool:
         """True if any pre or post hook of ``name`` (``"reply"``, ``"print"``...) is set."""
-        return bool(self._hooks(f"pre_{name}") or self._hooks(f"post_{name}"))
+        own = self.__dict__
+        if own.get(f"_instance_pre_{name}_hooks") or own.get(f"_instance_post_{name}_hooks"):
+            return True
+        return _class_has_hooks(type(self), name)
 
     # -- running ------------------------------------------------------------------------------
     async def _run_pre_hooks(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:

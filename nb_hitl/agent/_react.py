@@ -613,6 +613,7 @@ class ReActAgent(
     async def handle_interrupt(self, msg: Msg | None = None, **kwargs: Any) -> Msg:
         """Close the history consistently, then return the interrupted message."""
         await self._stop_background()
+        printing = self._print_wanted()  # asked once: nothing changes it while this runs
         if self._repark_unstarted():  # a resumed reply stopped before it began: no trace
             return self._interrupted_msg(reparked=True)
         live, self._live = self._live, None
@@ -632,7 +633,7 @@ class ReActAgent(
                 for call in live.get_content_blocks("tool_use"):
                     self._open_calls[call.id] = call
                 await self._commit(live)
-                if self._print_wanted():  # its chunks went out with last=False: now it is final
+                if printing:  # its chunks went out with last=False: now it is final
                     await self.print(live, True)
         closed = await self._close_interrupted_calls()
         extra: dict[str, Any] = {}
@@ -646,7 +647,7 @@ class ReActAgent(
             extra.update(continued_by=resumed.continued_by, continues=resumed.interrupted_id)
         result = self._interrupted_msg(**extra)
         await self._commit(result)
-        if self._print_wanted():
+        if printing:
             await self.print(result, True)
         return result
 

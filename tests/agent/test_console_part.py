@@ -40,3 +40,24 @@ def test_enabling_the_queue_again_keeps_it() -> None:
     first = console.queue
     console.set_queue_enabled(True)
     assert console.queue is first and first is not None and first.maxsize == 100
+
+
+async def test_a_class_print_hook_registered_later_is_seen_at_once() -> None:
+    from nb_hitl.agent import ReActAgent
+    from nb_hitl.model import ScriptedModel
+
+    class Quiet(ReActAgent):
+        pass
+
+    agent = Quiet("q", "sys", ScriptedModel(["hi"]))
+    agent.set_console_output_enabled(False)
+    assert not agent._print_wanted()  # asked (and cached) before the hook exists
+    seen: list[str] = []
+    Quiet.register_class_hook("post_print", "see", lambda _a, kw, _out: seen.append("x"))
+    try:
+        assert agent._print_wanted()
+        await agent(Msg("user", "hello", "user"))
+        assert seen
+    finally:
+        Quiet.clear_class_hooks()
+    assert not agent._print_wanted()

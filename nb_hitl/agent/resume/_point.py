@@ -17,7 +17,11 @@ from nb_hitl.message import MetaKey, Msg, ToolUseBlock
 
 def text_digest(text: str) -> str:
     """A short fingerprint of a partial answer's text (to notice it was edited later)."""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    try:
+        data = text.encode()  # the fast path; the same bytes as below for any valid text
+    except UnicodeEncodeError:  # lone surrogates (a model's broken emoji) are kept as they are
+        data = text.encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 @dataclass
