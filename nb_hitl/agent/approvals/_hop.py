@@ -1,4 +1,4 @@
-"""The one thread-safe hop onto the agent's event loop, used by every decision and answer.
+"""Decisions and answers hop onto the agent's event loop through the agent's one hop.
 
 Widgets may call from a comm thread (JupyterLab's ``commsOverSubshells``), so a decision made
 off the agent's loop is scheduled on it with ``loop.call_soon_threadsafe``. ``submit`` returns
@@ -14,6 +14,8 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from nb_hitl.exceptions import ApprovalError
+
+from .._lifecycle import on_loop_thread
 
 T = TypeVar("T")
 
@@ -38,26 +40,11 @@ def submit(
 ) -> concurrent.futures.Future[T]:
     """Run ``fn`` on ``loop`` (now, if already on its thread or it is not running).
 
-    The returned future holds ``fn``'s result or exception.
+    The returned future holds ``fn``'s result or exception. The hop itself is the agent's one
+    (``nb_hitl.agent._lifecycle.on_loop_thread``, which ``interrupt_threadsafe`` and
+    ``steer_threadsafe`` use too); a future cancelled before the loop takes it never runs.
     """
-    fut: concurrent.futures.Future[T] = concurrent.futures.Future()
-
-    def run() -> None:
-        if not fut.set_running_or_notify_cancel():
-            return  # withdrawn by run_on_loop's timeout: never applied
-        try:
-            result = fn()
-        except BaseException as exc:  # handed to whoever waits on the future
-            fut.set_exception(exc)
-        else:
-            fut.set_result(result)
-
-    running = loop_if_running(loop)
-    if running is None or on_thread_of(running):
-        run()
-    else:
-        running.call_soon_threadsafe(run)
-    return fut
+    return on_loop_thread(loop, fn, fn)
 
 
 def run_on_loop(loop: asyncio.AbstractEventLoop | None, fn: Callable[[], T], timeout: float) -> T:
