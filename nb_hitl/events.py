@@ -292,6 +292,22 @@ class CompressionConfigChanged(Event):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
+class PermissionsChanged(Event):
+    """The agent's permission mode or rules changed (code, a decision, a settings file read
+    again): a panel redraws its mode and rule list from this event."""
+
+    kind: ClassVar[str] = "permissions_changed"
+    mode: str = "ask"
+    """The mode now in effect."""
+    rules: tuple[dict[str, Any], ...] = ()
+    """The active rules in the order tried, each ``{"id", "behavior", "text", "args",
+    "kind", "scope", "source", "source_path", "note", "description"}``: revoke one with
+    ``agent.permissions.revoke(rule["id"])``."""
+    file_error: str = ""
+    """Why a settings file cannot be read (``""`` when every one can)."""
+
+
+@dataclass(frozen=True, repr=False, eq=False)
 class Notice(Event):
     """Something to tell the person that is not part of the conversation, e.g. a remote
     server's events that were skipped as malformed; a UI shows ``text`` as plain text."""
@@ -434,6 +450,7 @@ __all__ = [
     "MessageAdded",
     "MessageUpdated",
     "Notice",
+    "PermissionsChanged",
     "QuestionAnswered",
     "QuestionAsked",
     "RemoteConnected",

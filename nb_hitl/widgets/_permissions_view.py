@@ -37,6 +37,15 @@ VIEW_CSS = """
 """
 
 
+_SOURCE_TEXT = {
+    "agent": "this agent",
+    "file": "agent's file",
+    "project": "project file",
+    "user": "your file",
+}
+"""Where a rule came from, in the rule list (``rule.source``)."""
+
+
 class PermissionsView(w.VBox):
     """Mode, rules and background tasks of one agent (see the module docstring).
 
@@ -111,7 +120,9 @@ class PermissionsView(w.VBox):
             text = w.HTML(
                 f'<span class="nb-hitl-badge nb-hitl-badge-other">{esc(rule.behavior)}</span> '
                 f"{esc(show_invisible(rule.describe(self.agent.toolkit)))}"
-                + (f" &middot; <i>{esc(show_invisible(rule.note))}</i>" if rule.note else ""),
+                + (f" &middot; <i>{esc(show_invisible(rule.note))}</i>" if rule.note else "")
+                + f' <span class="nb-hitl-rule-source" title="{esc(rule.source_path or "")}">'
+                f"({esc(_SOURCE_TEXT.get(rule.source, rule.source))})</span>",
                 **look(w.HTML),
             )
             text.add_class("nb-hitl-rule-text")

@@ -395,3 +395,26 @@ async def test_the_clearer_names_and_their_old_aliases_do_the_same() -> None:
     await task
     assert bench.ran == ["run a"] and results(agent)["w1"] == "denied by the user: no writes"
     assert [r.scope for r in agent.permissions.rules] == ["session"]
+
+
+async def test_a_panel_follows_mode_and_rules_through_one_event(user_config_dir: Path) -> None:
+    from nb_hitl.events import Event, PermissionsChanged
+
+    agent = agent_with(Workbench(), [])
+    seen: list[PermissionsChanged] = []
+
+    def on(event: Event) -> None:
+        if isinstance(event, PermissionsChanged):
+            seen.append(event)
+
+    agent.subscribe(on)
+    agent.permissions.mode = "plan"
+    rule = agent.permissions.allow("read_file", scope="always")
+    for _ in range(50):
+        await asyncio.sleep(0)
+    assert [e.mode for e in seen] == ["plan", "plan"]
+    [shown] = seen[-1].rules
+    assert (shown["id"], shown["source"], shown["text"]) == (rule.id, "user", "read_file")
+    view = agent.approvals.permissions_view()
+    assert view["mode"] == "plan" and "read-only" in view["mode_text"]
+    assert view["rules"] == list(seen[-1].rules) and view["file_error"] == ""

@@ -95,6 +95,7 @@ async def test_the_panel_lists_rules_revokes_one_and_shows_the_mode() -> None:
     html = all_html(view)
     assert "allow `search_notes` with query matching &#x27;notes*&#x27; for this session" in html
     assert EVIL not in html and "&lt;img" in html
+    assert "(this agent)" in html  # each rule says where it came from
     assert 'data-mode="allow_reads"' in panel.chat.status.value
     view.revoke_buttons[rule.id].click()
     await until(lambda: agent.permissions.rules == [], what="the revoke")

@@ -28,13 +28,18 @@ import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
-from nb_hitl.events import ApprovalDecided, ApprovalRequested, ToolResultReady
+from nb_hitl.events import (
+    ApprovalDecided,
+    ApprovalRequested,
+    PermissionsChanged,
+    ToolResultReady,
+)
 from nb_hitl.exceptions import ApprovalError, ConfigError, ToolError
 from nb_hitl.message import MetaKey, Msg, ToolResultBlock, ToolUseBlock
 
 from ._callback import Allow, Ask, Deny, ToolContext, consult
 from ._hop import run_on_loop, submit
-from ._policy import AllowedTools, PermissionPolicy, Verdict
+from ._policy import MODE_TEXT, MODES, AllowedTools, PermissionPolicy, Verdict
 from ._questions import QuestionInbox
 from ._rule import Behavior, PermissionRule, Scope
 from ._state import (
@@ -71,6 +76,7 @@ class ApprovalGate:
     def __init__(self, host: GateHost) -> None:
         self._host = host
         self._policy = PermissionPolicy()
+        self._unwatch = self._policy.watch(self._policy_changed)
         self.state = ApprovalState()
         """Waiting, parked and recently closed calls (one object, swapped whole on load)."""
         self.log: list[dict[str, Any]] = []
@@ -97,7 +103,39 @@ class ApprovalGate:
         toolkit = getattr(self._host, "toolkit", None)
         if toolkit is not None:
             policy.bind(toolkit)  # ConfigError for a rule that can match nothing
+        self._unwatch()
         self._policy = policy
+        self._unwatch = policy.watch(self._policy_changed)
+        self._policy_changed()
+
+    def permissions_view(self) -> dict[str, Any]:
+        """What a panel shows of the policy: ``mode``, ``mode_text``, ``modes``, ``rules``
+        (each ``rule.view()``, with its source) and ``file_error``."""
+        policy = self.policy
+        toolkit = getattr(self._host, "toolkit", None)
+        return {
+            "mode": policy.mode,
+            "mode_text": MODE_TEXT[policy.mode],
+            "modes": list(MODES),
+            "rules": [r.view(toolkit) for r in policy.rules],
+            "file_error": policy.file_error,
+        }
+
+    def _policy_changed(self) -> None:
+        """Tell every view of the policy (``PermissionsChanged``)."""
+        host = self._host
+        if not hasattr(host, "name"):  # still being built
+            return
+        view = self.permissions_view()
+        host._emit(
+            PermissionsChanged(
+                host.name,
+                host._reply_id,
+                view["mode"],
+                tuple(view["rules"]),
+                view["file_error"],
+            )
+        )
 
     @property
     def always_allowed(self) -> AllowedTools:

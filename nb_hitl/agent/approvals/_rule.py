@@ -271,6 +271,21 @@ class PermissionRule:
             return f"{self.behavior} {what} {_SCOPE_TEXT[self.scope]}"
         return f"{self.behavior} {what} {how} {_SCOPE_TEXT[self.scope]}"
 
+    def view(self, toolkit: Toolkit | None = None) -> dict[str, Any]:
+        """What a panel shows of the rule (JSON-able): its words, where it came from, its id."""
+        return {
+            "id": self.id,
+            "behavior": self.behavior,
+            "text": self.text,
+            "args": dict(self.args),
+            "kind": self.kind,
+            "scope": self.scope,
+            "source": self.source,
+            "source_path": self.source_path,
+            "note": self.note,
+            "description": self.describe(toolkit),
+        }
+
     # -- saving ------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form (rules with a ``when`` function cannot be saved)."""
