@@ -211,3 +211,14 @@ test("a question's choices toggle in the page, one answer unpicks the other, pic
   ]);
   cleanup();
 });
+
+test("the transcript becomes a log region, also when it is drawn after the keys", async () => {
+  const { cleanup } = panel();
+  const transcript = document.createElement("div");
+  transcript.className = "nb-hitl-transcript";
+  document.querySelector(".nb-hitl-chat").append(transcript);
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(transcript.getAttribute("role"), "log");
+  assert.equal(transcript.getAttribute("aria-label"), "Transcript");
+  cleanup();
+});

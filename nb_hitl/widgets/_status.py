@@ -213,26 +213,38 @@ class StatusLine(w.HTML):
 
     def text(self) -> str:
         """The status as plain text (what the line shows)."""
+        return " · ".join([*self._words(), *filter(None, [self._figures()])])
+
+    def _words(self) -> list[str]:
+        """The state, its detail and hint: what the live region announces."""
         parts = [LABELS[self.state]]
         if self.detail and self.detail != LABELS[self.state]:
             parts.append(self.detail)
         if self.hint and self.state == "running":
             parts.append(self.hint)
+        return parts
+
+    def _figures(self) -> str:
+        """Elapsed time, tokens and tokens per second of the reply ("" when none): shown,
+        not announced (they change every second)."""
         current = self.ended is None or self.state in ("idle", "error")
-        if self.started is not None and self.state != "waiting" and current:
-            secs = self.elapsed
-            toks = self.streamed_tokens
-            rate = toks / secs if secs > 0 else 0.0
-            waited = self.waited
-            wait = f" (+{waited:.1f} s waiting for you)" if waited >= 0.05 else ""
-            parts.append(f"{secs:.1f} s{wait} · {toks} tokens · {rate:.1f} tok/s")
-        return " · ".join(parts)
+        if self.started is None or self.state == "waiting" or not current:
+            return ""
+        secs = self.elapsed
+        toks = self.streamed_tokens
+        rate = toks / secs if secs > 0 else 0.0
+        waited = self.waited
+        wait = f" (+{waited:.1f} s waiting for you)" if waited >= 0.05 else ""
+        return f"{secs:.1f} s{wait} · {toks} tokens · {rate:.1f} tok/s"
 
     def _draw(self) -> None:
         self._last_draw = time.monotonic()
-        value = (
-            f'<span class="nb-hitl-status nb-hitl-status-{self.state}" '
-            f'data-state="{self.state}">&#9679; {esc(self.text())}</span>{self._gauge_html()}'
+        figures = self._figures()
+        shown = f'<span aria-hidden="true"> · {esc(figures)}</span>' if figures else ""
+        value = (  # a live region: the state and phase are announced, the figures only shown
+            f'<span class="nb-hitl-status nb-hitl-status-{self.state}" role="status" '
+            f'aria-live="polite" data-state="{self.state}">'
+            f"&#9679; {esc(' · '.join(self._words()))}{shown}</span>{self._gauge_html()}"
         )
         if self.permission_mode:
             mode = esc(self.permission_mode)

@@ -491,3 +491,14 @@ async def test_status_line_follows_the_phase_with_live_figures() -> None:
     chat.send("again")
     assert drawn[before:] and "tokens" not in drawn[before], drawn[before:]
     await until(lambda: chat.state == "idle", what="second reply finished")
+
+
+async def test_the_status_line_is_a_live_region_that_announces_words_not_figures() -> None:
+    chat = ChatWidget(slow_agent(["Hello there."], tps=500))
+    chat.send("hi")
+    await until(lambda: chat.state == "idle", what="the reply")
+    drawn = chat.status.value
+    assert 'role="status"' in drawn and 'aria-live="polite"' in drawn
+    # The elapsed time and token figures change every second: shown, not announced.
+    assert '<span aria-hidden="true"> · ' in drawn and "tok/s</span>" in drawn
+    assert "tok/s" in chat.status.text()

@@ -8,6 +8,7 @@ import {
   formValues,
   goInactive,
   INACTIVE,
+  labelRegions,
   markStopping,
   origin,
   toggleChoice,
@@ -22,6 +23,15 @@ function render({ model, el }) {
     window.addEventListener(type, fn, true);
     listeners.push([type, fn]);
   };
+  // The transcript's role (a log) once the widgets around this one are in the page.
+  let regions = null;
+  if (!labelRegions(root())) {
+    regions = new MutationObserver(() => {
+      if (labelRegions(root())) regions.disconnect();
+    });
+    regions.observe(document.body, { childList: true, subtree: true });
+    setTimeout(() => regions.disconnect(), 10000);
+  }
   const stopping = () => markStopping(root(), model.get("stopping_rows"), model.get("stop_button"));
 
   // Stop drawn in the click's frame: the kernel's answer takes a round trip, under load longer
@@ -189,6 +199,7 @@ function render({ model, el }) {
 
   return () => {
     for (const [type, fn] of listeners) window.removeEventListener(type, fn, true);
+    regions?.disconnect();
     if (timer) clearInterval(timer);
   };
 }

@@ -137,6 +137,24 @@ function setPressed(choice, on) {
   choice.classList.toggle("mod-info", on);
 }
 
+/** ARIA roles for the regions the kernel draws as widgets: the transcript is a log. */
+export const REGIONS = [[".nb-hitl-transcript", { role: "log", "aria-label": "Transcript" }]];
+
+/** Give the regions in `scope` their roles; whether every one was there. */
+export function labelRegions(scope) {
+  let all = true;
+  for (const [selector, attrs] of REGIONS) {
+    const nodes = scope ? scope.querySelectorAll(selector) : [];
+    if (!nodes.length) all = false;
+    for (const node of nodes) {
+      for (const [name, value] of Object.entries(attrs)) {
+        if (!node.hasAttribute(name)) node.setAttribute(name, value);
+      }
+    }
+  }
+  return all;
+}
+
 /** Turn `scope` off: the banner, every control disabled, the status line says why. */
 export function goInactive(scope, text) {
   scope.classList.add(INACTIVE);

@@ -100,6 +100,20 @@ function setPressed(choice, on) {
   choice.classList.toggle("mod-active", on);
   choice.classList.toggle("mod-info", on);
 }
+var REGIONS = [[".nb-hitl-transcript", { role: "log", "aria-label": "Transcript" }]];
+function labelRegions(scope) {
+  let all = true;
+  for (const [selector, attrs] of REGIONS) {
+    const nodes = scope ? scope.querySelectorAll(selector) : [];
+    if (!nodes.length) all = false;
+    for (const node of nodes) {
+      for (const [name, value] of Object.entries(attrs)) {
+        if (!node.hasAttribute(name)) node.setAttribute(name, value);
+      }
+    }
+  }
+  return all;
+}
 function goInactive(scope, text) {
   scope.classList.add(INACTIVE);
   for (const node of scope.querySelectorAll("button, textarea, input, select"))
@@ -131,6 +145,14 @@ function render({ model, el }) {
     window.addEventListener(type, fn, true);
     listeners.push([type, fn]);
   };
+  let regions = null;
+  if (!labelRegions(root())) {
+    regions = new MutationObserver(() => {
+      if (labelRegions(root())) regions.disconnect();
+    });
+    regions.observe(document.body, { childList: true, subtree: true });
+    setTimeout(() => regions.disconnect(), 1e4);
+  }
   const stopping = () => markStopping(root(), model.get("stopping_rows"), model.get("stop_button"));
   listen("click", (ev) => {
     const scope = root();
@@ -271,6 +293,7 @@ function render({ model, el }) {
   }, 1e3) : null;
   return () => {
     for (const [type, fn] of listeners) window.removeEventListener(type, fn, true);
+    regions?.disconnect();
     if (timer) clearInterval(timer);
   };
 }
