@@ -159,6 +159,22 @@ class AgentBase(StateModule, HookMixin):
     def _reply_id(self) -> str | None:
         return self._reply.id if self._reply is not None else None
 
+    @property
+    def reply_id(self) -> str | None:
+        """The id of the reply running now (the events it emits carry it); ``None`` if none."""
+        return self._reply_id
+
+    @property
+    def where(self) -> str:
+        """Where the running reply is ("streaming", "tool search"...): the interrupted
+        message's ``interrupted_at``. Code that drives a reply from outside the agent's own
+        ``reply()`` (a remote run's events) sets it as the reply goes."""
+        return self._where
+
+    @where.setter
+    def where(self, value: str) -> None:
+        self._where = value
+
     async def __call__(self, *args: Any, **kwargs: Any) -> Msg:
         """Reply in a task of the agent's own: ``reply(*args, **kwargs)``, as given.
 
@@ -503,6 +519,11 @@ class AgentBase(StateModule, HookMixin):
     def events(self) -> AsyncIterator[Event]:
         """Iterate over this agent's events as they come."""
         return self._bus.stream()
+
+    def emit(self, event: Event) -> None:
+        """Give ``event`` to every subscriber, as the agent's own code does (for parts that
+        produce the agent's events from outside it, e.g. a remote run's event mapper)."""
+        self._emit(event)
 
     def _emit(self, event: Event) -> None:
         if isinstance(event, MessageAdded):
