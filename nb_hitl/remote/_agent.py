@@ -157,7 +157,7 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
         if self.capabilities.get("continue"):
             self.unsupported.pop("continue", None)
         have = tuple(sorted(k for k, v in self.capabilities.items() if v))
-        self._emit(RemoteConnected(self.name, self._reply_id, have))
+        self.emit(RemoteConnected(self.name, self.reply_id, have))
         if self.capabilities.get("history") and not self.is_replying:
             await self.sync()
         return self.capabilities
@@ -208,7 +208,7 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
     # -- the reply ---------------------------------------------------------------------------
     async def reply(self, msg: Msg | None = None, **kwargs: Any) -> Msg:
         """One or more AG-UI runs until the server finishes (or Stop)."""
-        self._where = "connecting"
+        self.where = "connecting"
         if self._connecting is not None and not self._connecting.done():
             await self._connecting
         if not self._connected:
@@ -218,17 +218,17 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
         resume = self._take_abandoned()
         pending, self.server_interrupts = self.server_interrupts, []
         if kwargs.get("_pending") and pending:
-            self._where = "waiting for you"
+            self.where = "waiting for you"
             resume = await self._park([read_interrupt(i, {}) for i in pending])
         while True:
             mapper = await self._one_run(resume)
             outcome = mapper.outcome
             kind = getattr(outcome, "type", "success")
             if kind == "interrupt":
-                self._where = "waiting for you"
+                self.where = "waiting for you"
                 waits = [read_interrupt(i, mapper.calls) for i in outcome.interrupts]
                 resume = await self._park(waits)
-                self._where = "resuming"
+                self.where = "resuming"
                 continue
             if kind == "cancelled":  # the server stopped it (another client, a steer...)
                 self.interrupt_nowait(cause="server")
@@ -253,7 +253,7 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
         mapper = RunMapper(self, self.max_message_chars)
         self._mapper = mapper
         self.last_run_id = run_id
-        self._where = "waiting for the server"
+        self.where = "waiting for the server"
         waited = 0.0
         while True:
             try:

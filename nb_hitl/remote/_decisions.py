@@ -108,7 +108,7 @@ class RemoteDecisionsMixin:
 
     name: str
     _waiting: dict[str, Waiting]
-    _reply_id: str | None
+    reply_id: str | None
     _abandoned: list[str]
     approval_log: list[dict[str, Any]]
 
@@ -116,7 +116,7 @@ class RemoteDecisionsMixin:
 
     if TYPE_CHECKING:
 
-        def _emit(self, event: Event) -> None: ...
+        def emit(self, event: Event) -> None: ...
 
         @property
         def is_replying(self) -> bool: ...
@@ -230,7 +230,7 @@ class RemoteDecisionsMixin:
         checked = check_answers(waiting.questions, answers)
         waiting.answer = {"answers": checked}
         self._wake(waiting)
-        self._emit(QuestionAnswered(self.name, self._reply_id, question_id, checked))
+        self.emit(QuestionAnswered(self.name, self.reply_id, question_id, checked))
 
     # -- the parked reply --------------------------------------------------------------------
     def _undecided(self, call_id: str, kind: str) -> Waiting:
@@ -264,10 +264,10 @@ class RemoteDecisionsMixin:
             }
         )
         self._wake(waiting)
-        self._emit(
+        self.emit(
             ApprovalDecided(
                 self.name,
-                self._reply_id,
+                self.reply_id,
                 waiting.interrupt_id,
                 waiting.call.name,
                 decision,
@@ -288,12 +288,12 @@ class RemoteDecisionsMixin:
         for w in waits:
             w.future = loop.create_future()
             if w.kind == "approval":
-                self._emit(ApprovalRequested(self.name, self._reply_id, w.call))
+                self.emit(ApprovalRequested(self.name, self.reply_id, w.call))
             else:
-                self._emit(
+                self.emit(
                     QuestionAsked(
                         self.name,
-                        self._reply_id,
+                        self.reply_id,
                         w.interrupt_id,
                         tuple(w.questions),
                         w.interrupt_id,
@@ -320,14 +320,14 @@ class RemoteDecisionsMixin:
                 continue
             left.append(w.interrupt_id)
             if w.kind == "approval" and w.call is not None:
-                self._emit(
+                self.emit(
                     ApprovalDecided(
-                        self.name, self._reply_id, w.interrupt_id, w.call.name, "interrupted"
+                        self.name, self.reply_id, w.interrupt_id, w.call.name, "interrupted"
                     )
                 )
             else:
-                self._emit(
-                    QuestionAnswered(self.name, self._reply_id, w.interrupt_id, None, "interrupted")
+                self.emit(
+                    QuestionAnswered(self.name, self.reply_id, w.interrupt_id, None, "interrupted")
                 )
         self._waiting = {}
         self._abandoned.extend(left)

@@ -32,18 +32,18 @@ class RemoteMemoryMixin:
     user_name: str
     memory: InMemoryMemory
     _mapper: RunMapper | None
-    _reply_id: str | None
+    reply_id: str | None
 
     if TYPE_CHECKING:
 
-        def _emit(self, event: Event) -> None: ...
+        def emit(self, event: Event) -> None: ...
 
     def _commit_sync(self, msg: Msg) -> None:
         if self.memory.get(msg.id) is not None:
             self.memory.replace(msg)
         else:
             self.memory.add_sync(msg)
-        self._emit(MessageAdded(self.name, self._reply_id, msg))
+        self.emit(MessageAdded(self.name, self.reply_id, msg))
 
     def _call_in_memory(self, call_id: str) -> ToolUseBlock | None:
         for msg in reversed(self.memory.messages):
@@ -82,7 +82,7 @@ class RemoteMemoryMixin:
             _messages, marks, summary = self.memory.snapshot()
             self.memory.restore(merged, marks, summary)
         for msg in new:
-            self._emit(MessageAdded(self.name, self._reply_id, msg))
+            self.emit(MessageAdded(self.name, self.reply_id, msg))
 
     def _keep_partial(self, error: str | None) -> Msg | None:
         mapper, self._mapper = self._mapper, None

@@ -78,17 +78,17 @@ class RunMapper:
         self.skipped[kind] = seen + 1
         if seen == 0:
             text = f"{SKIP_NOTE.get(kind, 'Skipped server events')} (first: {why})."
-            self.agent._emit(Notice(self.agent.name, self.agent._reply_id, text))
+            self.agent.emit(Notice(self.agent.name, self.agent.reply_id, text))
 
     def summary(self) -> None:
         """At the end of a run: how many events were skipped, when more than one."""
         total = sum(self.skipped.values())
         if total > 1:
             kinds = ", ".join(f"{n} {k}" for k, n in sorted(self.skipped.items()))
-            self.agent._emit(
+            self.agent.emit(
                 Notice(
                     self.agent.name,
-                    self.agent._reply_id,
+                    self.agent.reply_id,
                     f"{total} server events were skipped in this run ({kinds}).",
                 )
             )
@@ -141,8 +141,8 @@ class RunMapper:
         text.text += delta
         self.pieces += 1
         if msg.role == "assistant":
-            self.agent._emit(
-                MessageUpdated(self.agent.name, self.agent._reply_id, msg, delta, self.pieces)
+            self.agent.emit(
+                MessageUpdated(self.agent.name, self.agent.reply_id, msg, delta, self.pieces)
             )
 
     def _on_run_started(self, ev: Any) -> None:
@@ -150,7 +150,7 @@ class RunMapper:
 
     def _on_text_message_start(self, ev: Any) -> None:
         self._start(ev.message_id, ev.role or "assistant", ev.name, ev.metadata)
-        self.agent._where = "streaming"
+        self.agent.where = "streaming"
 
     def _on_text_message_content(self, ev: Any) -> None:
         live = self.live if self.live is not None and self.live.id == ev.message_id else None
@@ -188,7 +188,7 @@ class RunMapper:
         live.content = [*live.get_content_blocks(), call]
         self.calls[call.id] = call
         self._raw_args[call.id] = ""
-        self.agent._where = f"streaming the arguments of {call.name}"
+        self.agent.where = f"streaming the arguments of {call.name}"
 
     def _call_block(self, call_id: str) -> ToolUseBlock | None:
         live = self.live
@@ -213,8 +213,8 @@ class RunMapper:
             )
         self._raw_args[block.id] = block.raw_input = raw
         assert self.live is not None
-        self.agent._emit(
-            MessageUpdated(self.agent.name, self.agent._reply_id, self.live, "", self.pieces)
+        self.agent.emit(
+            MessageUpdated(self.agent.name, self.agent.reply_id, self.live, "", self.pieces)
         )
 
     def _on_tool_call_chunk(self, ev: Any) -> None:
@@ -233,7 +233,7 @@ class RunMapper:
             return
         args, raw = parse_arguments(self._raw_args.get(block.id, ""))
         block.input, block.raw_input = args, raw
-        self.agent._emit(ToolCallStarted(self.agent.name, self.agent._reply_id, block))
+        self.agent.emit(ToolCallStarted(self.agent.name, self.agent.reply_id, block))
 
     def _on_tool_call_result(self, ev: Any) -> None:
         self.commit_live()
@@ -245,7 +245,7 @@ class RunMapper:
         block = ToolResultBlock(id=call_id, name=call.name, output=str(ev.content))
         msg = Msg("system", [block], "system", id=str(ev.message_id))
         self.commit(msg)
-        self.agent._emit(ToolResultReady(self.agent.name, self.agent._reply_id, block))
+        self.agent.emit(ToolResultReady(self.agent.name, self.agent.reply_id, block))
 
     def _on_messages_snapshot(self, ev: Any) -> None:
         live = self.live
@@ -273,7 +273,7 @@ class RunMapper:
             self.skip("state", str(exc))
 
     def _on_step_started(self, ev: Any) -> None:
-        self.agent._where = f"step {str(ev.step_name)[:80]}"
+        self.agent.where = f"step {str(ev.step_name)[:80]}"
 
     def _on_run_finished(self, ev: Any) -> None:
         self.commit_live()

@@ -189,3 +189,47 @@ async def test_a_run_out_of_order_still_gives_a_valid_memory() -> None:
     with pytest.raises(RemoteAgentError):
         feed(agent, {"type": "TEXT_MESSAGE_CONTENT", "messageId": "big", "delta": "z" * 2000})
     await agent.aclose()
+
+
+def test_remote_uses_the_agent_only_through_its_public_seams() -> None:
+    """Issue 31: remote/ touched ``agent._emit``, ``agent._reply_id``, ``agent._where``."""
+    import re
+    from pathlib import Path
+
+    import nb_hitl.remote
+
+    for path in sorted(Path(nb_hitl.remote.__file__).parent.glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        found = re.findall(r"\._(?:emit|reply_id|where)\b", text)
+        assert not found, f"{path.name} uses {found}: use agent.emit / reply_id / where"
+
+
+async def test_agent_base_emit_reply_id_and_where_are_public() -> None:
+    from nb_hitl.agent import AgentBase
+    from nb_hitl.events import Notice
+
+    seen: list[tuple[str | None, str]] = []
+    emitted = asyncio.Event()
+
+    class Waits(AgentBase):
+        async def reply(self, msg: Msg | None = None, **kwargs: object) -> Msg:
+            self.where = "waiting"
+            self.emit(Notice(self.name, self.reply_id, "from inside"))
+            await asyncio.sleep(30)
+            return Msg(self.name, "never", "assistant")
+
+    agent = Waits("W")
+
+    def on_event(ev: Notice) -> None:
+        seen.append((ev.reply_id, getattr(ev, "text", ev.kind)))
+        if getattr(ev, "text", "") == "from inside":
+            emitted.set()
+
+    agent.subscribe(on_event)
+    assert agent.reply_id is None
+    task = asyncio.create_task(agent(Msg("User", "hi", "user")))
+    await asyncio.wait_for(emitted.wait(), 10)
+    reply_id = agent.reply_id
+    assert reply_id is not None and (reply_id, "from inside") in seen
+    await agent.interrupt()
+    assert (await task).metadata["interrupted_at"] == "waiting"
