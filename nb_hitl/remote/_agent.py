@@ -107,7 +107,10 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
         self.server_info: dict[str, Any] | None = None
         self.unsupported: dict[str, str] = dict(UNSUPPORTED)
         """Panel features a remote agent does not have, each with the reason (greyed out)."""
-        self.pending_steering: list[Msg] = []
+        self._steering_kept: list[Msg] = []
+        """Steering the server did not take (its run had ended): the next run sends it."""
+        self._steering_queued: list[Msg] = []
+        """Steering the server queued: its next reply takes it in, as a local agent's does."""
         self.server_interrupts: list[Any] = []
         """Interrupts the thread waits on at the server (its history on attach):
         ``resume_pending()`` shows them and resumes."""
@@ -199,8 +202,8 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
 
     def _record_incoming(self, msg: Any) -> None:
         incoming = [msg] if isinstance(msg, Msg) else list(msg or [])
-        if not incoming and self.pending_steering:  # steering a run that ended first
-            incoming, self.pending_steering = list(self.pending_steering), []
+        if not incoming and self._steering_kept:  # steering a run that ended first
+            incoming, self._steering_kept = list(self._steering_kept), []
         for m in incoming:
             if self.memory.get(m.id) is None:
                 self._commit_sync(m)
@@ -391,10 +394,19 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
             if not await self.client.steer(
                 self.thread_id, msg.get_text_content() or "", msg.id, msg.name
             ):
-                self.pending_steering.append(msg)  # the run ended first: the next one takes it
+                self._steering_kept.append(msg)  # the run ended first: the next one takes it
+            else:
+                self._steering_queued.append(msg)
 
         self._spawn(send())
         return True
+
+    @property
+    def pending_steering(self) -> list[Msg]:
+        """Steering messages no reply has taken in yet (the chat's next reply answers them,
+        as for a local agent): kept here, or queued on the server and not in memory yet."""
+        self._steering_queued = [m for m in self._steering_queued if self.memory.get(m.id) is None]
+        return [*self._steering_kept, *self._steering_queued]
 
     async def aclose(self) -> None:
         """Close the HTTP connections (and cancel a connect or request still under way).

@@ -211,6 +211,9 @@ class ActiveRun:
             if slot.reply is not None and not slot.reply.done():
                 await agent.interrupt()  # parked on approvals: closed, as a new message does
                 await settle(slot.reply, f"the parked reply on thread {slot.thread_id}")
+            if not plan.new_msgs:  # only steering the agent queued: agent() takes it in
+                self._start_reply(agent())
+                return
             *earlier, last = plan.new_msgs
             if earlier:
                 await agent.observe(earlier)

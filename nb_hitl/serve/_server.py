@@ -150,6 +150,8 @@ class AgentServer:
             return RunPlan("message", new_msgs=msgs)
         if waiting:
             return RunPlan("reattach")
+        if getattr(slot.agent, "pending_steering", None):  # steering queued after a reply
+            return RunPlan("message")  # ended: a new reply takes it in, as agent() does
         if not getattr(slot.agent, "can_resume", False):
             raise ServeError(
                 422,

@@ -173,6 +173,37 @@ async def test_steering_while_the_reply_runs(nb_hitl_agui: AguiServer, attach: A
     assert sum(r.startswith("User (user)and say hello to the team") for r in rows) == 1, rows
 
 
+async def test_steering_a_reply_that_ends_first_is_drawn_and_answered(
+    nb_hitl_agui: AguiServer, attach: Attach
+) -> None:
+    """A plain answer has no step boundary: the server queues the steering and, as for a local
+    agent, the next reply takes it in (drawn where it lands) and answers it."""
+    agent, panel = attach(nb_hitl_agui.url)
+    await until(lambda: agent.capabilities, what="the server's capabilities")
+    panel.chat.send_mode = "steer"
+    panel.chat.send("Tell me about steering.")
+    await streamed(agent, 40)
+    said = "And say it in one line."
+    panel.chat.send(said)
+
+    def answered() -> bool:
+        texts = [m.get_text_content() or "" for m in agent.memory.messages]
+        return said in texts and not agent.is_replying and texts[-1].startswith(f"You said: {said}")
+
+    await until(answered, timeout=60, what="the steering taken in and answered")
+    await idle(panel)
+
+    def drawn(row: str) -> bool:
+        return row.startswith("User (user)") and said in row
+
+    await until(
+        lambda: any(drawn(r) for r in rows_text(panel)), what=f"it drawn: {rows_text(panel)}"
+    )
+    rows = rows_text(panel)
+    assert sum(drawn(r) for r in rows) == 1, rows
+    assert agent.pending_steering == []
+
+
 async def test_history_comes_back_after_the_server_restarts(tmp_path: Path, attach: Attach) -> None:
     server = nb_hitl_server(tmp_path / "sessions", tokens_per_second=2000).start()
     try:
