@@ -14,7 +14,7 @@ import inspect
 import logging
 from collections import deque
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import FrozenInstanceError, dataclass, field, fields
 from typing import Any, ClassVar
 
 from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
@@ -22,16 +22,27 @@ from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
 logger = logging.getLogger("nb_hitl.events")
 
 
-# Events are frozen dataclasses whose repr, == and hash ``Event`` implements once, with
-# dataclass's own behaviour: generated per class, they cost ~0.15 ms each at import (26
-# classes, ~4 ms of every ``from nb_hitl import ReActAgent``).
-@dataclass(frozen=True, repr=False, eq=False)
+# Events are frozen dataclasses whose repr, ==, hash and frozenness ``Event`` implements once,
+# with dataclass's own behaviour: generated per class (``frozen=True`` execs a ``__setattr__``
+# and a ``__delattr__`` for each), they cost ~0.3 ms each at import (28 classes, ~8 ms of every
+# ``from nb_hitl import ReActAgent``).
+@dataclass(repr=False, eq=False)
 class Event:
     """Base of all events; ``kind`` names the event type."""
 
     kind: ClassVar[str] = "event"
     agent_name: str
     reply_id: str | None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # What ``frozen=True`` allows: the generated ``__init__`` sets each field once.
+        # (``kind``, the one class variable, is in ``__dataclass_fields__`` too.)
+        if name in self.__dict__ or name not in self.__dataclass_fields__ or name == "kind":
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        self.__dict__[name] = value
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
 
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, f.name) for f in fields(self) if f.compare)
@@ -49,7 +60,7 @@ class Event:
         return hash(self._values())
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class ReplyStarted(Event):
     """A reply task started answering ``msg`` (None: replying to what memory holds)."""
 
@@ -57,7 +68,7 @@ class ReplyStarted(Event):
     msg: Msg | None = None
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class MessageAdded(Event):
     """A message was committed to memory (user input, tool results, final replies)."""
 
@@ -65,7 +76,7 @@ class MessageAdded(Event):
     msg: Msg | None = None
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class MessageUpdated(Event):
     """The live assistant message grew; ``msg`` holds everything so far, ``delta`` the new text."""
 
@@ -76,7 +87,7 @@ class MessageUpdated(Event):
     """Streamed output pieces so far in this model call."""
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class ToolCallStarted(Event):
     """A tool call began running."""
 
@@ -84,7 +95,7 @@ class ToolCallStarted(Event):
     tool_use: ToolUseBlock | None = None
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class ToolResultReady(Event):
     """A tool call produced its (final or interrupted) result."""
 
@@ -92,7 +103,7 @@ class ToolResultReady(Event):
     result: ToolResultBlock | None = None
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class Interrupted(Event):
     """The reply was interrupted; ``msg`` is the message ``handle_interrupt()`` returned."""
 
@@ -101,7 +112,7 @@ class Interrupted(Event):
     where: str = ""
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class Steered(Event):
     """A steering message (``agent.steer(msg)``) was taken in: recorded in memory ``where``
     (``"reply start"`` or ``"step boundary"``), and the reply goes on with it."""
@@ -111,7 +122,7 @@ class Steered(Event):
     where: str = ""
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class Resumed(Event):
     """A reply started that continues the interrupted reply ``interrupted_id`` (``agent.resume()``).
 
@@ -128,7 +139,7 @@ class Resumed(Event):
     note: str = ""
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class StopRequested(Event):
     """``agent.stop_after_step()`` (or ``interrupt(when="step")``) was accepted: the model call
     or tool batch in flight finishes, then the reply ends at its next step boundary."""
@@ -138,7 +149,7 @@ class StopRequested(Event):
     """Where the reply was when the stop was asked for."""
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class StoppedAfterStep(Event):
     """The reply ended at a step boundary, as ``stop_after_step()`` asked; ``msg`` is the
     message it returned (``metadata["stopped_after_step"]``), followed by ``ReplyFinished``."""
@@ -147,7 +158,7 @@ class StoppedAfterStep(Event):
     msg: Msg | None = None
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class BranchCreated(Event):
     """A branch of the conversation was made (``fork``, ``edit_and_resend``, ``regenerate``)
     and checked out: memory now holds it. ``fork_point`` is the last message it shares with
@@ -160,7 +171,7 @@ class BranchCreated(Event):
     fork_point: str | None = None
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class BranchCheckedOut(Event):
     """Memory switched to branch ``branch_id`` (``agent.checkout``); redraw the transcript."""
 
@@ -170,7 +181,7 @@ class BranchCheckedOut(Event):
     previous: str | None = None
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class ReplyFinished(Event):
     """The reply task ended; ``msg`` is what ``agent()`` returned (interrupted or not)."""
 
@@ -179,7 +190,7 @@ class ReplyFinished(Event):
     interrupted: bool = False
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class ErrorOccurred(Event):
     """The reply failed with an exception (it is re-raised to the caller of ``agent()``)."""
 
@@ -189,7 +200,7 @@ class ErrorOccurred(Event):
     msg: Msg | None = None
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class ApprovalRequested(Event):
     """A tool call waits for a person's decision before it runs (the reply is parked)."""
 
@@ -197,7 +208,7 @@ class ApprovalRequested(Event):
     tool_use: ToolUseBlock | None = None
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class ApprovalDecided(Event):
     """A waiting tool call was decided, or closed without a decision.
 
@@ -214,7 +225,7 @@ class ApprovalDecided(Event):
     reason: str = ""
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class QuestionAsked(Event):
     """The reply waits for the person to answer questions (``ask_user``); it is parked.
 
@@ -227,7 +238,7 @@ class QuestionAsked(Event):
     call_id: str = ""
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class QuestionAnswered(Event):
     """Questions were answered (``answers``: question -> answer), or closed unanswered
     (``outcome`` ``"interrupted"``)."""
@@ -238,7 +249,7 @@ class QuestionAnswered(Event):
     outcome: str = "answered"
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class CompressionStarted(Event):
     """Memory compression began summarising ``compress_ids`` (``trigger``: auto or manual)."""
 
@@ -248,7 +259,7 @@ class CompressionStarted(Event):
     trigger: str = "auto"
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class CompressionFinished(Event):
     """Memory compression marked ``compressed_ids`` and stored ``summary`` in memory."""
 
@@ -259,7 +270,7 @@ class CompressionFinished(Event):
     summary: str = ""
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class CompressionFailed(Event):
     """Memory compression was skipped or interrupted; memory is as it was before it."""
 
@@ -267,7 +278,7 @@ class CompressionFailed(Event):
     reason: str = ""
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class CompressionUndone(Event):
     """The last compression was undone: ``restored_ids`` are back in the prompt."""
 
@@ -277,7 +288,7 @@ class CompressionUndone(Event):
     """The summary in effect again (the one before the undone compression)."""
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class CompressionConfigChanged(Event):
     """The agent's compression settings changed (a new ``compression_config``, or a field of
     it set): every view of them (inspector, explorer, status line) follows this event."""
@@ -291,7 +302,7 @@ class CompressionConfigChanged(Event):
     """Whether automatic compression is on."""
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class PermissionsChanged(Event):
     """The agent's permission mode or rules changed (code, a decision, a settings file read
     again): a panel redraws its mode and rule list from this event."""
@@ -307,7 +318,7 @@ class PermissionsChanged(Event):
     """Why a settings file cannot be read (``""`` when every one can)."""
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class Notice(Event):
     """Something to tell the person that is not part of the conversation, e.g. a remote
     server's events that were skipped as malformed; a UI shows ``text`` as plain text."""
@@ -318,7 +329,7 @@ class Notice(Event):
     """``"info"`` or ``"warning"``."""
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(repr=False, eq=False)
 class RemoteConnected(Event):
     """A remote agent heard from its server what it can do: ``agent.capabilities`` and
     ``agent.unsupported`` now hold the server's answer (a UI redraws what it said before)."""

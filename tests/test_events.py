@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import copy
+import dataclasses
 import logging
+import pickle
 
 import pytest
 
@@ -85,3 +88,24 @@ async def test_events_iterator(make_agent) -> None:
     await agent(user("x"))
     await asyncio.wait_for(consumer, 5)
     assert kinds[0] == "reply_started" and kinds[-1] == "reply_finished"
+
+
+def test_events_stay_frozen_like_a_frozen_dataclass() -> None:
+    event = MessageUpdated("a", "r1", user("hi"), delta="x")
+    for name in ("delta", "agent_name", "kind", "not_a_field"):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(event, name, "changed")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del event.delta
+    assert event.delta == "x"
+    assert vars(event) == {
+        "agent_name": "a",
+        "reply_id": "r1",
+        "msg": event.msg,
+        "delta": "x",
+        "tokens": 0,
+    }
+    copied = dataclasses.replace(event, delta="y")
+    assert (copied.delta, copied.msg) == ("y", event.msg)
+    assert copy.deepcopy(event) == event
+    assert pickle.loads(pickle.dumps(ReplyStarted("a", None))) == ReplyStarted("a", None)
