@@ -8,13 +8,19 @@ with the vocabularies (``_vocab.py``), images and audio (``_image.py``), Qwen's 
 May import message and formatter (to count what a formatter makes of a message); nothing above.
 """
 
+from typing import TYPE_CHECKING
+
+from nb_hitl._lazy import attach
+
 from . import _qwen  # noqa: F401  (TokenCounter(model="qwen-max") gives its counter)
 from ._cache import CacheInfo, MsgCount
 from ._counter import DEFAULT_ENCODING, TokenCounter
 from ._foreign import CharTokenCounter, CounterAdapter, TokenCounterBase, as_token_counter
-from ._huggingface import HuggingFaceTokenCounter
-from ._openai import OpenAITokenCounter
 from ._vocab import VocabularyUnavailable, load_offline_encoding
+
+if TYPE_CHECKING:
+    from ._huggingface import HuggingFaceTokenCounter
+    from ._openai import OpenAITokenCounter
 
 __all__ = [
     "DEFAULT_ENCODING",
@@ -30,3 +36,10 @@ __all__ = [
     "as_token_counter",
     "load_offline_encoding",
 ]
+
+# AgentScope's two counter classes load on first use: an agent's import needs neither.
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = attach(
+        __name__,
+        {"._huggingface": ("HuggingFaceTokenCounter",), "._openai": ("OpenAITokenCounter",)},
+    )
