@@ -42,8 +42,10 @@ logger = logging.getLogger("nb_hitl.remote")
 
 BUSY_WAIT_S = 5.0
 """How long a run waits while the server answers 409 busy (finishing a stopped run)."""
-ADOPT_POLLS = 40
-"""After Stop, how many times (every 50 ms) the history is read until the server's run ended."""
+ADOPT_POLL_S = 0.005
+"""After Stop, how often the history is read until the server's run has ended (a few ms)."""
+ADOPT_WAIT_S = 2.0
+"""How long Stop waits for the server's interrupted message before making a stand-in."""
 
 
 class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
@@ -330,14 +332,14 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
             return None
         try:
             await self.client.stop(self.thread_id, self.last_run_id)
-            for _ in range(ADOPT_POLLS):  # the server's agent ends its reply in a few ms
+            for _ in range(int(ADOPT_WAIT_S / ADOPT_POLL_S)):  # the server ends it in a few ms
                 history = await self.client.history(self.thread_id)
                 if history is None:
                     return None
                 if not history.get("running"):
                     self._apply_history(history)
                     break
-                await asyncio.sleep(0.05)
+                await asyncio.sleep(ADOPT_POLL_S)
         except RemoteAgentError as exc:
             logger.info("%s: the server's interrupted message is not known: %s", self.name, exc)
             return None
