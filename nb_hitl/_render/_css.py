@@ -278,7 +278,7 @@ CARD_RULES = """
 .nb-hitl-card-buttons .jupyter-button { margin: 0; flex: 0 0 auto; width: auto; }
 .nb-hitl-card .widget-input, .nb-hitl-card select { font: inherit; font-size: 13px;
   color: var(--nb-hitl-fg); background: var(--jp-layout-color1, transparent);
-  border: 1px solid var(--jp-border-color1, #8a96a3); border-radius: 2px; padding: 3px 6px;
+  border: 1px solid var(--nb-hitl-border); border-radius: 2px; padding: 3px 6px;
   box-sizing: border-box; min-width: 0; max-width: 100%; }
 .nb-hitl-card select { width: auto; }
 .nb-hitl-card textarea.widget-input { width: 100%; resize: vertical;

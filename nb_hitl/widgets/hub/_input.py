@@ -66,7 +66,7 @@ class HubInputBar(w.HBox):
         self._source: WidgetInput | None = None
         buttons = w.VBox(
             [self.send_button, *extra],
-            **look(w.VBox, layout={"width": "110px", "flex": "0 0 auto"}),
+            **look(w.VBox, layout={"width": "132px", "flex": "0 0 auto"}),
         )
         buttons.add_class("nb-hitl-chat-buttons")  # buttons as wide as the column (chat CSS)
         super().__init__([self.input, buttons], **look(w.HBox, layout={"width": "100%"}))
