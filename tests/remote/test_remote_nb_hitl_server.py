@@ -216,7 +216,9 @@ async def test_history_comes_back_after_the_server_restarts(tmp_path: Path, atta
         again, panel2 = attach(server.url, "kept-thread")  # a new client, as after a restart
         await until(lambda: len(again.memory.messages) == len(before), what="the history")
         assert [(m.role, m.get_text_content()) for m in again.memory.messages] == before
-        assert "remember this" in all_html(panel2)
+        # The panel draws what memory got on the loop's next turns (events go out with
+        # call_soon), so wait for the drawing rather than read it the moment memory is full.
+        await until(lambda: "remember this" in all_html(panel2), what="the history drawn")
         panel2.chat.send("and now?")
         await idle(panel2)
         assert "This thread has 2 messages from you" in (
