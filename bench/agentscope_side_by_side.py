@@ -200,13 +200,16 @@ def import_times(runs: int) -> dict[str, list[float]]:
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     times: dict[str, list[float]] = {label: [] for label in statements}
-    with tempfile.TemporaryDirectory(prefix="nb_hitl_pycache_") as cache:
+    with (
+        tempfile.TemporaryDirectory(prefix="nb_hitl_pycache_") as cache,
+        tempfile.TemporaryDirectory(prefix="nb_hitl_import_cwd_") as cwd,  # '' shadows nothing
+    ):
         env["PYTHONPYCACHEPREFIX"] = cache
         for stmt in statements.values():  # once untimed: bytecode written, file cache warm
-            run_once(stmt, env)
+            run_once(stmt, env, cwd)
         for _ in range(runs):
             for label, stmt in statements.items():
-                times[label].append(run_once(stmt, env)[0])
+                times[label].append(run_once(stmt, env, cwd)[0])
     return times
 
 

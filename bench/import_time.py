@@ -9,9 +9,11 @@ alike. Printed per statement: median and p99 in ms, and how many modules it load
 
 Baselines: ``import json`` (a small stdlib module) and ``from pydantic import BaseModel`` plus
 one model (what any pydantic-based package pays on first use, plugin discovery included; nb_hitl
-pays it as soon as it touches a message or an agent). ``--src DIR`` times the nb_hitl source
-tree in ``DIR`` instead of the installed one (e.g. a checkout of an older commit, for a
-before/after comparison).
+pays it as soon as it touches a message or an agent). The nb_hitl timed is this checkout's
+(``bench/_bootstrap.py``'s root), or with ``--src DIR`` the source tree in ``DIR`` (e.g. a
+checkout of an older commit, for a before/after comparison); the interpreters run in an empty
+directory, so the one the script was started from (``''`` first on ``sys.path``) never
+shadows it.
 
 Bytecode: by default the runs share a fresh ``PYTHONPYCACHEPREFIX`` (filled by one untimed run
 per statement), so modules load from ``.pyc`` as in an installed package, even where
@@ -28,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 
-import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
+import _bootstrap  # this checkout's nb_hitl first on sys.path
 from _stats import median_p99
 
 STATEMENTS = {
@@ -50,11 +52,15 @@ print(_elapsed, len(sys.modules) - _before)
 """
 
 
-def run_once(stmt: str, env: dict[str, str]) -> tuple[float, int]:
-    """Seconds the statement took in a fresh interpreter, and the modules it loaded."""
+def run_once(stmt: str, env: dict[str, str], cwd: str | None = None) -> tuple[float, int]:
+    """Seconds the statement took in a fresh interpreter, and the modules it loaded.
+
+    ``cwd``: where the interpreter runs (``python -c`` puts it first on ``sys.path``: give an
+    empty directory so that ``PYTHONPATH`` decides which nb_hitl is imported).
+    """
     code = PROBE.format(stmt=stmt)
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=cwd
     )
     elapsed, loaded = out.stdout.split()
     return float(elapsed), int(loaded)
@@ -69,37 +75,51 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    env = dict(os.environ)
-    if args.src:
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [args.src, env.get("PYTHONPATH")]))
-    with tempfile.TemporaryDirectory(prefix="nb_hitl_pycache_") as cache:
+    env = source_env(args.src or str(_bootstrap.ROOT))
+    with (
+        tempfile.TemporaryDirectory(prefix="nb_hitl_pycache_") as cache,
+        tempfile.TemporaryDirectory(prefix="nb_hitl_import_cwd_") as cwd,
+    ):
         if args.no_bytecode:
             env["PYTHONDONTWRITEBYTECODE"] = "1"
             env.pop("PYTHONPYCACHEPREFIX", None)
         else:
             env.pop("PYTHONDONTWRITEBYTECODE", None)
             env["PYTHONPYCACHEPREFIX"] = cache
-        measure(env, args.runs, "no .pyc written" if args.no_bytecode else "bytecode cached")
+        bytecode = "no .pyc written" if args.no_bytecode else "bytecode cached"
+        measure(env, args.runs, bytecode, cwd)
 
 
-def measure(env: dict[str, str], runs: int, bytecode: str) -> None:
-    """Time every statement ``runs`` times, in turns, and print the figures."""
-    origin = subprocess.run(
+def source_env(src: str) -> dict[str, str]:
+    """The environment of interpreters that import nb_hitl from the tree in ``src``."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
+    return env
+
+
+def origin(env: dict[str, str], cwd: str | None) -> str:
+    """The ``nb_hitl/__init__.py`` that interpreters started with ``env`` in ``cwd`` import."""
+    return subprocess.run(
         [sys.executable, "-c", "import nb_hitl; print(nb_hitl.__file__)"],
         capture_output=True,
         text=True,
         check=True,
         env=env,
+        cwd=cwd,
     ).stdout.strip()
+
+
+def measure(env: dict[str, str], runs: int, bytecode: str, cwd: str) -> None:
+    """Time every statement ``runs`` times, in turns, and print the figures."""
     for stmt in STATEMENTS.values():  # once untimed: the file cache is warm for all alike
-        run_once(stmt, env)
-    print(f"nb_hitl from {origin}; {bytecode}; {runs} fresh interpreters per statement")
+        run_once(stmt, env, cwd)
+    print(f"nb_hitl from {origin(env, cwd)}; {bytecode}; {runs} fresh interpreters per statement")
 
     times: dict[str, list[float]] = {label: [] for label in STATEMENTS}
     loaded: dict[str, int] = {}
     for _ in range(runs):
         for label, stmt in STATEMENTS.items():
-            elapsed, count = run_once(stmt, env)
+            elapsed, count = run_once(stmt, env, cwd)
             times[label].append(elapsed)
             loaded[label] = count
     width = max(map(len, STATEMENTS))

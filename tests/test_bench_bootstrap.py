@@ -49,3 +49,18 @@ def test_the_bootstrap_puts_this_checkout_first(tmp_path: Path) -> None:
     module, first = out.stdout.split()
     assert Path(module) == ROOT / "nb_hitl" / "__init__.py"
     assert Path(first) == ROOT
+
+
+def test_import_time_src_times_the_tree_given_not_the_one_it_runs_from(tmp_path: Path) -> None:
+    # Started from this checkout's root (``''`` first on a child's ``sys.path``), ``--src DIR``
+    # must still time DIR's nb_hitl: here a stand-in package with the two names imported.
+    package = tmp_path / "other" / "nb_hitl"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("ReActAgent = Msg = None\n")
+    script = str(BENCH / "import_time.py")
+    out = subprocess.run(
+        [sys.executable, script, "--runs", "1", "--src", str(package.parent)],
+        capture_output=True, text=True, check=True, cwd=ROOT,
+    )  # fmt: skip
+    first = out.stdout.splitlines()[0]
+    assert first.startswith(f"nb_hitl from {package / '__init__.py'};"), first
