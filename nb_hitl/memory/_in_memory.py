@@ -43,11 +43,17 @@ class InMemoryMemory(MemoryBase):
 
     The async methods mirror AgentScope 1.x (``await memory.add(msg)``); they do no I/O, so
     sync twins (``messages``, ``marks_of``...) serve widgets and pure planning functions.
+
+    Messages are looked up by id in an index kept beside the list (``add`` and ``get`` cost
+    the same with 10 or 10,000 messages held); like the rest of nb_hitl it takes a held
+    ``Msg`` as immutable, its ``id`` included (change a message with ``replace()``).
     """
 
     def __init__(self) -> None:
         super().__init__()  # the compressed summary: ``self._compressed_summary``
         self._messages: list[Msg] = []
+        self._by_id: dict[str, Msg] = {}
+        """The held messages by id (the first one, should a restored list hold an id twice)."""
         self._marks: dict[str, set[str]] = {}
         self.version = 0
         """Increases on every change; caches and widgets compare it to know when to redraw."""
@@ -142,6 +148,7 @@ class InMemoryMemory(MemoryBase):
     async def clear(self) -> None:
         """Remove every message, mark and the summary."""
         self._messages.clear()
+        self._by_id.clear()
         self._marks.clear()
         self._compressed_summary = ""
         self._changed()
@@ -192,14 +199,14 @@ class InMemoryMemory(MemoryBase):
             if not isinstance(m, Msg):
                 raise TypeError(f"memory.add takes Msg objects, got {type(m).__name__}.")
         mark_set = set(_mark_list(marks, "marks"))
-        known = {m.id for m in self._messages}
+        known = self._by_id
         added: list[Msg] = []
         for m in items:
             if m.id in known:
                 if not allow_duplicates:
                     continue
                 m = m.model_copy(update={"id": _new_id()})
-            known.add(m.id)
+            known[m.id] = m
             added.append(m)
         if not added:
             return
@@ -220,6 +227,7 @@ class InMemoryMemory(MemoryBase):
         self._messages = [m for m in self._messages if m.id not in ids]
         for i in ids:
             self._marks.pop(i, None)
+            self._by_id.pop(i, None)
         removed = before - len(self._messages)
         if removed:
             self._changed()
@@ -286,23 +294,26 @@ class InMemoryMemory(MemoryBase):
 
     def get(self, msg_id: str) -> Msg | None:
         """The message with ``msg_id``, if held."""
-        for m in self._messages:
-            if m.id == msg_id:
-                return m
-        return None
+        return self._by_id.get(msg_id)
 
     def replace(self, msg: Msg) -> None:
         """Replace the held message that has ``msg.id`` (e.g. a partial message growing)."""
-        for i, m in enumerate(self._messages):
-            if m.id == msg.id:
-                self._messages[i] = msg
-                self._changed()
-                return
+        held = self._by_id.get(msg.id)
+        if held is not None:
+            for i, m in enumerate(self._messages):
+                if m is held:
+                    self._messages[i] = msg
+                    self._by_id[msg.id] = msg
+                    self._changed()
+                    return
         raise KeyError(f"No message {msg.id} in memory.")
 
     def restore(self, messages: list[Msg], marks: dict[str, set[str]], summary: str) -> None:
         """Replace the whole content at once (used by atomic compression and undo)."""
         self._messages = list(messages)
+        self._by_id = {}
+        for m in reversed(self._messages):  # the first of an id twice wins, as in a scan
+            self._by_id[m.id] = m
         self._marks = {k: set(v) for k, v in marks.items() if v}
         self._compressed_summary = summary
         self._changed()
