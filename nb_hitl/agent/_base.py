@@ -37,8 +37,8 @@ import functools
 import logging
 import sys
 import uuid
-from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any, ClassVar
 
 from nb_hitl.events import (
     ErrorOccurred,
@@ -56,9 +56,10 @@ from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.message import MetaKey, Msg
 from nb_hitl.module import StateModule
 
+from . import _hooks as hooks
 from ._broadcast import Participant, Subscribers, wait_idle
 from ._console import Console
-from ._hooks import HookMixin, bind_arguments, call_with_arguments, message_argument
+from ._hooks import AGENT_HOOK_TYPES, Hook, bind_arguments, call_with_arguments, message_argument
 from ._lifecycle import (
     ACTIVE_STATES,
     ReplyRecord,
@@ -79,7 +80,7 @@ _DIRECT_AWAIT = sys.version_info >= (3, 11)
 DEFAULT_INTERRUPT_TEXT = "[Interrupted] The agent was interrupted by the user."
 
 
-class AgentBase(StateModule, HookMixin):
+class AgentBase(StateModule):
     """Base class of agents: the reply task, interruption, events, hooks and state.
 
     Subclasses implement ``reply(msg)`` and may override ``handle_interrupt()``; they update
@@ -92,6 +93,13 @@ class AgentBase(StateModule, HookMixin):
     """
 
     memory: Any = None
+
+    supported_hook_types: ClassVar[tuple[str, ...]] = AGENT_HOOK_TYPES
+    """The hook types this class runs."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        hooks.prepare_class(cls)  # hooks of its own; its own observe/print run them too
 
     def __init__(
         self, name: str | None = None, *, interrupt_text: str = DEFAULT_INTERRUPT_TEXT
@@ -609,6 +617,57 @@ class AgentBase(StateModule, HookMixin):
     def _disable_msg_queue(self, disabled: bool) -> None:
         self.console.queue_enabled = not disabled
 
+    # -- hooks (AgentScope's pre/post hooks; ``_hooks.py`` runs them) -------------------------
+    def register_instance_hook(self, hook_type: str, hook_name: str, hook: Hook) -> None:
+        """Run ``hook`` at ``hook_type`` for this agent only; a used name is replaced.
+
+        Args:
+            hook_type: e.g. ``"pre_reply"`` (see ``supported_hook_types``).
+            hook_name: the name to remove it by later.
+            hook: ``(agent, kwargs)`` for pre hooks, ``(agent, kwargs, output)`` for post
+                hooks; sync or async.
+        """
+        hooks.register_instance_hook(self, hook_type, hook_name, hook)
+
+    def remove_instance_hook(self, hook_type: str, hook_name: str) -> None:
+        """Remove this agent's hook ``hook_name``; ``ValueError`` if there is none."""
+        hooks.remove_instance_hook(self, hook_type, hook_name)
+
+    def clear_instance_hooks(self, hook_type: str | None = None) -> None:
+        """Remove this agent's hooks of ``hook_type``, or all of them."""
+        hooks.clear_instance_hooks(self, hook_type)
+
+    @classmethod
+    def register_class_hook(cls, hook_type: str, hook_name: str, hook: Hook) -> None:
+        """Run ``hook`` at ``hook_type`` for every agent of this class and its subclasses."""
+        hooks.register_class_hook(cls, hook_type, hook_name, hook)
+
+    @classmethod
+    def remove_class_hook(cls, hook_type: str, hook_name: str) -> None:
+        """Remove this class's hook ``hook_name``; ``ValueError`` if there is none."""
+        hooks.remove_class_hook(cls, hook_type, hook_name)
+
+    @classmethod
+    def clear_class_hooks(cls, hook_type: str | None = None) -> None:
+        """Remove this class's hooks of ``hook_type``, or all of them."""
+        hooks.clear_class_hooks(cls, hook_type)
+
+    def has_hooks(self, name: str) -> bool:
+        """True if any pre or post hook of ``name`` (``"reply"``, ``"print"``...) is set."""
+        return hooks.has_hooks(self, name)
+
+    async def _run_pre_hooks(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return await hooks.run_pre_hooks(self, name, arguments)
+
+    async def _run_post_hooks(self, name: str, arguments: dict[str, Any], output: Any) -> Any:
+        return await hooks.run_post_hooks(self, name, arguments, output)
+
+    async def _call_hooked(
+        self, name: str, func: Callable[..., Any], *args: Any, **kwargs: Any
+    ) -> Any:
+        """``await func(*args, **kwargs)`` with the ``pre_<name>`` / ``post_<name>`` hooks."""
+        return await hooks.call_hooked(self, name, func, *args, **kwargs)
+
     # -- observing ------------------------------------------------------------------------------
     async def observe(self, msg: Msg | list[Msg] | None) -> None:
         """Record ``msg`` (one message, several, or none) in memory without replying."""
@@ -657,6 +716,9 @@ class AgentBase(StateModule, HookMixin):
     def __repr__(self) -> str:
         status = "replying" if self.is_replying else "idle"
         return f"{type(self).__name__}(name={self.name!r}, {status})"
+
+
+hooks.prepare_class(AgentBase)  # __init_subclass__ does it for every subclass
 
 
 def _check_when(when: str) -> str:

@@ -46,7 +46,7 @@ import inspect
 import logging
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
 from nb_hitl.exceptions import HookError
 
@@ -182,160 +182,158 @@ def _class_has_hooks(cls: type, name: str) -> bool:
 
 def _wrap(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(method)
-    async def hooked(self: HookMixin, *args: Any, **kwargs: Any) -> Any:
-        return await self._call_hooked(name, functools.partial(method, self), *args, **kwargs)
+    async def hooked(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return await call_hooked(self, name, functools.partial(method, self), *args, **kwargs)
 
     hooked.__nb_hitl_hooked__ = True  # type: ignore[attr-defined]
     return hooked
 
 
-class HookMixin:
-    """Registers and runs hooks; mixed into ``AgentBase``."""
+# What ``AgentBase``'s hook methods do (each of them one line calling a function below): the
+# class-level hooks live on each class, the instance hooks in the agent's ``__dict__``.
 
-    supported_hook_types: ClassVar[tuple[str, ...]] = AGENT_HOOK_TYPES
-    """The hook types this class runs."""
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        for hook_type in REACT_HOOK_TYPES:  # each class has its own class-level hooks
-            setattr(cls, f"_class_{hook_type}_hooks", OrderedDict())
-        for name in _WRAPPED:  # a subclass's own observe/print runs the hooks too
-            method = cls.__dict__.get(name)
-            if inspect.iscoroutinefunction(method) and not hasattr(method, "__nb_hitl_hooked__"):
-                setattr(cls, name, _wrap(name, method))
+def prepare_class(cls: type) -> None:
+    """Give ``cls`` hooks of its own (``AgentBase.__init_subclass__``), and make its own
+    ``observe``/``print`` run the hooks too."""
+    for hook_type in REACT_HOOK_TYPES:  # each class has its own class-level hooks
+        setattr(cls, f"_class_{hook_type}_hooks", OrderedDict())
+    for name in _WRAPPED:  # a subclass's own observe/print runs the hooks too
+        method = cls.__dict__.get(name)
+        if inspect.iscoroutinefunction(method) and not hasattr(method, "__nb_hitl_hooked__"):
+            setattr(cls, name, _wrap(name, method))
 
-    # -- registering --------------------------------------------------------------------------
-    def _instance_hooks(self, hook_type: str) -> OrderedDict[str, Hook]:
-        attr = f"_instance_{hook_type}_hooks"
-        hooks = self.__dict__.get(attr)
-        if hooks is None:  # created lazily: subclasses need not call super().__init__() first
-            hooks = OrderedDict()
-            object.__setattr__(self, attr, hooks)
-        return hooks
 
-    def register_instance_hook(self, hook_type: str, hook_name: str, hook: Hook) -> None:
-        """Run ``hook`` at ``hook_type`` for this agent only; a used name is replaced.
+# -- registering ------------------------------------------------------------------------------
+def instance_hooks(agent: Any, hook_type: str) -> OrderedDict[str, Hook]:
+    """``agent``'s own hooks of ``hook_type`` (made on first use: AgentScope subclasses need
+    not call ``super().__init__()`` first)."""
+    attr = f"_instance_{hook_type}_hooks"
+    hooks = agent.__dict__.get(attr)
+    if hooks is None:
+        hooks = OrderedDict()
+        object.__setattr__(agent, attr, hooks)
+    return hooks
 
-        Args:
-            hook_type: e.g. ``"pre_reply"`` (see ``supported_hook_types``).
-            hook_name: the name to remove it by later.
-            hook: ``(agent, kwargs)`` for pre hooks, ``(agent, kwargs, output)`` for post
-                hooks; sync or async.
-        """
-        _check_type(type(self), hook_type)
-        if not callable(hook):
-            raise TypeError(f"The {hook_type} hook {hook_name!r} must be callable, got {hook!r}.")
-        self._instance_hooks(hook_type)[hook_name] = hook
 
-    def remove_instance_hook(self, hook_type: str, hook_name: str) -> None:
-        """Remove this agent's hook ``hook_name``; ``ValueError`` if there is none."""
-        _check_type(type(self), hook_type)
-        hooks = self._instance_hooks(hook_type)
-        if hook_name not in hooks:
-            raise ValueError(
-                f"No {hook_type} hook named {hook_name!r} on this {type(self).__name__}; "
-                f"registered: {list(hooks) or 'none'}."
-            )
-        del hooks[hook_name]
+def register_instance_hook(agent: Any, hook_type: str, hook_name: str, hook: Hook) -> None:
+    _check_type(type(agent), hook_type)
+    if not callable(hook):
+        raise TypeError(f"The {hook_type} hook {hook_name!r} must be callable, got {hook!r}.")
+    instance_hooks(agent, hook_type)[hook_name] = hook
 
-    def clear_instance_hooks(self, hook_type: str | None = None) -> None:
-        """Remove this agent's hooks of ``hook_type``, or all of them."""
-        types = type(self).supported_hook_types if hook_type is None else (hook_type,)
-        for typ in types:
-            _check_type(type(self), typ)
-            self._instance_hooks(typ).clear()
 
-    @classmethod
-    def register_class_hook(cls, hook_type: str, hook_name: str, hook: Hook) -> None:
-        """Run ``hook`` at ``hook_type`` for every agent of this class and its subclasses."""
-        _check_type(cls, hook_type)
-        if not callable(hook):
-            raise TypeError(f"The {hook_type} hook {hook_name!r} must be callable, got {hook!r}.")
-        getattr(cls, f"_class_{hook_type}_hooks")[hook_name] = hook
-        _CLASS_HAS_HOOKS.clear()
+def remove_instance_hook(agent: Any, hook_type: str, hook_name: str) -> None:
+    _check_type(type(agent), hook_type)
+    hooks = instance_hooks(agent, hook_type)
+    if hook_name not in hooks:
+        raise ValueError(
+            f"No {hook_type} hook named {hook_name!r} on this {type(agent).__name__}; "
+            f"registered: {list(hooks) or 'none'}."
+        )
+    del hooks[hook_name]
 
-    @classmethod
-    def remove_class_hook(cls, hook_type: str, hook_name: str) -> None:
-        """Remove this class's hook ``hook_name``; ``ValueError`` if there is none."""
-        _check_type(cls, hook_type)
-        hooks = getattr(cls, f"_class_{hook_type}_hooks")
-        if hook_name not in hooks:
-            raise ValueError(
-                f"No {hook_type} hook named {hook_name!r} registered on class {cls.__name__}; "
-                f"registered: {list(hooks) or 'none'}."
-            )
-        del hooks[hook_name]
-        _CLASS_HAS_HOOKS.clear()
 
-    @classmethod
-    def clear_class_hooks(cls, hook_type: str | None = None) -> None:
-        """Remove this class's hooks of ``hook_type``, or all of them."""
-        types = cls.supported_hook_types if hook_type is None else (hook_type,)
-        for typ in types:
-            _check_type(cls, typ)
-            getattr(cls, f"_class_{typ}_hooks").clear()
-        _CLASS_HAS_HOOKS.clear()
+def clear_instance_hooks(agent: Any, hook_type: str | None = None) -> None:
+    types = type(agent).supported_hook_types if hook_type is None else (hook_type,)
+    for typ in types:
+        _check_type(type(agent), typ)
+        instance_hooks(agent, typ).clear()
 
-    def _hooks(self, hook_type: str) -> list[tuple[str, Hook]]:
-        found = list(self.__dict__.get(f"_instance_{hook_type}_hooks", {}).items())
-        for klass in reversed(type(self).__mro__):  # the most general class first
-            hooks = klass.__dict__.get(f"_class_{hook_type}_hooks")
-            if hooks:
-                found.extend(hooks.items())
-        return found
 
-    def has_hooks(self, name: str) -> bool:
-        """True if any pre or post hook of ``name`` (``"reply"``, ``"print"``...) is set."""
-        own = self.__dict__
-        if own.get(f"_instance_pre_{name}_hooks") or own.get(f"_instance_post_{name}_hooks"):
-            return True
-        return _class_has_hooks(type(self), name)
+def register_class_hook(cls: type, hook_type: str, hook_name: str, hook: Hook) -> None:
+    _check_type(cls, hook_type)
+    if not callable(hook):
+        raise TypeError(f"The {hook_type} hook {hook_name!r} must be callable, got {hook!r}.")
+    getattr(cls, f"_class_{hook_type}_hooks")[hook_name] = hook
+    _CLASS_HAS_HOOKS.clear()
 
-    # -- running ------------------------------------------------------------------------------
-    async def _run_pre_hooks(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        hook_type = f"pre_{name}"
-        for hook_name, hook in self._hooks(hook_type):
-            try:
-                changed = await _call_hook(hook, self, _copy(arguments))
-            except Exception as exc:
-                raise HookError(hook_type, hook_name, exc) from exc
-            if changed is not None:
-                if not isinstance(changed, dict):
-                    raise HookError(
-                        hook_type,
-                        hook_name,
-                        TypeError(
-                            f"a pre hook returns the keyword-argument dict or None, got "
-                            f"{type(changed).__name__}"
-                        ),
-                    )
-                arguments = changed
-        return arguments
 
-    async def _run_post_hooks(self, name: str, arguments: dict[str, Any], output: Any) -> Any:
-        hook_type = f"post_{name}"
-        for hook_name, hook in self._hooks(hook_type):
-            try:
-                changed = await _call_hook(hook, self, _copy(arguments), _copy(output))
-            except Exception as exc:
-                raise HookError(hook_type, hook_name, exc) from exc
-            if changed is not None:
-                output = changed
-        return output
+def remove_class_hook(cls: type, hook_type: str, hook_name: str) -> None:
+    _check_type(cls, hook_type)
+    hooks = getattr(cls, f"_class_{hook_type}_hooks")
+    if hook_name not in hooks:
+        raise ValueError(
+            f"No {hook_type} hook named {hook_name!r} registered on class {cls.__name__}; "
+            f"registered: {list(hooks) or 'none'}."
+        )
+    del hooks[hook_name]
+    _CLASS_HAS_HOOKS.clear()
 
-    async def _call_hooked(
-        self, name: str, func: Callable[..., Any], *args: Any, **kwargs: Any
-    ) -> Any:
-        """``await func(*args, **kwargs)`` with the ``pre_<name>`` / ``post_<name>`` hooks."""
-        key = (id(self), name)
-        running = _running.get()
-        if key in running or not self.has_hooks(name):  # a super() call, or nothing to run
-            result = func(*args, **kwargs)
-            return await result if inspect.isawaitable(result) else result
-        token = _running.set(running | {key})
+
+def clear_class_hooks(cls: type, hook_type: str | None = None) -> None:
+    types = cls.supported_hook_types if hook_type is None else (hook_type,)  # type: ignore[attr-defined]
+    for typ in types:
+        _check_type(cls, typ)
+        getattr(cls, f"_class_{typ}_hooks").clear()
+    _CLASS_HAS_HOOKS.clear()
+
+
+def hooks_of(agent: Any, hook_type: str) -> list[tuple[str, Hook]]:
+    """The hooks of ``hook_type`` that run for ``agent``, in order: its own, then its classes'
+    from the most general one."""
+    found = list(agent.__dict__.get(f"_instance_{hook_type}_hooks", {}).items())
+    for klass in reversed(type(agent).__mro__):  # the most general class first
+        hooks = klass.__dict__.get(f"_class_{hook_type}_hooks")
+        if hooks:
+            found.extend(hooks.items())
+    return found
+
+
+def has_hooks(agent: Any, name: str) -> bool:
+    own = agent.__dict__
+    if own.get(f"_instance_pre_{name}_hooks") or own.get(f"_instance_post_{name}_hooks"):
+        return True
+    return _class_has_hooks(type(agent), name)
+
+
+# -- running ----------------------------------------------------------------------------------
+async def run_pre_hooks(agent: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    hook_type = f"pre_{name}"
+    for hook_name, hook in hooks_of(agent, hook_type):
         try:
-            arguments = await self._run_pre_hooks(name, bind_arguments(func, args, kwargs))
-            output = await call_with_arguments(func, arguments)
-        finally:
-            _running.reset(token)
-        return await self._run_post_hooks(name, arguments, output)
+            changed = await _call_hook(hook, agent, _copy(arguments))
+        except Exception as exc:
+            raise HookError(hook_type, hook_name, exc) from exc
+        if changed is not None:
+            if not isinstance(changed, dict):
+                raise HookError(
+                    hook_type,
+                    hook_name,
+                    TypeError(
+                        f"a pre hook returns the keyword-argument dict or None, got "
+                        f"{type(changed).__name__}"
+                    ),
+                )
+            arguments = changed
+    return arguments
+
+
+async def run_post_hooks(agent: Any, name: str, arguments: dict[str, Any], output: Any) -> Any:
+    hook_type = f"post_{name}"
+    for hook_name, hook in hooks_of(agent, hook_type):
+        try:
+            changed = await _call_hook(hook, agent, _copy(arguments), _copy(output))
+        except Exception as exc:
+            raise HookError(hook_type, hook_name, exc) from exc
+        if changed is not None:
+            output = changed
+    return output
+
+
+async def call_hooked(
+    agent: Any, name: str, func: Callable[..., Any], *args: Any, **kwargs: Any
+) -> Any:
+    """``await func(*args, **kwargs)`` with ``agent``'s ``pre_<name>`` / ``post_<name>`` hooks."""
+    key = (id(agent), name)
+    running = _running.get()
+    if key in running or not has_hooks(agent, name):  # a super() call, or nothing to run
+        result = func(*args, **kwargs)
+        return await result if inspect.isawaitable(result) else result
+    token = _running.set(running | {key})
+    try:
+        arguments = await run_pre_hooks(agent, name, bind_arguments(func, args, kwargs))
+        output = await call_with_arguments(func, arguments)
+    finally:
+        _running.reset(token)
+    return await run_post_hooks(agent, name, arguments, output)

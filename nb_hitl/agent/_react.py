@@ -24,15 +24,22 @@ from typing import Any
 from nb_hitl.compression import CompressionConfig, CompressionPlan, CompressionResult
 from nb_hitl.compression import CompressionConfig as Config  # the class attribute shadows it
 from nb_hitl.compression._summary import SUMMARIZE_PROMPT
-from nb_hitl.events import MessageAdded, MessageUpdated, Steered, StoppedAfterStep
+from nb_hitl.events import (
+    Event,
+    MessageAdded,
+    MessageUpdated,
+    ReplyFinished,
+    Steered,
+    StoppedAfterStep,
+)
 from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.formatter import FormatterBase, OpenAIChatFormatter
 from nb_hitl.memory import COMPRESSED, InMemoryMemory
-from nb_hitl.message import MetaKey, Msg, TextBlock, ToolUseBlock
+from nb_hitl.message import MetaKey, Msg, TextBlock, ToolResultBlock, ToolUseBlock
 from nb_hitl.model import ChatModelBase, ChatResponse, continuation_blocks
 from nb_hitl.tool import Toolkit
 
-from ._acting import ActingMixin
+from ._acting import ToolCalls
 from ._base import DEFAULT_INTERRUPT_TEXT
 from ._branches import BranchInfo, BranchTable
 from ._compressor import Compressor
@@ -45,7 +52,7 @@ from ._structured import (
     StructuredTurn,
     check_structured_model,
 )
-from .approvals import PermissionPolicy
+from .approvals import ApprovalGate, ApprovalMethods, PermissionPolicy
 from .resume import ResumePoint, Resumer, answer_text, text_digest
 
 STOPPED_TEXT = (
@@ -54,10 +61,7 @@ STOPPED_TEXT = (
 """Text of the message a reply stopped by ``stop_after_step()`` returns."""
 
 
-class ReActAgent(
-    ActingMixin,
-    ReActAgentBase,
-):
+class ReActAgent(ReActAgentBase):
     """An agent that alternates model reasoning and tool calls until it can answer.
 
     Args:
@@ -102,6 +106,8 @@ class ReActAgent(
         permissions: PermissionPolicy | None = None,
     ) -> None:
         super().__init__(name, interrupt_text=interrupt_text)
+        self.approvals = ApprovalGate(self)
+        """The approval gate: policy, waiting calls, decisions, saved state, questions."""
         if max_iters < 1:
             raise ValueError(f"max_iters must be at least 1 (got {max_iters}).")
         if not isinstance(model, ChatModelBase):
@@ -118,11 +124,9 @@ class ReActAgent(
         self.parallel_tool_calls = parallel_tool_calls
         # In-flight state of the running reply, read by handle_interrupt().
         self._live: Msg | None = None
-        self._open_calls: dict[str, ToolUseBlock] = {}
-        self._tool_partial: dict[str, str] = {}
-        self._started_calls: set[str] = set()
-        self._resume_calls: list[ToolUseBlock] = []
         self._structured = StructuredTurn()
+        self.tool_calls = ToolCalls(self)
+        """The running reply's tool calls: opening, running, one result each (``_acting.py``)."""
         self.steering = SteeringInbox()
         """Messages ``steer()`` queued for the next step boundary (``_steering.py``)."""
         if permissions is not None:
@@ -174,13 +178,11 @@ class ReActAgent(
         """
         self._live = None
         self.resumer.active = None
-        self._open_calls = {}
-        self._tool_partial = {}
-        self._started_calls = set()
-        self._resume_calls = self.approvals.start_reply(msg)
+        self.tool_calls.start()
+        self.tool_calls.resuming = self.approvals.start_reply(msg)  # it may open parked calls
         incoming = [msg] if isinstance(msg, Msg) else list(msg or [])
         self.steering.drop(incoming)  # steered and then sent: recorded once, as the input
-        if not self._resume_calls:  # parked calls resume first: their results come before it
+        if not self.tool_calls.resuming:  # parked calls resume first: their results come before it
             self._take_steering("reply start")  # steering a reply left unanswered, in order
         for m in incoming:
             if self.memory.get(m.id) is None:  # recorded exactly once
@@ -458,9 +460,9 @@ class ReActAgent(
         wanted = None if structured_model is None else check_structured_model(structured_model)
         turn = self._structured = StructuredTurn(wanted, self.finish_function_name)
         resuming = self.resumer.take()  # set by resume(): this reply continues an interrupted one
-        parked, self._resume_calls = self._resume_calls, []
+        parked, self.tool_calls.resuming = self.tool_calls.resuming, []
         if parked:  # calls parked in a loaded session, resumed
-            await self._act(parked)
+            await self.tool_calls.act(parked)
         result = await self._steps(turn, resuming)
         return result if resuming is None else self.resumer.tag(result, resuming)
 
@@ -485,7 +487,7 @@ class ReActAgent(
             if calls:
                 self._where = "between reasoning and acting"
                 await asyncio.sleep(0)  # an interrupt requested while reasoning lands here
-                outputs = await self._act(calls)
+                outputs = await self.tool_calls.act(calls)
             if turn.model is not None:
                 tool_choice, done = turn.after_step(self.name, response, outputs, tool_choice)
                 if done is not None:
@@ -536,9 +538,7 @@ class ReActAgent(
             prompt = await self.format_prompt()
         tools = [*self.toolkit.get_json_schemas(), *self._structured.tool_schemas()] or None
         msg = await self._stream_model(prompt, tools, tool_choice)
-        self._ingest_calls(msg)
-        for call in msg.get_content_blocks("tool_use"):
-            self._open_calls[call.id] = call
+        self.tool_calls.open_calls_of(msg)
         await self._commit(msg)
         if self._print_wanted():
             await self.print(msg, True)
@@ -609,12 +609,71 @@ class ReActAgent(
             await self.print(msg, True)
         return msg
 
+    # -- acting (``agent.tool_calls``, ``_acting.py``) ----------------------------------------
+    async def _acting(self, tool_call: ToolUseBlock) -> dict[str, Any] | None:
+        """Run one tool call and record its result (AgentScope's ``_acting``).
+
+        Returns:
+            The validated structured output when this was a correct ``generate_response``
+            call of a reply asked for ``structured_model``, else ``None``.
+        """
+        return await self.tool_calls.run(tool_call)
+
+    @property
+    def _open_calls(self) -> dict[str, ToolUseBlock]:
+        """Calls of the running reply that have no result yet, by id."""
+        return self.tool_calls.open
+
+    def _ingest_calls(self, msg: Msg) -> None:
+        self.tool_calls.ingest(msg)
+
+    async def _commit_result(self, call: ToolUseBlock, block: ToolResultBlock) -> None:
+        await self.tool_calls.commit_result(call, block)
+
+    def _emit(self, event: Event) -> None:
+        if isinstance(event, ReplyFinished):  # its reply-scope rules end with it
+            self.approvals.end_reply(event.reply_id)
+        super()._emit(event)
+
+    # -- approvals (``agent.approvals``): AgentScope-style names, each written in
+    # ``approvals/_agent.py`` as one line handing over to the gate ----------------------------
+    permissions = ApprovalMethods.permissions
+    always_allowed = ApprovalMethods.always_allowed
+    permission_verdict = ApprovalMethods.permission_verdict
+    needs_approval = ApprovalMethods.needs_approval
+    pending_approvals = ApprovalMethods.pending_approvals
+    is_waiting_for_approval = ApprovalMethods.is_waiting_for_approval
+    approval_log = ApprovalMethods.approval_log
+    decide = ApprovalMethods.decide
+    decide_threadsafe = ApprovalMethods.decide_threadsafe
+    approve = ApprovalMethods.approve
+    deny = ApprovalMethods.deny
+    allow_for_session = ApprovalMethods.allow_for_session
+    approve_waiting = ApprovalMethods.approve_waiting
+    deny_waiting = ApprovalMethods.deny_waiting
+    always_allow = allow_for_session  # the older names (``approvals/_agent.py`` says why)
+    approve_all = approve_waiting
+    deny_all = deny_waiting
+    approve_threadsafe = ApprovalMethods.approve_threadsafe
+    deny_threadsafe = ApprovalMethods.deny_threadsafe
+    allow_for_session_threadsafe = ApprovalMethods.allow_for_session_threadsafe
+    always_allow_threadsafe = allow_for_session_threadsafe
+    pending_questions = ApprovalMethods.pending_questions
+    question_input = ApprovalMethods.question_input
+    ask = ApprovalMethods.ask
+    answer = ApprovalMethods.answer
+    resume_pending = ApprovalMethods.resume_pending
+    approvals_state = ApprovalMethods.approvals_state
+    load_approvals_state = ApprovalMethods.load_approvals_state
+    save_session = ApprovalMethods.save_session
+    load_session = ApprovalMethods.load_session
+
     # -- interruption ------------------------------------------------------------------------
     async def handle_interrupt(self, msg: Msg | None = None, **kwargs: Any) -> Msg:
         """Close the history consistently, then return the interrupted message."""
-        await self._stop_background()
+        await self.tool_calls.stop_background()
         printing = self._print_wanted()  # asked once: nothing changes it while this runs
-        if self._repark_unstarted():  # a resumed reply stopped before it began: no trace
+        if self.tool_calls.repark_unstarted():  # a resumed reply stopped before it began: no trace
             return self._interrupted_msg(reparked=True)
         live, self._live = self._live, None
         if live is not None:
@@ -629,13 +688,11 @@ class ReActAgent(
                 if dropped:
                     live.content = kept
                     live.metadata[MetaKey.DROPPED_TOOL_CALLS] = dropped
-                self._ingest_calls(live)
-                for call in live.get_content_blocks("tool_use"):
-                    self._open_calls[call.id] = call
+                self.tool_calls.open_calls_of(live)
                 await self._commit(live)
                 if printing:  # its chunks went out with last=False: now it is final
                     await self.print(live, True)
-        closed = await self._close_interrupted_calls()
+        closed = await self.tool_calls.close_interrupted()
         extra: dict[str, Any] = {}
         if live is not None and live.metadata.get(MetaKey.PARTIAL):
             extra[MetaKey.PARTIAL_MSG_ID] = live.id
@@ -659,13 +716,15 @@ class ReActAgent(
             live.metadata[MetaKey.PARTIAL] = True
             live.metadata[MetaKey.ERROR] = f"{type(exc).__name__}: {exc}"
             await self._commit(live)
-        await self._close_failed_calls(exc)
+        await self.tool_calls.close_failed(exc)
 
     # -- state ------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
-        """Memory and settings (never the model client or keys), the steering messages still
-        queued (``"steering"``) and the branches (``"branches"``)."""
+        """Memory and settings (never the model client or keys), the approval state
+        (``"approvals"``), the steering messages still queued (``"steering"``) and the
+        branches (``"branches"``)."""
         state = super().state_dict()
+        state["approvals"] = self.approvals_state()
         state.update(
             sys_prompt=self._sys_prompt,  # the skills' prompt comes from the toolkit
             max_iters=self.max_iters,
@@ -676,8 +735,8 @@ class ReActAgent(
         return state
 
     def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> None:
-        """Restore ``state_dict()`` output; the steering queue and the branches become the
-        saved ones (a state without branches has only ``main``).
+        """Restore ``state_dict()`` output, approvals included; the steering queue and the
+        branches become the saved ones (a state without branches has only ``main``).
 
         Raises:
             ValueError: ``state["steering"]`` or ``state["branches"]`` is malformed (nothing
@@ -688,6 +747,7 @@ class ReActAgent(
             state.get("branches") if isinstance(state, dict) else None
         )
         super().load_state_dict(state, strict=strict)
+        self.load_approvals_state(state.get("approvals", {}))
         self.compressor.undo.clear()  # it refers to the old memory
         self.branch_table.load(table, active)
         # one recorded meanwhile is never taken in twice
@@ -695,3 +755,6 @@ class ReActAgent(
         self.sys_prompt = state.get("sys_prompt", self.sys_prompt)
         self.max_iters = int(state.get("max_iters", self.max_iters))
         self.parallel_tool_calls = bool(state.get("parallel_tool_calls", self.parallel_tool_calls))
+
+
+ApprovalMethods.register(ReActAgent)  # isinstance(agent, ApprovalMethods) for widgets

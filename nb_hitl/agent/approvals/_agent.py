@@ -2,101 +2,122 @@
 
 ``ReActAgent`` keeps AgentScope-style names (``approve``, ``deny``, ``pending_approvals``,
 ``permissions``...) and the session methods; the work is done by ``agent.approvals``.
+``ApprovalMethods`` is not a base class: an agent that owns a gate names each method in its
+own class body (``decide = ApprovalMethods.decide``) and registers itself
+(``ApprovalMethods.register(ReActAgent)``), so ``isinstance(agent, ApprovalMethods)`` tells a
+widget that the agent takes decisions, and ``agent: ApprovalMethods`` types it.
 """
 
 from __future__ import annotations
 
+import abc
 import concurrent.futures
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from nb_hitl.exceptions import AgentBusyError, ApprovalError
-from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
+from nb_hitl.message import Msg, ToolUseBlock
 
-from .._base import AgentBase
 from ._ask_user import Answer
 from ._gate import DEFAULT_TIMEOUT, ApprovalGate, DecisionWord
 from ._policy import AllowedTools, PermissionPolicy, Verdict
 from ._questions import PendingQuestion
 from ._rule import PermissionRule, Scope
-from ._state import ApprovalState, Decision, PendingApproval
+from ._state import Decision, PendingApproval
 
 if TYPE_CHECKING:
+    from nb_hitl.events import Handler, Subscription
     from nb_hitl.session import SessionInfo
     from nb_hitl.tool import Toolkit
 
 
-class ApprovalMethods(AgentBase):
-    """Tool approval, permissions, questions and sessions of an agent, by ``agent.approvals``."""
+class GateOwner(Protocol):
+    """What these methods use of the agent: its gate, whether it replies, a reply."""
 
-    toolkit: Toolkit
-    _open_calls: dict[str, ToolUseBlock]
+    name: str
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.approvals = ApprovalGate(self)
-        """The approval gate: policy, waiting calls, decisions, saved state, questions."""
+    @property
+    def approvals(self) -> ApprovalGate: ...
 
-    async def _commit_result(self, call: ToolUseBlock, block: ToolResultBlock) -> None:
-        raise NotImplementedError  # ReActAgent's implementation is used
+    @property
+    def is_replying(self) -> bool: ...
 
-    def _commit_sync(self, msg: Msg) -> None:
-        raise NotImplementedError  # ReActAgent's implementation is used
+    async def __call__(self, *args: Any, **kwargs: Any) -> Msg: ...
+
+
+class ApprovalMethods(abc.ABC):  # noqa: B024 (no abstract method: never a base, registered)
+    """Tool approval, permissions, questions and sessions of an agent, by ``agent.approvals``.
+
+    Each method takes ``self`` as a ``GateOwner``; an agent class lists the ones it offers in
+    its body and registers with ``ApprovalMethods.register``.
+    """
+
+    if TYPE_CHECKING:  # what a widget holding ``agent: ApprovalMethods`` may use
+        name: str
+        approvals: ApprovalGate
+        toolkit: Toolkit
+
+        def subscribe(self, handler: Handler, *, max_pending: int = 10_000) -> Subscription: ...
+
+        @property
+        def is_replying(self) -> bool: ...
+
+        async def __call__(self, *args: Any, **kwargs: Any) -> Msg: ...
 
     # -- permissions -------------------------------------------------------------------------
     @property
-    def permissions(self) -> PermissionPolicy:
+    def permissions(self: GateOwner) -> PermissionPolicy:
         """The permission policy: mode and rules deciding which calls run, wait or are refused."""
         return self.approvals.policy
 
     @permissions.setter
-    def permissions(self, policy: PermissionPolicy | None) -> None:
+    def permissions(self: GateOwner, policy: PermissionPolicy | None) -> None:
         self.approvals.policy = policy
 
     @property
-    def always_allowed(self) -> AllowedTools:
+    def always_allowed(self: GateOwner) -> AllowedTools:
         """Tools allowed with any arguments for this session (``always_allow``): a live set
         of the policy's session rules (``add`` / ``discard`` add and revoke rules)."""
         return self.approvals.always_allowed
 
     @always_allowed.setter
-    def always_allowed(self, names: Iterable[str]) -> None:
+    def always_allowed(self: GateOwner, names: Iterable[str]) -> None:
         self.approvals.set_always_allowed(names)
 
-    def permission_verdict(self, call: ToolUseBlock) -> Verdict:
+    def permission_verdict(self: GateOwner, call: ToolUseBlock) -> Verdict:
         """What the policy says about ``call`` (without using up a ``call``-scope rule)."""
         return self.approvals.verdict(call)
 
-    def needs_approval(self, call: ToolUseBlock) -> bool:
+    def needs_approval(self: GateOwner, call: ToolUseBlock) -> bool:
         """Whether ``call`` must wait for a decision before it runs (the policy says ask)."""
         return self.approvals.verdict(call).behavior == "ask"
 
     # -- reading -----------------------------------------------------------------------------
     @property
-    def pending_approvals(self) -> list[PendingApproval]:
+    def pending_approvals(self: GateOwner) -> list[PendingApproval]:
         """The tool calls waiting for a decision, in the order the model asked for them."""
         return self.approvals.pending
 
     @property
-    def is_waiting_for_approval(self) -> bool:
+    def is_waiting_for_approval(self: GateOwner) -> bool:
         """True while a reply is parked (on approvals or ``ask_user`` questions), or a loaded
         session holds parked calls."""
         return self.approvals.is_parked
 
     @property
-    def approval_log(self) -> list[dict[str, Any]]:
+    def approval_log(self: GateOwner) -> list[dict[str, Any]]:
         """Every decision so far (call, tool, decision, arguments, reason): widgets redraw
         decided cards from it, and sessions save it."""
         return self.approvals.log
 
     @approval_log.setter
-    def approval_log(self, log: list[dict[str, Any]]) -> None:
+    def approval_log(self: GateOwner, log: list[dict[str, Any]]) -> None:
         self.approvals.log = log
 
     # -- deciding (all through approvals.decide) ---------------------------------------------
     def decide(
-        self,
+        self: GateOwner,
         call_id: str,
         decision: DecisionWord,
         *,
@@ -127,12 +148,14 @@ class ApprovalMethods(AgentBase):
         )
 
     def decide_threadsafe(
-        self, call_id: str, decision: DecisionWord, **kwargs: Any
+        self: GateOwner, call_id: str, decision: DecisionWord, **kwargs: Any
     ) -> concurrent.futures.Future[Decision]:
         """``decide`` without waiting: the future holds the decision or the ``ApprovalError``."""
         return self.approvals.decide_threadsafe(call_id, decision, **kwargs)
 
-    def approve(self, call_id: str, arguments: str | dict[str, Any] | None = None) -> None:
+    def approve(
+        self: GateOwner, call_id: str, arguments: str | dict[str, Any] | None = None
+    ) -> None:
         """Approve a waiting call, optionally with edited ``arguments`` (dict or JSON text).
 
         Raises:
@@ -141,20 +164,20 @@ class ApprovalMethods(AgentBase):
         """
         self.approvals.approve(call_id, arguments)
 
-    def deny(self, call_id: str, reason: str = "") -> None:
+    def deny(self: GateOwner, call_id: str, reason: str = "") -> None:
         """Deny a waiting call; the model receives ``"denied by the user: <reason>"``."""
         self.approvals.deny(call_id, reason)
 
-    def allow_for_session(self, tool_name: str) -> None:
+    def allow_for_session(self: GateOwner, tool_name: str) -> None:
         """Stop asking about ``tool_name`` for this session (a ``session`` rule; the scope
         ``"always"`` is the settings file) and approve its waiting calls."""
         self.approvals.always_allow(tool_name)
 
-    def approve_waiting(self) -> None:
+    def approve_waiting(self: GateOwner) -> None:
         """Approve every call waiting now."""
         self.approvals.approve_all()
 
-    def deny_waiting(self, reason: str = "") -> None:
+    def deny_waiting(self: GateOwner, reason: str = "") -> None:
         """Deny every call waiting now, with the same reason (the mode ``deny_all`` is what
         refuses all future calls)."""
         self.approvals.deny_all(reason)
@@ -166,16 +189,20 @@ class ApprovalMethods(AgentBase):
     deny_all = deny_waiting
 
     def approve_threadsafe(
-        self, call_id: str, arguments: str | dict[str, Any] | None = None
+        self: GateOwner, call_id: str, arguments: str | dict[str, Any] | None = None
     ) -> concurrent.futures.Future[None]:
         """``approve`` from any thread without blocking; the future holds any ``ApprovalError``."""
         return self.approvals.approve_threadsafe(call_id, arguments)
 
-    def deny_threadsafe(self, call_id: str, reason: str = "") -> concurrent.futures.Future[None]:
+    def deny_threadsafe(
+        self: GateOwner, call_id: str, reason: str = ""
+    ) -> concurrent.futures.Future[None]:
         """``deny`` from any thread without blocking."""
         return self.approvals.deny_threadsafe(call_id, reason)
 
-    def allow_for_session_threadsafe(self, tool_name: str) -> concurrent.futures.Future[None]:
+    def allow_for_session_threadsafe(
+        self: GateOwner, tool_name: str
+    ) -> concurrent.futures.Future[None]:
         """``allow_for_session`` from any thread without blocking."""
         return self.approvals.always_allow_threadsafe(tool_name)
 
@@ -183,22 +210,22 @@ class ApprovalMethods(AgentBase):
 
     # -- questions ---------------------------------------------------------------------------
     @property
-    def pending_questions(self) -> list[PendingQuestion]:
+    def pending_questions(self: GateOwner) -> list[PendingQuestion]:
         """Questions waiting for an answer, oldest first."""
         return self.approvals.questions.pending
 
     @property
-    def question_input(self) -> Any:
+    def question_input(self: GateOwner) -> Any:
         """Also asked when the model asks questions: a ``UserAgent``, a ``UserInputBase``
         (``TerminalUserInput()``) or an input source (``QueueInput``, ``ScriptedInput``:
         their text is a JSON object of answers, or the answer to a single question)."""
         return self.approvals.questions.question_input
 
     @question_input.setter
-    def question_input(self, source: Any) -> None:
+    def question_input(self: GateOwner, source: Any) -> None:
         self.approvals.questions.question_input = source
 
-    async def ask(self, questions: Any, *, call_id: str = "") -> dict[str, Answer]:
+    async def ask(self: GateOwner, questions: Any, *, call_id: str = "") -> dict[str, Answer]:
         """Ask the person ``questions`` and wait (parked) for the checked answers.
 
         Raises:
@@ -207,7 +234,9 @@ class ApprovalMethods(AgentBase):
         """
         return await self.approvals.questions.ask(questions, call_id=call_id)
 
-    def answer(self, question_id: str, answers: Any, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def answer(
+        self: GateOwner, question_id: str, answers: Any, *, timeout: float = DEFAULT_TIMEOUT
+    ) -> None:
         """Answer waiting questions from any thread (once).
 
         ``answers`` maps each question (its text, header or 0-based index) to a choice's
@@ -221,7 +250,7 @@ class ApprovalMethods(AgentBase):
         self.approvals.questions.answer(question_id, answers, timeout=timeout)
 
     # -- parked calls and state --------------------------------------------------------------
-    async def resume_pending(self) -> Msg:
+    async def resume_pending(self: GateOwner) -> Msg:
         """Continue a reply whose tool calls were parked when the session was saved.
 
         Decisions made since loading apply; calls still undecided park again (with their
@@ -236,52 +265,26 @@ class ApprovalMethods(AgentBase):
             )
         return await self()
 
-    def approvals_state(self) -> dict[str, Any]:
+    def approvals_state(self: GateOwner) -> dict[str, Any]:
         """JSON-able approval state: the allow-list and the parked calls with decisions."""
         return self.approvals.dump_state()
 
-    def load_approvals_state(self, state: dict[str, Any]) -> None:
+    def load_approvals_state(self: GateOwner, state: dict[str, Any]) -> None:
         """Restore ``approvals_state()`` output; validates everything before changing anything."""
         if self.is_replying:
             raise AgentBusyError(self.name)
         self.approvals.load_state(state)
 
-    def state_dict(self) -> dict[str, Any]:
-        """Memory, settings and approval state (never model clients or keys)."""
-        state = super().state_dict()
-        state["approvals"] = self.approvals_state()
-        return state
-
-    def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> None:
-        """Restore ``state_dict()`` output, approvals included."""
-        super().load_state_dict(state, strict=strict)
-        self.load_approvals_state(state.get("approvals", {}))
-
-    # Read and put back whole by ``nb_hitl.session`` for its all-or-nothing load.
-    @property
-    def _approvals(self) -> ApprovalState:
-        return self.approvals.state
-
-    @_approvals.setter
-    def _approvals(self, state: ApprovalState) -> None:
-        self.approvals.state = state
-
-    @property
-    def _permission_snapshot(self) -> tuple[str, list[PermissionRule]]:
-        return self.approvals.policy_snapshot()
-
-    @_permission_snapshot.setter
-    def _permission_snapshot(self, snap: tuple[str, list[PermissionRule]]) -> None:
-        self.approvals.restore_policy(snap)
-
     # -- sessions ----------------------------------------------------------------------------
-    def save_session(self, path: str | Path, *, transcript: dict[str, Any] | None = None) -> Path:
+    def save_session(
+        self: GateOwner, path: str | Path, *, transcript: dict[str, Any] | None = None
+    ) -> Path:
         """Save this agent's session to ``path`` atomically (see ``nb_hitl.session``)."""
         from nb_hitl.session import save_session
 
         return save_session(self, path, transcript=transcript)
 
-    def load_session(self, path: str | Path) -> SessionInfo:
+    def load_session(self: GateOwner, path: str | Path) -> SessionInfo:
         """Load a session saved by ``save_session``; on any error the agent is unchanged."""
         from nb_hitl.session import load_session
 

@@ -20,7 +20,9 @@ class GateHost(Protocol):
     memory: Any
     _loop: asyncio.AbstractEventLoop | None
     _where: str
-    _open_calls: dict[str, ToolUseBlock]
+
+    @property
+    def _open_calls(self) -> dict[str, ToolUseBlock]: ...
 
     @property
     def _reply_id(self) -> str | None: ...

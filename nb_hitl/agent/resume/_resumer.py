@@ -57,7 +57,9 @@ class ResumeHost(Protocol):
     memory: Any
     _where: str
     _live: Msg | None
-    _open_calls: dict[str, ToolUseBlock]
+
+    @property
+    def _open_calls(self) -> dict[str, ToolUseBlock]: ...
 
     @property
     def model(self) -> ChatModelBase: ...
