@@ -38,7 +38,7 @@ from nb_hitl.exceptions import ConfigError, ModelAuthError
 from ._base import ChatModelBase, ChatResponse, ModelCall, ToolChoice
 from ._continuation import CONTINUE_KWARG
 from ._openai_errors import ErrorContext
-from ._openai_exchange import ExchangeMixin
+from ._openai_exchange import Exchange
 from ._openai_prefix import (
     COMPLETIONS,
     ChatTemplate,
@@ -78,7 +78,7 @@ def display_url(url: str) -> str:
     return url
 
 
-class OpenAIChatModel(ExchangeMixin, ChatModelBase):
+class OpenAIChatModel(ChatModelBase):
     """A chat model served over the OpenAI chat-completions protocol.
 
     Args:
@@ -228,7 +228,8 @@ class OpenAIChatModel(ExchangeMixin, ChatModelBase):
         self._api_key = SecretStr(key or NO_KEY_PLACEHOLDER)
         self._client_args = client_args
         self._client_loop: asyncio.AbstractEventLoop | None = None
-        self._create_params: tuple[Any, frozenset[str] | None] = (None, None)
+        self._http = Exchange(self)
+        """The HTTP exchange of each call: request, reader task, retries (``_openai_exchange``)."""
         self._structured_output_fallback = True
         """AgentScope's latch for "structured output goes through a tool call": always so here."""
         self.client: Any = self._build_client()
@@ -295,6 +296,30 @@ class OpenAIChatModel(ExchangeMixin, ChatModelBase):
         if "max_retries" not in args:
             client.max_retries = 0  # retries are ours: only before the first token
         return client
+
+    # -- one call (``self._http``; a subclass overrides ``_request`` / ``_create``) -----------
+    def _request(
+        self,
+        client: Any,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        tool_choice: ToolChoice | None,
+        kwargs: dict[str, Any],
+    ) -> dict[str, Any]:
+        return self._http.request(client, messages, tools, tool_choice, kwargs)
+
+    async def _create(self, client: Any, request: dict[str, Any]) -> Any:
+        """Send ``request``: a chat completion, or the raw completion ``_request`` made."""
+        return await self._http.create(client, request)
+
+    def _generate(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        tool_choice: ToolChoice | None,
+        kwargs: dict[str, Any],
+    ) -> AsyncGenerator[ChatResponse, None]:
+        return self._http.generate(messages, tools, tool_choice, kwargs)
 
     def _get_client(self) -> Any:
         """The client to use now: ``self.client`` as it is, unless it is the one built here

@@ -6,7 +6,9 @@ in a task of its own (see ``_generate``). Before the first token a retryable fai
 a server's ``Retry-After`` up to ``max_retry_delay``, and a refused forced ``tool_choice`` is
 asked once more with ``"auto"``; after the first token an error ends the call. Every failure
 reaches the caller as an error of the ``nb_hitl.exceptions`` tree (``_openai_errors.py``).
-``ExchangeMixin`` is mixed into ``OpenAIChatModel``.
+An ``OpenAIChatModel`` owns one ``Exchange`` (``model._http``) and reads its settings live;
+the model keeps ``_request`` and ``_create`` (a subclass such as ``DashScopeChatModel``
+overrides them) and ``_generate`` as one-line delegations.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import inspect
 import random
 import time
 from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from nb_hitl.exceptions import ConfigError, ModelStreamError
 
@@ -31,11 +33,10 @@ from ._openai_prefix import (
 from ._openai_stream import StreamAccumulator
 
 
-class ExchangeMixin:
-    """``_request`` and ``_generate``: one call's chunks, from a reader task with retries."""
+class ExchangeHost(Protocol):
+    """What the exchange reads of its model: the settings (live: a user may change them
+    between calls), the client, the error context, and the two steps a subclass overrides."""
 
-    # Provided by the class it is mixed into.
-    _create_params: tuple[Any, frozenset[str] | None]
     generate_kwargs: Any
     max_retries: Any
     max_retry_delay: Any
@@ -48,11 +49,9 @@ class ExchangeMixin:
     stream_usage: bool
     tool_choice: ToolChoice | None
 
-    if TYPE_CHECKING:
+    def _context(self, attempts: int, chunks: int) -> ErrorContext: ...
 
-        def _context(self, attempts: int, chunks: int) -> ErrorContext: ...
-
-        def _get_client(self) -> Any: ...
+    def _get_client(self) -> Any: ...
 
     def _request(
         self,
@@ -61,19 +60,45 @@ class ExchangeMixin:
         tools: list[dict[str, Any]] | None,
         tool_choice: ToolChoice | None,
         kwargs: dict[str, Any],
+    ) -> dict[str, Any]: ...
+
+    async def _create(self, client: Any, request: dict[str, Any]) -> Any: ...
+
+
+class Exchange:
+    """One call's request and chunks, from a reader task with retries (``model._http``).
+
+    Args:
+        host: the model (``ExchangeHost``).
+    """
+
+    def __init__(self, host: ExchangeHost) -> None:
+        self._host = host
+        self._create_params: tuple[Any, frozenset[str] | None] = (None, None)
+        """The client's ``create`` and the parameters it takes (the rest go in extra_body)."""
+
+    def request(
+        self,
+        client: Any,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        tool_choice: ToolChoice | None,
+        kwargs: dict[str, Any],
     ) -> dict[str, Any]:
-        fields: dict[str, Any] = {**self.generate_kwargs, **kwargs}
+        """The SDK request of one call (``OpenAIChatModel._request``)."""
+        host = self._host
+        fields: dict[str, Any] = {**host.generate_kwargs, **kwargs}
         template = fields.pop(COMPLETIONS, None)
         fields.update(
-            model=self.model_name, messages=_no_null_content(messages), stream=self.stream
+            model=host.model_name, messages=_no_null_content(messages), stream=host.stream
         )
-        if self.stream and self.stream_usage:
+        if host.stream and host.stream_usage:
             fields.setdefault("stream_options", {"include_usage": True})
-        if self.reasoning_effort is not None:
-            fields.setdefault("reasoning_effort", self.reasoning_effort)
+        if host.reasoning_effort is not None:
+            fields.setdefault("reasoning_effort", host.reasoning_effort)
         if tools:
             fields["tools"] = tools
-            choice = tool_choice if tool_choice is not None else self.tool_choice
+            choice = tool_choice if tool_choice is not None else host.tool_choice
             if choice is not None:
                 fields["tool_choice"] = tool_choice_param(choice)
         create = client.chat.completions.create
@@ -93,22 +118,23 @@ class ExchangeMixin:
             return {COMPLETIONS: completion_request({**fields, **request}, template)}
         return request
 
-    async def _create(self, client: Any, request: dict[str, Any]) -> Any:
-        """Send ``request``: a chat completion, or the raw completion ``_request`` made."""
+    async def create(self, client: Any, request: dict[str, Any]) -> Any:
+        """Send ``request``: a chat completion, or the raw completion ``request`` made."""
         completion = request.get(COMPLETIONS)
         if completion is None:
             return await client.chat.completions.create(**request)
         result = await client.completions.create(**completion)
-        return CompletionStream(result) if self.stream else completion_as_chat(result)
+        return CompletionStream(result) if self._host.stream else completion_as_chat(result)
 
     def _backoff(self, attempt: int, exc: BaseException) -> float:
+        host = self._host
         asked = retry_after_seconds(exc)
         if asked is not None:
-            return min(asked, self.max_retry_delay)
-        delay = self.retry_base_delay * (2**attempt)
-        return min(delay * random.uniform(0.75, 1.25), self.max_retry_delay)
+            return min(asked, host.max_retry_delay)
+        delay = host.retry_base_delay * (2**attempt)
+        return min(delay * random.uniform(0.75, 1.25), host.max_retry_delay)
 
-    async def _generate(
+    async def generate(
         self,
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]] | None,
@@ -120,11 +146,12 @@ class ExchangeMixin:
         # caller's task, those cancellations can never be mistaken for an interrupt, and an
         # interrupt (closing this generator) cancels the reader and waits until it has closed
         # the response, so the server sees the disconnect before we return.
-        client = self._get_client()
-        request = self._request(client, messages, tools, tool_choice, kwargs)
+        host = self._host
+        client = host._get_client()
+        request = host._request(client, messages, tools, tool_choice, kwargs)
         queue: asyncio.Queue[ChatResponse | BaseException | None] = asyncio.Queue()
         reader = asyncio.get_running_loop().create_task(
-            self._exchange(client, request, queue), name=f"http:{self.model_name}"
+            self._exchange(client, request, queue), name=f"http:{host.model_name}"
         )
         reader.add_done_callback(_retrieve)
         try:
@@ -160,21 +187,22 @@ class ExchangeMixin:
         out: asyncio.Queue[ChatResponse | BaseException | None],
     ) -> None:
         """Make the request (with retries before the first token) and queue what streams in."""
+        host = self._host
         start = time.perf_counter()
         attempt = 0
         downgraded = False
         while True:
-            acc = StreamAccumulator(parse_partial=self.stream_tool_parsing)
+            acc = StreamAccumulator(parse_partial=host.stream_tool_parsing)
             attempt += 1
             stream: Any = None
             try:
-                if self.stream:
-                    stream = await self._create(client, request)
+                if host.stream:
+                    stream = await host._create(client, request)
                     async for chunk in stream:
                         if acc.add(chunk):
                             out.put_nowait(acc.response())
                 else:
-                    acc.add(await self._create(client, request))
+                    acc.add(await host._create(client, request))
                 break
             except Exception as exc:
                 if stream is not None:
@@ -185,8 +213,8 @@ class ExchangeMixin:
                     # tool_choice (HTTP 400): once more with "auto", as AgentScope does.
                     request, downgraded = {**request, "tool_choice": "auto"}, True
                     continue
-                if acc.started or attempt > self.max_retries or not is_retryable(exc):
-                    out.put_nowait(translate_error(exc, self._context(attempt, acc.chunks)))
+                if acc.started or attempt > host.max_retries or not is_retryable(exc):
+                    out.put_nowait(translate_error(exc, host._context(attempt, acc.chunks)))
                     return
                 await asyncio.sleep(self._backoff(attempt - 1, exc))
             finally:
@@ -195,10 +223,10 @@ class ExchangeMixin:
                 if stream is not None:
                     await close_stream(stream)
         acc.finish()
-        if self.stream and not acc.started and acc.finish_reason is None:
+        if host.stream and not acc.started and acc.finish_reason is None:
             out.put_nowait(
                 ModelStreamError(
-                    f"The stream from {self.provider} ended without any content or finish "
+                    f"The stream from {host.provider} ended without any content or finish "
                     f"reason after {acc.chunks} chunk(s): the server probably failed "
                     f"mid-request (check its log). Send again, or try without tools or with "
                     f"another tool_choice."
@@ -305,7 +333,8 @@ def tool_choice_param(choice: ToolChoice) -> str | dict[str, Any]:
 
 
 __all__ = [
-    "ExchangeMixin",
+    "Exchange",
+    "ExchangeHost",
     "close_stream",
     "create_parameters",
     "refuses_forced_choice",

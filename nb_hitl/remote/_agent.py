@@ -3,7 +3,8 @@
 ``await agent(msg)`` records ``msg`` and runs a reply task of its own (``AgentBase``'s
 lifecycle, unchanged) whose body is one or more AG-UI runs: ``POST`` the conversation, stream
 the events back as nb_hitl events (``RunMapper``), park on the run's interrupts as approval
-cards and questions (``RemoteDecisionsMixin``), and resume with ``RunAgentInput.resume``.
+cards and questions (``agent.decisions``, ``_decisions.py``), and resume with
+``RunAgentInput.resume``. Memory mirrors the server's through ``agent.mirror`` (``_memory.py``).
 
 - **Stop** is ``agent.interrupt()``: the reply task is cancelled, which closes the HTTP stream
   (AG-UI's cancel: the server sees the client go away), and on nb_hitl's server the thread's
@@ -24,17 +25,18 @@ import logging
 import uuid
 from typing import Any
 
-from nb_hitl.agent import AgentBase
+from nb_hitl.agent import AgentBase, PendingApproval, PendingQuestion, PermissionPolicy
 from nb_hitl.events import RemoteConnected
 from nb_hitl.exceptions import RemoteAgentError
 from nb_hitl.memory import InMemoryMemory
 from nb_hitl.message import MetaKey, Msg
+from nb_hitl.tool import Toolkit
 
 from ._client import RemoteClient
 from ._convert import to_agui
-from ._decisions import RemoteDecisionsMixin, read_interrupt
+from ._decisions import RemoteDecisions, read_interrupt
 from ._limits import UNSUPPORTED
-from ._memory import LOCAL, RemoteMemoryMixin
+from ._memory import LOCAL, MirroredMemory
 from ._run import RunMapper
 from ._sse import DEFAULT_MAX_EVENT_BYTES
 
@@ -48,7 +50,7 @@ ADOPT_WAIT_S = 2.0
 """How long Stop waits for the server's interrupted message before making a stand-in."""
 
 
-class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
+class RemoteAgent(AgentBase):
     """An agent served over AG-UI (nb_hitl's own server, LangGraph through ag-ui-langgraph...).
 
     Args:
@@ -117,10 +119,16 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
         """Interrupts the thread waits on at the server (its history on attach):
         ``resume_pending()`` shows them and resumes."""
         self.last_run_id: str | None = None
-        self._init_decisions()
+        self.mirror = MirroredMemory(self)
+        """Memory kept as the server's (``_memory.py``)."""
+        self.decisions = RemoteDecisions(self)
+        """The server's interrupts as parked approvals and questions (``_decisions.py``)."""
+        self.permissions = PermissionPolicy()
+        """An empty policy: the server applies its own (nothing here is sent to it)."""
+        self.toolkit = Toolkit()
+        """Empty: the tools run on the server."""
         self._connected = False
         self._needs_sync = False
-        self._abandoned: list[str] = []
         self._mapper: RunMapper | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self._connecting: asyncio.Task[Any] | None = None
@@ -191,7 +199,7 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
                 f"({str(exc).splitlines()[0]}).",
                 kind="protocol",
             ) from None
-        self._reconcile(list(messages), drop_local=True)
+        self.mirror.reconcile(list(messages), drop_local=True)
         if "state" in history:
             self.remote_state = history.get("state")
         self.server_interrupts = list(parked)
@@ -208,7 +216,7 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
             incoming, self._steering_kept = list(self._steering_kept), []
         for m in incoming:
             if self.memory.get(m.id) is None:
-                self._commit_sync(m)
+                self.mirror.commit(m)
 
     # -- the reply ---------------------------------------------------------------------------
     async def reply(self, msg: Msg | None = None, **kwargs: Any) -> Msg:
@@ -224,7 +232,7 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
         pending, self.server_interrupts = self.server_interrupts, []
         if kwargs.get("_pending") and pending:
             self.where = "waiting for you"
-            resume = await self._park([read_interrupt(i, {}) for i in pending])
+            resume = await self.decisions.park([read_interrupt(i, {}) for i in pending])
         while True:
             mapper = await self._one_run(resume)
             outcome = mapper.outcome
@@ -232,7 +240,7 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
             if kind == "interrupt":
                 self.where = "waiting for you"
                 waits = [read_interrupt(i, mapper.calls) for i in outcome.interrupts]
-                resume = await self._park(waits)
+                resume = await self.decisions.park(waits)
                 self.where = "resuming"
                 continue
             if kind == "cancelled":  # the server stopped it (another client, a steer...)
@@ -296,7 +304,7 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
     def _take_abandoned(self) -> list[dict[str, Any]] | None:
         """Interrupts a Stop left open: other servers are told they are cancelled (nb_hitl's
         server closes them itself when a new message comes)."""
-        left, self._abandoned = self._abandoned, []
+        left, self.decisions.abandoned = self.decisions.abandoned, []
         if not left or self.capabilities.get("history"):
             return None
         return [{"interruptId": i, "status": "cancelled"} for i in left]
@@ -304,8 +312,8 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
     # -- stopping ------------------------------------------------------------------------------
     async def handle_interrupt(self, msg: Msg | None = None, **kwargs: Any) -> Msg:
         """Keep the text so far, close open calls, tell the server; the interrupted message."""
-        self._close_waiting()  # (a Stop while parked closed them already)
-        partial = self._keep_partial(error=None)
+        self.decisions.close_waiting()  # (a Stop while parked closed them already)
+        partial = self.mirror.keep_partial(error=None)
         # In a task of its own: httpx's cancel scopes must open and close in one task, and the
         # interrupted path may step through more than one.
         adopted = await asyncio.ensure_future(self._adopt_server_stop())
@@ -314,10 +322,10 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
         extra: dict[str, Any] = {LOCAL: True}
         if partial is not None:
             extra[MetaKey.PARTIAL_MSG_ID] = partial.id
-        self._close_open_calls("interrupted: the reply was stopped", interrupted=True)
+        self.mirror.close_open_calls("interrupted: the reply was stopped", interrupted=True)
         self._needs_sync = bool(self.capabilities.get("history"))
         result = self._interrupted_msg(**extra)
-        self._commit_sync(result)
+        self.mirror.commit(result)
         return result
 
     async def _adopt_server_stop(self) -> Msg | None:
@@ -348,8 +356,8 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
 
     async def _on_error(self, exc: BaseException) -> None:
         """Keep memory valid after a failed run: partial text kept, open calls closed."""
-        self._keep_partial(error=f"{type(exc).__name__}: {exc}")
-        self._close_open_calls(f"not completed: {exc}", interrupted=False)
+        self.mirror.keep_partial(error=f"{type(exc).__name__}: {exc}")
+        self.mirror.close_open_calls(f"not completed: {exc}", interrupted=False)
         self._needs_sync = bool(self.capabilities.get("history"))
 
     def _spawn(self, coro: Any) -> None:
@@ -361,6 +369,80 @@ class RemoteAgent(RemoteMemoryMixin, RemoteDecisionsMixin, AgentBase):
         self._background.discard(task)
         if not task.cancelled() and task.exception() is not None:
             logger.info("%s: background request failed: %r", self.name, task.exception())
+
+    # -- decisions (``self.decisions``): the local agent's names -----------------------------
+    @property
+    def pending_approvals(self) -> list[PendingApproval]:
+        """The approvals the remote run waits for, in the server's order."""
+        return self.decisions.pending_approvals
+
+    @property
+    def pending_questions(self) -> list[PendingQuestion]:
+        """The questions the remote run waits for."""
+        return self.decisions.pending_questions
+
+    @property
+    def is_waiting_for_approval(self) -> bool:
+        """True while the reply is parked on the server's interrupts."""
+        return self.decisions.is_waiting_for_approval
+
+    @property
+    def approval_log(self) -> list[dict[str, Any]]:
+        """Every decision so far (call, tool, decision, arguments, reason)."""
+        return self.decisions.approval_log
+
+    @approval_log.setter
+    def approval_log(self, log: list[dict[str, Any]]) -> None:
+        self.decisions.approval_log = log
+
+    def approve(self, call_id: str, arguments: str | dict[str, Any] | None = None) -> None:
+        """Approve a waiting call, optionally with edited ``arguments`` (dict or JSON text)."""
+        self.decisions.approve(call_id, arguments)
+
+    def deny(self, call_id: str, reason: str = "") -> None:
+        """Deny a waiting call; the server's agent receives the reason."""
+        self.decisions.deny(call_id, reason)
+
+    def decide(
+        self,
+        call_id: str,
+        decision: str,
+        *,
+        arguments: Any = None,
+        reason: str = "",
+        rule: Any = None,
+        **_ignored: Any,
+    ) -> None:
+        """``approve`` / ``edit`` / ``deny`` by word; ``rule`` is refused (the server's rules)."""
+        self.decisions.decide(call_id, decision, arguments=arguments, reason=reason, rule=rule)
+
+    def always_allow(self, tool_name: str) -> None:
+        """Refused: the server keeps its own permission rules."""
+        self.decisions.always_allow(tool_name)
+
+    def approve_all(self) -> None:
+        """Approve every waiting call."""
+        self.decisions.approve_all()
+
+    def deny_all(self, reason: str = "") -> None:
+        """Deny every waiting call with the same reason."""
+        self.decisions.deny_all(reason)
+
+    def allow_for_session(self, tool_name: str) -> None:
+        """``always_allow``: for this session only."""
+        self.decisions.allow_for_session(tool_name)
+
+    def approve_waiting(self) -> None:
+        """``approve_all``: every call waiting now."""
+        self.decisions.approve_waiting()
+
+    def deny_waiting(self, reason: str = "") -> None:
+        """``deny_all``: every call waiting now."""
+        self.decisions.deny_waiting(reason)
+
+    def answer(self, question_id: str, answers: Any, **_ignored: Any) -> None:
+        """Answer the remote run's questions (as ``ReActAgent.answer``)."""
+        self.decisions.answer(question_id, answers)
 
     # -- Continue, steering ------------------------------------------------------------------
     @property

@@ -20,14 +20,13 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from nb_hitl.agent import PendingApproval, PendingQuestion, PermissionPolicy, Question
+from nb_hitl.agent import PendingApproval, PendingQuestion, Question
 from nb_hitl.agent.approvals import check_answers
 from nb_hitl.events import ApprovalDecided, ApprovalRequested, QuestionAnswered, QuestionAsked
 from nb_hitl.exceptions import ApprovalError
 from nb_hitl.message import ToolUseBlock
-from nb_hitl.tool import Toolkit
 
 if TYPE_CHECKING:
     from nb_hitl.events import Event
@@ -103,31 +102,43 @@ def read_interrupt(interrupt: Any, calls: dict[str, ToolUseBlock]) -> Waiting:
     return Waiting(iid, "approval", call=call, reason=why)
 
 
-class RemoteDecisionsMixin:
-    """Parked interrupts with the local agent's decision API (mixed into ``RemoteAgent``)."""
+class DecisionsHost(Protocol):
+    """What the decisions use of their agent: its name, the reply, its events."""
 
     name: str
-    _waiting: dict[str, Waiting]
-    reply_id: str | None
-    _abandoned: list[str]
-    approval_log: list[dict[str, Any]]
 
-    unsupported: dict[str, str]
+    @property
+    def reply_id(self) -> str | None: ...
 
-    if TYPE_CHECKING:
+    def emit(self, event: Event) -> None: ...
 
-        def emit(self, event: Event) -> None: ...
 
-        @property
-        def is_replying(self) -> bool: ...
+class RemoteDecisions:
+    """Parked interrupts with the local agent's decision API (``agent.decisions`` of a
+    ``RemoteAgent``, which keeps the local names as one-line delegations).
 
-    def _init_decisions(self) -> None:
-        self._waiting = {}
-        self.approval_log = []
-        self.permissions = PermissionPolicy()
-        """An empty policy: the server applies its own (nothing here is sent to it)."""
-        self.toolkit = Toolkit()
-        """Empty: the tools run on the server."""
+    Args:
+        host: the ``RemoteAgent`` (``DecisionsHost``).
+    """
+
+    def __init__(self, host: DecisionsHost) -> None:
+        self._host = host
+        self._waiting: dict[str, Waiting] = {}
+        self.approval_log: list[dict[str, Any]] = []
+        """Every decision so far (as a local agent's ``approval_log``)."""
+        self.abandoned: list[str] = []
+        """Interrupt ids a Stop left open (the next run tells the server)."""
+
+    def emit(self, event: Event) -> None:
+        self._host.emit(event)
+
+    @property
+    def name(self) -> str:
+        return self._host.name
+
+    @property
+    def reply_id(self) -> str | None:
+        return self._host.reply_id
 
     # -- reading -----------------------------------------------------------------------------
     @property
@@ -281,7 +292,7 @@ class RemoteDecisionsMixin:
         if waiting.future is not None and not waiting.future.done():
             waiting.future.set_result(None)
 
-    async def _park(self, waits: list[Waiting]) -> list[dict[str, Any]]:
+    async def park(self, waits: list[Waiting]) -> list[dict[str, Any]]:
         """Show each interrupt, wait for every answer; the resume entries, in order."""
         loop = asyncio.get_running_loop()
         self._waiting = {w.interrupt_id: w for w in waits}
@@ -304,7 +315,7 @@ class RemoteDecisionsMixin:
                 assert w.future is not None
                 await w.future
         except asyncio.CancelledError:
-            self._close_waiting()
+            self.close_waiting()
             raise
         self._waiting = {}
         return [
@@ -312,7 +323,7 @@ class RemoteDecisionsMixin:
             for w in waits
         ]
 
-    def _close_waiting(self) -> list[str]:
+    def close_waiting(self) -> list[str]:
         """Stop while parked: each open card says so; returns the interrupt ids left open."""
         left = []
         for w in self._waiting.values():
@@ -330,8 +341,8 @@ class RemoteDecisionsMixin:
                     QuestionAnswered(self.name, self.reply_id, w.interrupt_id, None, "interrupted")
                 )
         self._waiting = {}
-        self._abandoned.extend(left)
+        self.abandoned.extend(left)
         return left
 
 
-__all__ = ["NOT_REMOTE", "RemoteDecisionsMixin", "Waiting", "read_interrupt"]
+__all__ = ["NOT_REMOTE", "DecisionsHost", "RemoteDecisions", "Waiting", "read_interrupt"]

@@ -68,7 +68,7 @@ class RunMapper:
         self.commit(live)
 
     def commit(self, msg: Msg) -> None:
-        self.agent._commit_sync(msg)
+        self.agent.mirror.commit(msg)
         self.committed.append(msg.id)
         if msg.role == "assistant":
             self.result = msg
@@ -238,7 +238,7 @@ class RunMapper:
     def _on_tool_call_result(self, ev: Any) -> None:
         self.commit_live()
         call_id = str(ev.tool_call_id)
-        call = self.calls.get(call_id) or self.agent._call_in_memory(call_id)
+        call = self.calls.get(call_id) or self.agent.mirror.call_in_memory(call_id)
         if call is None:
             self.skip("order", f"a result for the unknown tool call {call_id!r}")
             return
@@ -255,13 +255,13 @@ class RunMapper:
             # is finished with it when the snapshot adds it.
             self.live = None
             self.committed.append(live.id)
-            self.agent._reconcile(list(ev.messages))
+            self.agent.mirror.reconcile(list(ev.messages))
             final = self.agent.memory.get(live.id)
             if final is not None and final.role == "assistant":
                 self.result = final
             return
         self.commit_live()
-        self.agent._reconcile(list(ev.messages))
+        self.agent.mirror.reconcile(list(ev.messages))
 
     def _on_state_snapshot(self, ev: Any) -> None:
         self.agent.remote_state = ev.snapshot

@@ -2,8 +2,8 @@
 
 A message is encoded again only when its role, name or content changed, so recounting a long
 memory after one new message encodes one message; a formatter's settings are part of the key,
-so two formatters never share counts. ``MsgCountsMixin`` is mixed into ``TokenCounter``, which
-provides the encoding and the chat-prompt rule (``count_message``).
+so two formatters never share counts. A ``TokenCounter`` owns one ``MsgCountCache``, and gives
+it the encoding and the chat-prompt rule (``count_message``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from nb_hitl.message import Msg, ToolResultBlock, ToolUseBlock
 
@@ -67,24 +67,31 @@ def _formatter_key(formatter: Any) -> tuple[Any, ...]:
     return (type(formatter).__module__, type(formatter).__qualname__, repr(settings))
 
 
-class MsgCountsMixin:
-    """``msg_counts``, ``count_system`` and the cache statistics, for ``TokenCounter``."""
+class Counter(Protocol):
+    """What the cache uses of its counter: the chat-prompt rule for one formatted message."""
 
-    # Provided by TokenCounter.
-    cache_size: int
-    _lock: threading.RLock
-    _short: dict[str, int]
-    _system: dict[tuple[Any, str], int]
-    _caches: dict[tuple[Any, ...], dict[str, MsgCount]]
-    _recent: dict[tuple[Any, ...], list[tuple[list[Msg], list[MsgCount]]]]
-    _hits: int
-    _misses: int
-    _encoded: int
-    _default_formatter: Any
+    def count_message(self, message: dict[str, Any]) -> int: ...
 
-    if TYPE_CHECKING:
 
-        def count_message(self, message: dict[str, Any]) -> int: ...
+class MsgCountCache:
+    """``msg_counts``, ``count_system`` and their statistics, for a ``TokenCounter``.
+
+    Args:
+        counter: counts one formatted chat message (``TokenCounter.count_message``).
+        cache_size: how many per-message counts to keep per formatter.
+        lock: the counter's lock (held while the cache changes).
+    """
+
+    def __init__(self, counter: Counter, cache_size: int, lock: threading.RLock) -> None:
+        self._counter = counter
+        self.cache_size = cache_size
+        self._lock = lock
+        self._system: dict[tuple[Any, str], int] = {}
+        self._caches: dict[tuple[Any, ...], dict[str, MsgCount]] = {}
+        self._recent: dict[tuple[Any, ...], list[tuple[list[Msg], list[MsgCount]]]] = {}
+        self._hits = 0
+        self._misses = 0
+        self._default_formatter: Any = None
 
     def msg_counts(self, msgs: Sequence[Msg], formatter: Any = None) -> list[MsgCount]:
         """Per-message counts with tool-call ids, cached by (message id, content).
@@ -98,7 +105,7 @@ class MsgCountsMixin:
         if formatter is None:
             formatter = self._formatter()
         format_msg = getattr(formatter, "format_msg", None) or (lambda m: _format_one(formatter, m))
-        count_message = self.count_message
+        count_message = self._counter.count_message
         items = msgs if isinstance(msgs, list) else list(msgs)
         with self._lock:
             key = _formatter_key(formatter)
@@ -151,22 +158,11 @@ class MsgCountsMixin:
         n = self._system.get(key)
         if n is None:
             formatted = _format_one(formatter, Msg("system", text, "system"))
-            n = sum(self.count_message(m) for m in formatted)
+            n = sum(self._counter.count_message(m) for m in formatted)
             if len(self._system) >= 64:
                 del self._system[next(iter(self._system))]
             self._system[key] = n
         return n
-
-    def count_msgs_sync(self, msgs: Sequence[Msg], formatter: Any = None) -> list[int]:
-        """Tokens of each message (aligned with ``msgs``), as ``formatter`` renders it.
-
-        Args:
-            msgs: the messages.
-            formatter: an ``OpenAIChatFormatter`` (or anything with ``format_msg`` or
-                ``format_sync``); default ``OpenAIChatFormatter(plain_content=True)``, as
-                ``ReActAgent``'s.
-        """
-        return [entry.tokens for entry in self.msg_counts(msgs, formatter)]
 
     def _formatter(self) -> Any:
         if self._default_formatter is None:
@@ -175,17 +171,16 @@ class MsgCountsMixin:
             self._default_formatter = OpenAIChatFormatter(plain_content=True)
         return self._default_formatter
 
-    def cache_info(self) -> CacheInfo:
-        """Hits, misses and size of the per-message cache, and texts encoded so far."""
+    def info(self, encoded_texts: int) -> CacheInfo:
+        """Hits, misses and size of the per-message cache (and ``encoded_texts``)."""
         size = sum(len(c) for c in self._caches.values())
-        return CacheInfo(self._hits, self._misses, size, self._encoded)
+        return CacheInfo(self._hits, self._misses, size, encoded_texts)
 
-    def clear_cache(self) -> None:
+    def clear(self) -> None:
         """Forget every cached count."""
         with self._lock:
             self._caches.clear()
             self._recent.clear()
-            self._short.clear()
             self._system.clear()
 
 
@@ -204,4 +199,4 @@ def _format_one(formatter: Any, msg: Msg) -> list[dict[str, Any]]:
     return result
 
 
-__all__ = ["CacheInfo", "MsgCount", "MsgCountsMixin"]
+__all__ = ["CacheInfo", "Counter", "MsgCount", "MsgCountCache"]

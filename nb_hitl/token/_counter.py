@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 from nb_hitl.message import Msg
 
 from ._approx import approximate_count
-from ._cache import MsgCount, MsgCountsMixin
+from ._cache import CacheInfo, MsgCount, MsgCountCache
 from ._image import audio_tokens, image_tokens
 from ._safe import WHITESPACE_RUN, measure, split_long_runs
 from ._vocab import VocabularyUnavailable, load_offline_encoding
@@ -52,7 +52,7 @@ _TOOL_OVERHEADS: dict[str, tuple[int, int, int, int, int, int]] = {
 _DEFAULT_TOOL_OVERHEADS = (10, 3, 3, -3, 3, 12)
 
 
-class TokenCounter(MsgCountsMixin):
+class TokenCounter:
     """Counts tokens exactly and offline with tiktoken (see the module docstring for the rule).
 
     Args:
@@ -121,19 +121,14 @@ class TokenCounter(MsgCountsMixin):
                 logger.warning("%s", self.fallback_reason)
         self._encoding_name = encoding or DEFAULT_ENCODING
         self.vocab_dir = vocab_dir
-        self.cache_size = cache_size
         self._len: Callable[[str], int] | None = None
         self._exact = False
         self._load_lock = threading.Lock()
         self._lock = threading.RLock()
         self._short: dict[str, int] = {}
-        self._system: dict[tuple[Any, str], int] = {}
-        self._caches: dict[tuple[Any, ...], dict[str, MsgCount]] = {}
-        self._recent: dict[tuple[Any, ...], list[tuple[list[Msg], list[MsgCount]]]] = {}
-        self._hits = 0
-        self._misses = 0
         self._encoded = 0
-        self._default_formatter: Any = None
+        self._counts = MsgCountCache(self, cache_size, self._lock)
+        """Per-message counts of ``Msg`` lists (``_cache.py``)."""
 
     # -- the encoding ------------------------------------------------------------------------
     def _encoder(self) -> Callable[[str], int]:
@@ -275,6 +270,52 @@ class TokenCounter(MsgCountsMixin):
     ) -> int:
         """Tokens of a formatted chat prompt (OpenAI-format dicts) plus its tool schemas."""
         return self.count_sync(messages, tools)
+
+    # -- messages (``self._counts``, ``_cache.py``) -------------------------------------------
+    @property
+    def cache_size(self) -> int:
+        """How many per-message counts are kept per formatter."""
+        return self._counts.cache_size
+
+    @cache_size.setter
+    def cache_size(self, size: int) -> None:
+        self._counts.cache_size = size
+
+    def msg_counts(self, msgs: Sequence[Msg], formatter: Any = None) -> list[MsgCount]:
+        """Per-message counts with tool-call ids, cached by (message id, content).
+
+        A message is re-encoded only when its role, name or content changed, so recounting a
+        long memory after one new message encodes one message. When ``msgs`` starts with the
+        very message objects of a recent call (memory grew), that prefix is reused without
+        looking at each message again: messages are treated as immutable once counted, as
+        memory treats them (change one with ``memory.replace()``, which makes a new object).
+        """
+        return self._counts.msg_counts(msgs, formatter)
+
+    def count_system(self, text: str, formatter: Any = None) -> int:
+        """Tokens of a system message holding ``text`` (0 for empty text), memoised."""
+        return self._counts.count_system(text, formatter)
+
+    def count_msgs_sync(self, msgs: Sequence[Msg], formatter: Any = None) -> list[int]:
+        """Tokens of each message (aligned with ``msgs``), as ``formatter`` renders it.
+
+        Args:
+            msgs: the messages.
+            formatter: an ``OpenAIChatFormatter`` (or anything with ``format_msg`` or
+                ``format_sync``); default ``OpenAIChatFormatter(plain_content=True)``, as
+                ``ReActAgent``'s.
+        """
+        return [entry.tokens for entry in self._counts.msg_counts(msgs, formatter)]
+
+    def cache_info(self) -> CacheInfo:
+        """Hits, misses and size of the per-message cache, and texts encoded so far."""
+        return self._counts.info(self._encoded)
+
+    def clear_cache(self) -> None:
+        """Forget every cached count."""
+        with self._lock:
+            self._counts.clear()
+            self._short.clear()
 
     def __repr__(self) -> str:
         exact = "exact" if self.exact else ("approximate" if self._len else "not loaded")

@@ -8,7 +8,8 @@ nb_hitl also records which reply started each task (``background_owner``, set by
 while it runs a tool): interrupting that reply cancels its tasks (``cancel_owned``), whose
 results then say they were interrupted, except tasks of tools registered with
 ``outlive_reply=True``. ``toolkit.background_tasks`` lists the running ones (the panel's
-Stop buttons), and ``watch_background(listener)`` hears each start and end.
+Stop buttons), and ``watch_background(listener)`` hears each start and end. A ``Toolkit`` owns
+one ``BackgroundTasks`` (``toolkit.background``) and keeps these names as one-line delegations.
 """
 
 from __future__ import annotations
@@ -60,20 +61,21 @@ def _cancelled() -> ToolResponse:
     )
 
 
-class BackgroundTasksMixin:
-    """Background execution for ``Toolkit``: a strong reference to every task it starts."""
+class BackgroundTasks:
+    """Background execution for a ``Toolkit``: a strong reference to every task it starts."""
 
-    _async_tasks: dict[str, asyncio.Task[None]]
-    _async_results: dict[str, ToolResponse]
-    _async_info: dict[str, BackgroundTask]
-    _background_listeners: list[Callable[[], None]]
+    def __init__(self) -> None:
+        self._async_tasks: dict[str, asyncio.Task[None]] = {}
+        self._async_results: dict[str, ToolResponse] = {}
+        self._async_info: dict[str, BackgroundTask] = {}
+        self._background_listeners: list[Callable[[], None]] = []
 
     @property
-    def background_tasks(self) -> list[BackgroundTask]:
+    def running(self) -> list[BackgroundTask]:
         """The background tasks still running, oldest first."""
         return [self._async_info[t] for t in list(self._async_tasks) if t in self._async_info]
 
-    def watch_background(self, listener: Callable[[], None]) -> Callable[[], None]:
+    def watch(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Call ``listener()`` (on the loop) when a background task starts or ends; returns
         a function that stops watching."""
         self._background_listeners.append(listener)
@@ -91,7 +93,7 @@ class BackgroundTasksMixin:
             except Exception:  # a broken view must never break a tool
                 logger.exception("a background-task listener failed (ignored)")
 
-    def stop_background(self, task_id: str) -> bool:
+    def stop(self, task_id: str) -> bool:
         """Cancel one running background task now (its result says it was cancelled);
         False when it is not running."""
         task = self._async_tasks.get(task_id)
@@ -103,7 +105,7 @@ class BackgroundTasksMixin:
     async def cancel_owned(self, owner: str | None, wait: float = 5.0) -> list[str]:
         """Cancel the running tasks started by reply ``owner`` (except ``outlive_reply``
         ones) and wait up to ``wait`` seconds for them to end; their ids."""
-        ids = [i.task_id for i in self.background_tasks if i.owner == owner and not i.outlive_reply]
+        ids = [i.task_id for i in self.running if i.owner == owner and not i.outlive_reply]
         tasks = [self._async_tasks[t] for t in ids if t in self._async_tasks]
         for task in tasks:
             task.cancel()
@@ -111,7 +113,7 @@ class BackgroundTasksMixin:
             await asyncio.wait(tasks, timeout=wait)
         return ids
 
-    def _start_background(
+    def start(
         self,
         tool_name: str,
         responses: Callable[[], AsyncGenerator[ToolResponse, None]],
@@ -160,11 +162,7 @@ class BackgroundTasksMixin:
         return _text(f"InvalidTaskIdError: Cannot find async task with ID {task_id}.")
 
     async def view_task(self, task_id: str) -> ToolResponse:
-        """View the status of a background tool task; a finished one returns its result.
-
-        Args:
-            task_id: The ID of the background task.
-        """
+        """The status of a task; a finished one returns its result (``Toolkit.view_task``)."""
         if (unknown := self._unknown(task_id)) is not None:
             return unknown
         if task_id in self._async_tasks:
@@ -172,14 +170,7 @@ class BackgroundTasksMixin:
         return self._async_results.pop(task_id)
 
     async def wait_task(self, task_id: str, timeout: float = 10) -> ToolResponse:
-        """Wait for a background tool task to finish and return its result.
-
-        Keep the timeout short and check again later rather than waiting long.
-
-        Args:
-            task_id: The ID of the background task.
-            timeout: The longest time to wait, in seconds.
-        """
+        """Wait up to ``timeout`` seconds for a task's result (``Toolkit.wait_task``)."""
         if (unknown := self._unknown(task_id)) is not None:
             return unknown
         task = self._async_tasks.get(task_id)
@@ -191,11 +182,7 @@ class BackgroundTasksMixin:
         return self._async_results.pop(task_id)
 
     async def cancel_task(self, task_id: str) -> ToolResponse:
-        """Cancel a background tool task.
-
-        Args:
-            task_id: The ID of the background task.
-        """
+        """Cancel a task (``Toolkit.cancel_task``)."""
         if (unknown := self._unknown(task_id)) is not None:
             return unknown
         task = self._async_tasks.pop(task_id, None)
@@ -203,3 +190,6 @@ class BackgroundTasksMixin:
             return _text(f"Task {task_id} has already completed and cannot be cancelled.")
         task.cancel()
         return _text(f"Task {task_id} has been cancelled.")
+
+
+__all__ = ["BackgroundTask", "BackgroundTasks", "background_owner"]

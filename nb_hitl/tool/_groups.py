@@ -1,13 +1,15 @@
 """Tool groups and the meta tool ``reset_equipped_tools``, as in AgentScope 1.x.
 
 Tools in the always-on ``basic`` group are always offered to the model; tools in another group
-only while that group is active. The meta tool lets the model switch groups itself.
+only while that group is active. The meta tool lets the model switch groups itself. A
+``Toolkit`` owns one ``ToolGroups`` (``toolkit.grouping``) and keeps AgentScope's method names
+as one-line delegations to it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import create_model
 
@@ -33,13 +35,26 @@ class ToolGroup:
     """How to use the group's tools; shown to the model when the group is switched on."""
 
 
-class ToolGroupsMixin:
-    """Group management for ``Toolkit`` (which provides ``tools`` and ``groups``)."""
+class GroupsHost(Protocol):
+    """What the groups use of their toolkit: its registered tools."""
 
-    tools: dict[str, RegisteredTool]
-    groups: dict[str, ToolGroup]
-    _meta_tool_built: tuple[Any, Any] | None = None
-    """The (groups key, model) the meta tool's arguments were last built from."""
+    @property
+    def tools(self) -> dict[str, RegisteredTool]: ...
+
+
+class ToolGroups:
+    """The tool groups of a toolkit, which of them are on, and the meta tool's arguments.
+
+    Args:
+        host: the toolkit (``GroupsHost``: removing a group removes its tools).
+    """
+
+    def __init__(self, host: GroupsHost) -> None:
+        self._host = host
+        self.groups: dict[str, ToolGroup] = {}
+        """The groups by name (``basic`` is implicit, never in here)."""
+        self._meta_tool_built: tuple[Any, Any] | None = None
+        """The (groups key, model) the meta tool's arguments were last built from."""
 
     def create_tool_group(
         self, group_name: str, description: str, active: bool = False, notes: str | None = None
@@ -73,8 +88,9 @@ class ToolGroupsMixin:
             raise ValueError("The 'basic' tool group cannot be removed.")
         for name in names:
             self.groups.pop(name, None)
-        for tool_name in [t.name for t in self.tools.values() if t.group in names]:
-            self.tools.pop(tool_name)
+        tools = self._host.tools
+        for tool_name in [t.name for t in tools.values() if t.group in names]:
+            tools.pop(tool_name)
 
     def is_offered(self, tool: RegisteredTool) -> bool:
         """Whether the model is offered ``tool`` now (its group is ``basic`` or active)."""
@@ -90,21 +106,9 @@ class ToolGroupsMixin:
         )
 
     def reset_equipped_tools(self, **kwargs: Any) -> ToolResponse:
-        """This function allows you to activate or deactivate tool groups
-        dynamically based on your current task requirements.
-        **Important: Each call sets the absolute final state of ALL tool
-        groups, not incremental changes**. Any group not explicitly set to True
-        will be deactivated, regardless of its previous state.
-
-        **Best practice**: Actively manage your tool groups——activate only
-        what you need for the current task, and promptly deactivate groups as
-        soon as they are no longer needed to conserve context space.
-
-        The function will return the usage instructions for the activated tool
-        groups, which you **MUST pay attention to and follow**. You can also
-        reuse this function to check the notes of the tool groups."""
-        # The docstring is the model's description of the tool, and it and the replies below
-        # are AgentScope 1.x's word for word (prompts tuned against it keep working).
+        """The meta tool's body (``Toolkit.reset_equipped_tools`` is the tool the model sees)."""
+        # The replies below are AgentScope 1.x's word for word (prompts tuned against them
+        # keep working).
         bad = {k: v for k, v in kwargs.items() if not isinstance(v, bool)}
         if bad:
             key, value = next(iter(bad.items()))
@@ -130,10 +134,10 @@ class ToolGroupsMixin:
         text = text or "All tool groups are now deactivated currently."
         return ToolResponse(content=[TextBlock(type="text", text=text)])
 
-    def _refresh_meta_tool(self) -> None:
+    def refresh_meta_tool(self) -> None:
         """Give the meta tool one boolean argument per group; rebuilt only when the groups
         (names, descriptions) or the registered meta tool changed, not at every step."""
-        tool = self.tools.get("reset_equipped_tools")
+        tool = self._host.tools.get("reset_equipped_tools")
         if tool is None:
             return
         key = (id(tool), tuple((name, g.description) for name, g in self.groups.items()))
@@ -152,3 +156,6 @@ class ToolGroupsMixin:
             name: (bool, Field(False, description=group.description))
             for name, group in self.groups.items()
         }
+
+
+__all__ = ["BASIC", "GroupsHost", "ToolGroup", "ToolGroups"]

@@ -9,6 +9,7 @@ approval (``needs_approval``), and plain return values (text or JSON-able data).
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
 import re
@@ -21,9 +22,9 @@ from pydantic import BaseModel, ValidationError
 from nb_hitl.exceptions import ToolError
 from nb_hitl.message import ToolUseBlock
 
-from ._background import BackgroundTasksMixin
+from ._background import BackgroundTask, BackgroundTasks
 from ._execute import ToolCallStream, error_response, run_tool
-from ._groups import BASIC, ToolGroup, ToolGroupsMixin
+from ._groups import BASIC, ToolGroup, ToolGroups
 from ._kind import PATH_ARGS_ATTR, RULE_ARG_ATTR, ToolKind, declared_kind
 from ._registered import ApprovalRule, PostprocessFunc, RegisteredTool
 from ._response import ToolResponse
@@ -59,8 +60,13 @@ def _unwrap_partial(
     return func, {**bound, **preset}
 
 
-class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
-    """A set of tools an agent can call."""
+class Toolkit:
+    """A set of tools an agent can call.
+
+    It owns two parts: ``grouping`` (``ToolGroups``, ``_groups.py``: the groups and the meta
+    tool) and ``background`` (``BackgroundTasks``, ``_background.py``: tools run with
+    ``async_execution``); AgentScope's methods for them are one-line delegations.
+    """
 
     def __init__(
         self,
@@ -78,12 +84,123 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
         self.agent_skills = AgentSkills(agent_skill_instruction, agent_skill_template)
         """The agent skills (``register_agent_skill``) and the prompt that lists them."""
         self.tools: dict[str, RegisteredTool] = {}
-        self.groups: dict[str, ToolGroup] = {}
+        self.grouping = ToolGroups(self)
+        """The tool groups and which are on (``_groups.py``)."""
+        self.background = BackgroundTasks()
+        """The tools running in the background (``_background.py``)."""
         self._middlewares: list[Middleware] = []
-        self._async_tasks = {}
-        self._async_results = {}
-        self._async_info = {}
-        self._background_listeners = []
+
+    # -- groups (``self.grouping``) ----------------------------------------------------------
+    @property
+    def groups(self) -> dict[str, ToolGroup]:
+        """The tool groups by name (AgentScope's ``toolkit.groups``)."""
+        return self.grouping.groups
+
+    @groups.setter
+    def groups(self, groups: dict[str, ToolGroup]) -> None:
+        self.grouping.groups = groups
+
+    def create_tool_group(
+        self, group_name: str, description: str, active: bool = False, notes: str | None = None
+    ) -> None:
+        """Create a group (inactive by default) that tools can then be registered into.
+
+        Raises:
+            ValueError: the group exists already, or is ``basic``.
+        """
+        self.grouping.create_tool_group(group_name, description, active, notes)
+
+    def update_tool_groups(self, group_names: list[str], active: bool) -> None:
+        """Switch the named groups on or off (unknown names and ``basic`` are ignored)."""
+        self.grouping.update_tool_groups(group_names, active)
+
+    def remove_tool_groups(self, group_names: str | list[str]) -> None:
+        """Remove groups and every tool in them.
+
+        Raises:
+            TypeError: a name is not a string.
+            ValueError: ``basic`` is among them (it cannot be removed).
+        """
+        self.grouping.remove_tool_groups(group_names)
+
+    def is_offered(self, tool: RegisteredTool) -> bool:
+        """Whether the model is offered ``tool`` now (its group is ``basic`` or active)."""
+        return self.grouping.is_offered(tool)
+
+    def get_activated_notes(self) -> str:
+        """The notes of the active groups, ready to add to a system prompt."""
+        return self.grouping.get_activated_notes()
+
+    def reset_equipped_tools(self, **kwargs: Any) -> ToolResponse:
+        """This function allows you to activate or deactivate tool groups
+        dynamically based on your current task requirements.
+        **Important: Each call sets the absolute final state of ALL tool
+        groups, not incremental changes**. Any group not explicitly set to True
+        will be deactivated, regardless of its previous state.
+
+        **Best practice**: Actively manage your tool groups——activate only
+        what you need for the current task, and promptly deactivate groups as
+        soon as they are no longer needed to conserve context space.
+
+        The function will return the usage instructions for the activated tool
+        groups, which you **MUST pay attention to and follow**. You can also
+        reuse this function to check the notes of the tool groups."""
+        # The docstring is the model's description of the tool, AgentScope 1.x's word for word
+        # (prompts tuned against it keep working).
+        return self.grouping.reset_equipped_tools(**kwargs)
+
+    # -- background tasks (``self.background``) -----------------------------------------------
+    @property
+    def background_tasks(self) -> list[BackgroundTask]:
+        """The background tasks still running, oldest first."""
+        return self.background.running
+
+    def watch_background(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener()`` (on the loop) when a background task starts or ends; returns
+        a function that stops watching."""
+        return self.background.watch(listener)
+
+    def stop_background(self, task_id: str) -> bool:
+        """Cancel one running background task now (its result says it was cancelled);
+        False when it is not running."""
+        return self.background.stop(task_id)
+
+    async def cancel_owned(self, owner: str | None, wait: float = 5.0) -> list[str]:
+        """Cancel the running tasks started by reply ``owner`` (except ``outlive_reply``
+        ones) and wait up to ``wait`` seconds for them to end; their ids."""
+        return await self.background.cancel_owned(owner, wait)
+
+    async def view_task(self, task_id: str) -> ToolResponse:
+        """View the status of a background tool task; a finished one returns its result.
+
+        Args:
+            task_id: The ID of the background task.
+        """
+        return await self.background.view_task(task_id)
+
+    async def wait_task(self, task_id: str, timeout: float = 10) -> ToolResponse:
+        """Wait for a background tool task to finish and return its result.
+
+        Keep the timeout short and check again later rather than waiting long.
+
+        Args:
+            task_id: The ID of the background task.
+            timeout: The longest time to wait, in seconds.
+        """
+        return await self.background.wait_task(task_id, timeout)
+
+    async def cancel_task(self, task_id: str) -> ToolResponse:
+        """Cancel a background tool task.
+
+        Args:
+            task_id: The ID of the background task.
+        """
+        return await self.background.cancel_task(task_id)
+
+    @property
+    def _async_tasks(self) -> dict[str, asyncio.Task[None]]:
+        """AgentScope's attribute: the running background tasks by id."""
+        return self.background._async_tasks
 
     # -- registering -------------------------------------------------------------------------
     def register_tool_function(
@@ -333,7 +450,7 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
     # -- describing --------------------------------------------------------------------------
     def get_json_schemas(self) -> list[dict[str, Any]]:
         """OpenAI function-tool schemas of the tools offered now (``basic`` and active groups)."""
-        self._refresh_meta_tool()
+        self.grouping.refresh_meta_tool()
         return [t.extended_json_schema for t in self.tools.values() if self.is_offered(t)]
 
     # -- calling -----------------------------------------------------------------------------
@@ -407,7 +524,7 @@ class Toolkit(ToolGroupsMixin, BackgroundTasksMixin):
         assert tool is not None
         kwargs.update(tool.preset_kwargs)
         if tool.async_execution:
-            yield self._start_background(
+            yield self.background.start(
                 call.name, lambda: run_tool(tool, call, kwargs), tool.outlive_reply
             )
             return
