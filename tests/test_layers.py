@@ -288,6 +288,57 @@ def test_mixins_are_few() -> None:
     assert len(mixins) <= MAX_MIXINS, "compose a part instead:\n" + "\n".join(mixins)
 
 
+MAX_PRIVATE_IMPORTS = 15
+"""Imports of another package's private module (``nb_hitl.X._y`` from outside ``nb_hitl.X``),
+a ratchet: a package exports what the others use under public names (``__all__``, or a name
+its docstring gives nb_hitl's own packages). 11 of today's are widgets/'s (``_render``'s
+theme and CSS, the explorer's replay engine); the others each say why in a comment."""
+
+
+def _private_imports(root: Path = ROOT) -> list[tuple[str, int, int, str]]:
+    """``(file, first line, last line, module)`` of each import of another top-level
+    package's private module (a path part after the package starting with ``_``)."""
+    paths = {_module_name(p, root): p for p in root.rglob("*.py")}
+    found = []
+    for name, path in sorted(paths.items()):
+        top = name.split(".")[1] if "." in name else ""
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.ImportFrom):
+                module = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    base = parts[: len(parts) - (node.level - 1)]
+                    module = ".".join(base + ([node.module] if node.module else []))
+                subs = [f"{module}.{a.name}" for a in node.names if f"{module}.{a.name}" in paths]
+                targets = subs or [module]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            for target in targets:
+                parts = target.split(".")
+                if parts[0] != "nb_hitl" or len(parts) < 3 or parts[1] == top:
+                    continue
+                if any(p.startswith("_") for p in parts[2:]):
+                    rel = str(path.relative_to(root.parent))
+                    found.append((rel, node.lineno, node.end_lineno or node.lineno, target))
+    return found
+
+
+def test_private_imports_across_packages_are_few_and_say_why() -> None:
+    found = _private_imports()
+    listing = "\n".join(f"{f}:{a}: {m}" for f, a, _b, m in found)
+    assert len(found) <= MAX_PRIVATE_IMPORTS, "import a public name instead:\n" + listing
+    silent = []
+    for file, first, last, module in found:
+        if file.startswith("nb_hitl/widgets/"):
+            continue  # the widgets' own issue
+        lines = (ROOT.parent / file).read_text(encoding="utf-8").splitlines()
+        if not any("#" in line for line in lines[max(first - 4, 0) : last]):
+            silent.append(f"{file}:{first}: {module}")
+    assert not silent, "say why in a comment at (or just above) each:\n" + "\n".join(silent)
+
+
 def test_message_layer_imports_nothing_above_it() -> None:
     allowed = ("nb_hitl.message", "nb_hitl._render", "nb_hitl.exceptions")
     for name, deps in _graph().items():

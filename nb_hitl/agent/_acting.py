@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from nb_hitl.events import Event, ToolCallStarted, ToolResultReady
 from nb_hitl.message import MetaKey, Msg, ToolResultBlock, ToolUseBlock
-from nb_hitl.tool import ToolResponse
-from nb_hitl.tool._background import background_owner
+from nb_hitl.tool import ToolResponse, background_owner
 
 from ._structured import StructuredTurn, validate_structured
 from .approvals._ask_user import current_tool_call

@@ -704,7 +704,7 @@ class AgentBase(StateModule):
         """
         if self.is_replying:
             raise AgentBusyError(self.name)
-        from nb_hitl.session._schema import check_agent_settings
+        from nb_hitl.session import check_agent_settings
 
         check_agent_settings(state)
         super().load_state_dict(state, strict=strict)

@@ -155,7 +155,7 @@ class BranchTable:
     def _check_idle(self, doing: str) -> None:
         if self._host.is_replying:
             raise AgentBusyError(self._host.name)
-        if self._host.approvals.state.parked:
+        if self._host.approvals.has_parked_calls:
             raise BranchError(
                 f"Cannot {doing}: tool calls of this branch are parked waiting for approval. "
                 "Decide them and `await agent.resume_pending()`, or send a message, first."

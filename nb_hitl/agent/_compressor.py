@@ -25,16 +25,17 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from nb_hitl.compression._config import (
+from nb_hitl.compression import (
     DEFAULT_COMPRESSION_PROMPT,
     DEFAULT_SUMMARY_TEMPLATE,
     CompressionConfig,
+    CompressionPlan,
+    CompressionResult,
     SummarySchema,
     default_counter,
+    plan_compression,
+    summarize,
 )
-from nb_hitl.compression._plan import CompressionPlan, plan_compression
-from nb_hitl.compression._result import CompressionResult
-from nb_hitl.compression._summary import summarize
 from nb_hitl.events import (
     CompressionConfigChanged,
     CompressionFailed,

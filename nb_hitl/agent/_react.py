@@ -21,9 +21,13 @@ import concurrent.futures
 import functools
 from typing import Any
 
-from nb_hitl.compression import CompressionConfig, CompressionPlan, CompressionResult
+from nb_hitl.compression import (
+    SUMMARIZE_PROMPT,
+    CompressionConfig,
+    CompressionPlan,
+    CompressionResult,
+)
 from nb_hitl.compression import CompressionConfig as Config  # the class attribute shadows it
-from nb_hitl.compression._summary import SUMMARIZE_PROMPT
 from nb_hitl.events import (
     Event,
     MessageAdded,

@@ -53,7 +53,7 @@ def finish_function_schema(
     structured_model: type[BaseModel], name: str = FINISH_FUNCTION_NAME
 ) -> dict[str, Any]:
     """The OpenAI-style tool schema of the finish function for ``structured_model``."""
-    from nb_hitl.model._structured import structured_tool  # one schema rule for both
+    from nb_hitl.model import structured_tool  # one schema rule for both
 
     description = "Generate the required structured output by this function and return it."
     return structured_tool(structured_model, name, description)

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
         ScriptedTurn,
         structured_summary,
     )
+    from ._structured import structured_tool
 
 __all__ = [
     "CONTINUE_KWARG",
@@ -61,6 +62,7 @@ __all__ = [
     "parse_continuation_prompt",
     "reported_usage",
     "structured_summary",
+    "structured_tool",
 ]
 
 _ADAPTERS = {"OpenAIChatModel": "._openai", "DashScopeChatModel": "._dashscope_model"}
@@ -87,6 +89,7 @@ if not TYPE_CHECKING:
                 "ScriptedTurn",
                 "structured_summary",
             ),
+            "._structured": ("structured_tool",),
         },
     )
 

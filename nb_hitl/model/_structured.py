@@ -23,7 +23,7 @@ def structured_tool(
 ) -> dict[str, Any]:
     """The tool schema called ``name`` whose arguments are ``model``'s fields (the model's
     forced call here, and ``ReActAgent``'s finish function)."""
-    from nb_hitl.tool._schema import strip_titles  # the tools' own schema rule: one for both
+    from nb_hitl.tool import strip_titles  # the tools' own schema rule: one for both
 
     params = model.model_json_schema()  # a fresh dict on each call: safe to change in place
     strip_titles(params)  # schema titles only: a field called "title" stays, nested ones too

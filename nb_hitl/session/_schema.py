@@ -175,9 +175,9 @@ class CompressionSettings(_Part):
     @classmethod
     def _plain_placeholders(cls, value: str | None) -> str | None:
         if value is not None:
-            # CompressionConfig's own template rule; private so that nb_hitl.compression's
-            # public names stay AgentScope's.
-            from nb_hitl.compression._config import check_summary_template
+            # CompressionConfig's own template rule (outside nb_hitl.compression's __all__,
+            # which stays AgentScope's names).
+            from nb_hitl.compression import check_summary_template
 
             check_summary_template(value)
         return value

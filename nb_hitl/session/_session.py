@@ -288,13 +288,12 @@ def _snapshot(agent: Any) -> dict[str, Any]:
     snap["compression_config"] = getattr(agent, "compression_config", None)
     if getattr(agent, "memory", None) is not None:
         snap["memory"] = agent.memory.snapshot()
-    for attr in (
-        "_approvals",
-        "_permission_snapshot",
-        "approval_log",
-        "steering",
-        "branch_table",
-    ):
+    gate: Any = getattr(agent, "approvals", None)
+    if hasattr(gate, "snapshot"):  # an agent's ApprovalGate: state, policy and log
+        snap["approvals"] = gate.snapshot()
+    for attr in ("approval_log", "steering", "branch_table"):
+        if attr == "approval_log" and "approvals" in snap:
+            continue  # the gate's snapshot holds it
         if hasattr(agent, attr):
             value = getattr(agent, attr)
             # an agent's steering inbox and branches are copied too: a failed load puts the
@@ -308,6 +307,9 @@ def _restore(agent: Any, snap: dict[str, Any]) -> None:
     memory = snap.pop("memory", None)
     if memory is not None:
         agent.memory.restore(*memory)
+    approvals = snap.pop("approvals", None)
+    if approvals is not None:
+        agent.approvals.restore(approvals)
     for name, value in snap.items():
         setattr(agent, name, value)
 

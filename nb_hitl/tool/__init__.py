@@ -6,6 +6,10 @@
 ``_builtin/`` holds AgentScope 1.x's built-in tools (``execute_python_code``,
 ``execute_shell_command``, ``view_text_file``, ``write_text_file``, ``insert_text_file``),
 loaded on first use. May import message and the foundation; nothing above.
+
+Besides ``__all__``, two names for nb_hitl's own packages above (no compatibility promise):
+``background_owner`` (the reply running a tool: the agent sets it, background tasks read it)
+and ``strip_titles`` (the tools' schema rule, which structured output shares).
 """
 
 from __future__ import annotations
@@ -15,10 +19,12 @@ from typing import TYPE_CHECKING
 from nb_hitl._lazy import attach
 
 from ._background import BackgroundTask
+from ._background import background_owner as background_owner  # for agents (docstring)
 from ._execute import ToolCallStream
 from ._groups import ToolGroup
 from ._kind import ToolKind, tool_kind
 from ._response import ToolResponse
+from ._schema import strip_titles as strip_titles  # for structured output (docstring)
 from ._toolkit import RegisteredTool, Toolkit
 
 if TYPE_CHECKING:

@@ -7,8 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from nb_hitl.message import TextBlock
-from nb_hitl.message._blocks import ToolOutputBlock
+from nb_hitl.message import TextBlock, ToolOutputBlock
 
 
 def _timestamp_id() -> str:

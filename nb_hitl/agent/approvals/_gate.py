@@ -159,6 +159,19 @@ class ApprovalGate:
         """Put back a ``policy_snapshot()``."""
         self._policy.restore(snap)
 
+    def snapshot(self) -> tuple[ApprovalState, tuple[str, list[PermissionRule]], list[Any]]:
+        """Everything a session load may change, as it is now (``restore`` puts it back:
+        ``nb_hitl.session``'s all-or-nothing load). The state is swapped whole on load, so
+        the object itself is kept."""
+        return self.state, self.policy_snapshot(), list(self.log)
+
+    def restore(
+        self, snap: tuple[ApprovalState, tuple[str, list[PermissionRule]], list[Any]]
+    ) -> None:
+        """Put back a ``snapshot()``."""
+        self.state, policy, self.log = snap
+        self.restore_policy(policy)
+
     def verdict(self, call: ToolUseBlock, *, peek: bool = True) -> Verdict:
         """What the policy says about ``call`` (``peek``: without using up a ``call`` rule)."""
         toolkit = self._host.toolkit

@@ -157,7 +157,7 @@ class Resumer:
                 was interrupted.
             ResumeError: memory was compressed or edited past the interrupted reply.
         """
-        if self._host.approvals.state.parked:
+        if self._host.approvals.has_parked_calls:
             raise NothingToResumeError(
                 "Nothing to continue: the reply is parked on tool calls that wait for "
                 "approval. Decide them and call `await agent.resume_pending()`."
