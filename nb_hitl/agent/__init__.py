@@ -1,11 +1,15 @@
 """Agents: the interruptible reply task, the ReAct loop, tool approval, and the human's turn.
 
-``AgentBase`` (``_base.py`` with ``_lifecycle.py``, ``_hooks.py``,
-``_console.py``, ``_broadcast.py``) runs each reply as a task of its own that ``interrupt()``
-cancels gracefully; ``ReActAgent`` (``_react.py``, ``_acting.py``, ``_steering.py``,
-``_structured.py``, ``_compression_agent.py``) reasons and calls tools, parks on approvals
-through the ``ApprovalGate`` it owns (``agent.approvals``, the ``approvals/`` sub-package) and
-compresses its memory; ``UserAgent`` (``_user*.py``) is the person.
+An agent is a reply lifecycle plus named parts it owns, each a class with its own state that
+reads the agent through a small ``...Host`` protocol. ``AgentBase`` (``_base.py``, with
+``_lifecycle.py``) runs each reply as a task of its own that ``interrupt()`` cancels gracefully;
+it runs AgentScope's hooks (``_hooks.py``) and owns the ``console`` (``_console.py``) and the
+hub ``subscribers`` (``_broadcast.py``). ``ReActAgent`` (``_react.py``: the loop, over
+``ReActAgentBase``, ``_react_base.py``) owns ``tool_calls`` (``_acting.py``), ``approvals``
+(``ApprovalGate``, the ``approvals/`` sub-package), ``resumer`` (``resume/``), ``steering``
+(``_steering.py``), ``compressor`` (``_compressor.py``) and ``branch_table``
+(``_branches.py``), and keeps AgentScope's names as one-line delegations; structured output is
+``_structured.py``. ``UserAgent`` (``_user*.py``) is the person.
 The compression and replay names are re-exported from ``nb_hitl.compression`` (AgentScope's
 ``ReActAgent.CompressionConfig`` lives here). May import session, compression and everything
 below them; never pipeline, widgets or extension.

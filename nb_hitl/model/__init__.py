@@ -3,13 +3,13 @@
 ``_base.py`` (``ChatModelBase``, ``ChatResponse``, ``ChatUsage``); ``_scripted.py`` the offline
 model that drives tests and notebooks (its ``demo()`` answers with ``nb_hitl.demo.model``);
 ``_continuation.py`` the two forms of asking a model to continue a partial answer;
-``_openai*.py`` the OpenAI-compatible adapter (request, exchange with retries, stream parsing,
-errors, DashScope's compatible mode), ``_dashscope_model.py``/``_dashscope_native.py``
-DashScope (its own API through the ``dashscope`` SDK, or the compatible mode) and
-``_openai_usage.py`` the provider's usage next to nb_hitl's own count; ``_structured.py``
-structured output as one forced tool call. Only the base loads with the package; the other
-names load when first used. May import message, formatter, token, tool and memory; never
-compression, session, agent or anything above.
+``_openai*.py`` the OpenAI-compatible adapter (it owns an ``Exchange``, ``_openai_exchange.py``:
+request, reader task, retries; stream parsing, errors, DashScope's compatible mode),
+``_dashscope_model.py``/``_dashscope_native.py`` DashScope (its own API through the
+``dashscope`` SDK, or the compatible mode) and ``_openai_usage.py`` the provider's usage next
+to nb_hitl's own count; ``_structured.py`` structured output as one forced tool call. Only
+the base loads with the package; the other names load when first used. May import message,
+formatter, token, tool and memory; never compression, session, agent or anything above.
 """
 
 from __future__ import annotations

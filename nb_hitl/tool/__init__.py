@@ -1,8 +1,10 @@
 """Tools: register functions, describe them to the model, run them; AgentScope's built-ins.
 
 ``Toolkit`` (``_toolkit.py``) registers functions (``_registered.py``, schemas in
-``_schema.py``, kinds in ``_kind.py``), groups them (``_groups.py``) and runs calls
-(``_execute.py``, background ones in ``_background.py``); ``ToolResponse`` is ``_response.py``.
+``_schema.py``, kinds in ``_kind.py``) and runs calls (``_execute.py``); it owns two parts,
+``grouping`` (``ToolGroups``, ``_groups.py``: groups and the meta tool) and ``background``
+(``BackgroundTasks``, ``_background.py``), behind AgentScope's method names. Agent skills are
+``_skills.py``; ``ToolResponse`` is ``_response.py``.
 ``_builtin/`` holds AgentScope 1.x's built-in tools (``execute_python_code``,
 ``execute_shell_command``, ``view_text_file``, ``write_text_file``, ``insert_text_file``),
 loaded on first use. May import message and the foundation; nothing above.

@@ -7,7 +7,10 @@ An agent owns one ``ApprovalGate`` (``agent.approvals``, ``_gate.py``): the perm
 applies a decision (``decide``), the parked calls a saved session brings back (``_state.py``),
 and the question inbox of ``ask_user`` (``_questions.py``, ``_ask_user.py``). Decisions from any
 thread make one hop onto the agent's loop (``_hop.py``). ``ApprovalMethods`` (``_agent.py``)
-gives the agent its AgentScope-style methods, each handing over to the gate.
+writes the agent's AgentScope-style methods, each handing over to the gate; it is not a base
+class: ``ReActAgent`` names each method in its body and registers with it, so
+``isinstance(agent, ApprovalMethods)`` tells a widget that an agent takes decisions.
+``_host.py`` is what the gate reads of its agent (``GateHost``).
 
 May import ``nb_hitl.message``, ``events``, ``exceptions``, ``tool`` (by its public names) and
 ``nb_hitl.agent``'s base and user modules; nothing above ``agent``.
