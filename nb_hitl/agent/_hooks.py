@@ -183,7 +183,7 @@ def _class_has_hooks(cls: type, name: str) -> bool:
 def _wrap(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(method)
     async def hooked(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return await call_hooked(self, name, functools.partial(method, self), *args, **kwargs)
+        return await self._call_hooked(name, functools.partial(method, self), *args, **kwargs)
 
     hooked.__nb_hitl_hooked__ = True  # type: ignore[attr-defined]
     return hooked
