@@ -246,15 +246,18 @@ class ToolCalls:
         self.resuming.clear()
         return True
 
-    async def close_interrupted(self) -> dict[str, list[str]]:
-        """Answer every open call with an interrupted result (with a tool's partial output).
+    def close_interrupted(self) -> tuple[dict[str, list[str]], list[Msg]]:
+        """Close every open call with an interrupted result (with a tool's partial output).
 
-        Returns the closed call ids by kind: ``"not_run"`` (never started: ``resume()`` runs
-        them) and ``"interrupted"`` (stopped mid-run: re-run only if asked).
+        Returns the closed call ids by kind, ``"not_run"`` (never started: ``resume()`` runs
+        them) and ``"interrupted"`` (stopped mid-run: re-run only if asked), and the result
+        messages, in order: not yet recorded (``handle_interrupt`` records them with the rest
+        of the interrupted reply, then emits ``MessageAdded`` and ``ToolResultReady`` for each).
         """
         closed: dict[str, list[str]] = {"not_run": [], "interrupted": []}
-        for call_id, call in list(self.open.items()):
-            partial = self.partial.get(call_id)
+        results: list[Msg] = []
+        for call_id, call in self.open.items():
+            partial = self.partial.pop(call_id, None)
             if partial:
                 output = f"{INTERRUPTED_RESULT}\nPartial output:\n{partial}"
             elif call_id in self.started:
@@ -262,12 +265,10 @@ class ToolCalls:
             else:
                 output = NOT_STARTED_RESULT
             closed["interrupted" if output != NOT_STARTED_RESULT else "not_run"].append(call_id)
-            await self.commit_result(
-                call,
-                ToolResultBlock(id=call_id, name=call.name, output=output, is_interrupted=True),
-            )
+            block = ToolResultBlock(id=call_id, name=call.name, output=output, is_interrupted=True)
+            results.append(Msg("system", [block], "system"))
         self.open.clear()
-        return closed
+        return closed, results
 
     async def close_failed(self, exc: BaseException) -> None:
         """Answer every open call with an error result: the reply failed with ``exc``."""

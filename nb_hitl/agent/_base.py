@@ -145,7 +145,7 @@ class AgentBase(StateModule):
             MetaKey.INTERRUPTED_BY: self._reply.cause if self._reply is not None else "interrupt",
         }
         metadata.update(extra)
-        return Msg(self.name, self.interrupt_text, role, metadata=metadata)  # type: ignore[arg-type]
+        return Msg._of_text(self.name, self.interrupt_text, role, metadata)  # type: ignore[arg-type]
 
     # -- the lifecycle -------------------------------------------------------------------------
     @property

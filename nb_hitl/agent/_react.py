@@ -35,6 +35,7 @@ from nb_hitl.events import (
     ReplyFinished,
     Steered,
     StoppedAfterStep,
+    ToolResultReady,
 )
 from nb_hitl.exceptions import AgentBusyError
 from nb_hitl.formatter import FormatterBase, OpenAIChatFormatter
@@ -674,42 +675,53 @@ class ReActAgent(ReActAgentBase):
 
     # -- interruption ------------------------------------------------------------------------
     async def handle_interrupt(self, msg: Msg | None = None, **kwargs: Any) -> Msg:
-        """Close the history consistently, then return the interrupted message."""
-        await self.tool_calls.stop_background()
+        """Close the history consistently, then return the interrupted message.
+
+        What the interrupt leaves (the partial answer, one result per open call, the
+        interrupted message) is recorded in one ``memory.add``, in that order; then each gets
+        its ``MessageAdded`` (and a result its ``ToolResultReady``) and is printed, in order.
+        """
+        calls = self.tool_calls
+        await calls.stop_background()
         printing = self._print_wanted()  # asked once: nothing changes it while this runs
-        if self.tool_calls.repark_unstarted():  # a resumed reply stopped before it began: no trace
+        if calls.repark_unstarted():  # a resumed reply stopped before it began: no trace
             return self._interrupted_msg(reparked=True)
         live, self._live = self._live, None
-        if live is not None:
-            kept = [
-                b
-                for b in live.get_content_blocks()
-                if not (isinstance(b, ToolUseBlock) and b.raw_input is not None)
-            ]
-            dropped = len(live.get_content_blocks()) - len(kept)
-            if kept:
-                live.metadata[MetaKey.PARTIAL] = True
-                if dropped:
-                    live.content = kept
-                    live.metadata[MetaKey.DROPPED_TOOL_CALLS] = dropped
-                self.tool_calls.open_calls_of(live)
-                await self._commit(live)
-                if printing:  # its chunks went out with last=False: now it is final
-                    await self.print(live, True)
-        closed = await self.tool_calls.close_interrupted()
+        partial: Msg | None = None
         extra: dict[str, Any] = {}
-        if live is not None and live.metadata.get(MetaKey.PARTIAL):
-            extra[MetaKey.PARTIAL_MSG_ID] = live.id
-            extra[MetaKey.PARTIAL_DIGEST] = text_digest(answer_text(live))
+        if live is not None:
+            blocks = live.get_content_blocks()
+            kept = [
+                b for b in blocks if not (isinstance(b, ToolUseBlock) and b.raw_input is not None)
+            ]
+            if kept:
+                partial = live
+                live.metadata[MetaKey.PARTIAL] = True
+                if len(kept) < len(blocks):
+                    live.content = kept
+                    live.metadata[MetaKey.DROPPED_TOOL_CALLS] = len(blocks) - len(kept)
+                if any(isinstance(b, ToolUseBlock) for b in kept):
+                    calls.open_calls_of(live)
+                extra[MetaKey.PARTIAL_MSG_ID] = live.id
+                extra[MetaKey.PARTIAL_DIGEST] = text_digest(answer_text(live))
+        closed, results = calls.close_interrupted()
         if closed["not_run"] or closed["interrupted"]:
             extra[MetaKey.CLOSED_CALLS] = closed  # what resume() runs again
         resumed = self.resumer.interrupted(extra)
         if resumed is not None:  # a resumed reply, interrupted again
             extra.update(continued_by=resumed.continued_by, continues=resumed.interrupted_id)
         result = self._interrupted_msg(**extra)
-        await self._commit(result)
-        if printing:
-            await self.print(result, True)
+        records = [*results, result] if partial is None else [partial, *results, result]
+        await self.memory.add(records)
+        reply_id = self._reply_id
+        for m in records:
+            self._emit(MessageAdded(self.name, reply_id, m))
+            if m is not result and m is not partial:  # a closed call's result
+                block = m.get_content_blocks("tool_result")[0]
+                self._emit(ToolResultReady(self.name, reply_id, block))
+        if printing:  # the partial's chunks went out with last=False: now it is final
+            for m in records:
+                await self.print(m, True)
         return result
 
     async def _on_error(self, exc: BaseException) -> None:

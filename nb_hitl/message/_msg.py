@@ -24,6 +24,9 @@ from ._blocks import (
 from ._metadata import MetaKey
 
 Role = Literal["user", "assistant", "system"]
+_ROLES = frozenset(("user", "assistant", "system"))
+_SET_BY_INIT = frozenset(("name", "content", "role", "metadata", "invocation_id"))
+"""The fields ``Msg(name, content, role, metadata=...)`` marks as set (``model_fields_set``)."""
 
 
 def _new_id() -> str:
@@ -117,6 +120,39 @@ class Msg(BaseModel):
             invocation_id=invocation_id,
             **data,
         )
+
+    @classmethod
+    def _of_text(cls, name: str, text: str, role: Role, metadata: dict[str, Any]) -> Msg:
+        """``Msg(name, text, role, metadata=metadata)``, the same message, without running the
+        validator over what is valid already: a ``str`` name and text, a role, and a new dict
+        of metadata, which it keeps (not a copy). ``handle_interrupt()`` builds its message so:
+        pydantic's validator, run once in a while and so cold in the CPU's caches, was the
+        largest single cost between an interrupt and the interrupted message. Any other input
+        (or a subclass of ``Msg``) goes through ``Msg()`` and its validation."""
+        if (
+            cls is not Msg
+            or type(name) is not str
+            or type(text) is not str
+            or role not in _ROLES
+            or type(metadata) is not dict
+        ):
+            return cls(name, text, role, metadata=metadata)
+        msg = cls.__new__(cls)
+        fields = {
+            "name": name,
+            "content": text,
+            "role": role,
+            "metadata": metadata,
+            "id": _new_id(),
+            "timestamp": _now(),
+            "invocation_id": None,
+            "usage": None,
+        }
+        object.__setattr__(msg, "__dict__", fields)
+        object.__setattr__(msg, "__pydantic_fields_set__", set(_SET_BY_INIT))
+        object.__setattr__(msg, "__pydantic_extra__", None)
+        object.__setattr__(msg, "__pydantic_private__", None)
+        return msg
 
     # -- reading -----------------------------------------------------------------------------
     @overload

@@ -441,3 +441,13 @@ async def test_a_resume_stopped_before_its_first_step_leaves_the_same_partial_to
     reply = await agent.resume()
     assert reply.get_text_content() == f"{cut}{REST}"
     assert_history_valid(agent.memory.messages)
+
+
+@pytest.mark.parametrize("text", ["", "token1 token2 ", "é" * 1024, "x" * 2049, "a\ud83d b"])
+def test_the_partial_digest_is_the_sha256_saved_sessions_hold(text: str) -> None:
+    import hashlib
+
+    from nb_hitl.agent.resume import text_digest
+
+    data = text.encode("utf-8", "surrogatepass")  # short, long, and with a lone surrogate
+    assert text_digest(text) == hashlib.sha256(data).hexdigest()[:16]

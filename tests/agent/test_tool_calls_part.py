@@ -62,8 +62,13 @@ async def test_an_interrupt_closes_every_open_call_once_with_what_it_had_done() 
     await calls.commit_result(a, ToolResultBlock(id="a", name="search", output="again"))
     calls.started.add("b")
     calls.partial["b"] = "half"
-    closed = await calls.close_interrupted()
+    closed, closing = calls.close_interrupted()
     assert closed == {"not_run": ["c"], "interrupted": ["b"]}
+    assert calls.open == {} and calls.partial == {}
+    # the results come back unrecorded: handle_interrupt records them with the interrupted
+    # message in one memory.add, then emits their MessageAdded and ToolResultReady
+    assert all(host.memory.get(m.id) is None for m in closing)
+    await host.memory.add(closing)
     results = {
         r.id: r.output for m in host.memory.messages for r in m.get_content_blocks("tool_result")
     }
@@ -72,7 +77,7 @@ async def test_an_interrupt_closes_every_open_call_once_with_what_it_had_done() 
         "b": f"{INTERRUPTED_RESULT}\nPartial output:\nhalf",
         "c": NOT_STARTED_RESULT,
     }
-    assert calls.open == {} and len([e for e in host.events if isinstance(e, ToolResultReady)]) == 3
+    assert len([e for e in host.events if isinstance(e, ToolResultReady)]) == 1  # a's only
     assert_history_valid(host.memory.messages)
 
 

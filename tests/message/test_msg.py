@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 from pydantic import ValidationError
 
@@ -107,3 +109,30 @@ def test_repr_html_escapes_hostile_strings() -> None:
     assert "&lt;script&gt;" in html
     assert "nb-hitl-interrupted" in html
     assert "interrupted" in repr(msg)
+
+
+def test_of_text_builds_the_message_msg_would() -> None:
+    metadata = {"_is_interrupted": True, "interrupted_at": "streaming"}
+    fast = Msg._of_text("Friday", "[Interrupted] stopped.", "assistant", dict(metadata))
+    checked = Msg("Friday", "[Interrupted] stopped.", "assistant", metadata=metadata)
+    assert type(fast) is Msg
+    skip = {"id", "timestamp"}
+    assert fast.model_dump(exclude=skip) == checked.model_dump(exclude=skip)
+    assert fast.model_fields_set == checked.model_fields_set
+    assert len(fast.id) == len(checked.id) and fast.id != checked.id
+    assert datetime.fromisoformat(fast.timestamp).tzinfo is not None
+    assert Msg.from_dict(fast.to_dict()) == fast  # it validates as any message does
+    fast.content = [{"type": "text", "text": "later"}]  # assignments are still validated
+    assert fast.get_text_content() == "later"
+    with pytest.raises(ValidationError):
+        fast.role = "robot"  # type: ignore[assignment]
+
+
+def test_of_text_validates_what_it_cannot_vouch_for() -> None:
+    with pytest.raises(ValidationError):
+        Msg._of_text("Friday", "text", "robot", {})  # type: ignore[arg-type]
+    with pytest.raises(ValidationError):
+        Msg._of_text(None, "text", "assistant", {})  # type: ignore[arg-type]
+    blocks = [{"type": "text", "text": "hi"}]
+    from_blocks = Msg._of_text("Friday", blocks, "user", {})  # type: ignore[arg-type]
+    assert from_blocks.get_text_content() == "hi" and from_blocks.role == "user"
