@@ -54,6 +54,8 @@ SUMMARY_RATIO = 4
 class SummarySchema(BaseModel):
     """The structured summary a compression asks the model for (AgentScope's fields)."""
 
+    model_config = ConfigDict(defer_build=True)
+
     task_overview: str = Field(description="The user's task and its goal, in a few sentences.")
     """The user's task and its goal."""
     current_state: str = Field(description="What has been done so far and where the work is.")
@@ -118,7 +120,7 @@ class CompressionConfig(BaseModel):
     """
 
     model_config = ConfigDict(
-        arbitrary_types_allowed=True, validate_assignment=True, extra="forbid"
+        arbitrary_types_allowed=True, validate_assignment=True, extra="forbid", defer_build=True
     )
 
     enable: bool = True

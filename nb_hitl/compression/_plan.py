@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from nb_hitl.exceptions import ConfigError
 from nb_hitl.message import Msg
@@ -34,6 +34,8 @@ class CompressionPlan(BaseModel):
     Token counts cover exactly what the next model call sends: the system prompt, the current
     summary (appended to it), the uncompressed history and the tool schemas.
     """
+
+    model_config = ConfigDict(defer_build=True)
 
     total_tokens: int
     """Tokens of the next prompt: ``sum(breakdown.values())``."""

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class CompressionResult(BaseModel):
     """What one compression did."""
+
+    model_config = ConfigDict(defer_build=True)
 
     compressed_ids: list[str]
     """Messages marked compressed, oldest first."""

@@ -76,7 +76,7 @@ class Msg(BaseModel):
     ``_partial`` (an assistant message cut short by an interrupt).
     """
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, defer_build=True)
 
     name: str
     """Who produced the message (an agent's or a person's name)."""
@@ -252,5 +252,5 @@ class Msg(BaseModel):
         return f'{CSS}<div class="nb-hitl-chat">{msg_html(self)}</div>'
 
 
-MsgListAdapter: TypeAdapter[list[Msg]] = TypeAdapter(list[Msg])
+MsgListAdapter: TypeAdapter[list[Msg]] = TypeAdapter(list[Msg], config=ConfigDict(defer_build=True))
 """Round-trips a whole history: ``MsgListAdapter.dump_json(msgs)`` / ``validate_json``."""

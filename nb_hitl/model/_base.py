@@ -24,7 +24,7 @@ from collections.abc import AsyncGenerator, Callable, Generator
 from datetime import datetime
 from typing import Any, Literal, Union
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from nb_hitl.message import TextBlock, ThinkingBlock, ToolUseBlock
 
@@ -54,6 +54,8 @@ class _DictAccess:
 class ChatUsage(_DictAccess, BaseModel):
     """Token usage a provider reported for one call."""
 
+    model_config = ConfigDict(defer_build=True)
+
     input_tokens: int = 0
     """Prompt tokens, as billed by the provider."""
     output_tokens: int = 0
@@ -73,6 +75,8 @@ class ChatResponse(_DictAccess, BaseModel):
     (cumulative, like AgentScope), so a consumer can always draw the latest one.
     Tool calls whose arguments are still streaming have ``raw_input`` set.
     """
+
+    model_config = ConfigDict(defer_build=True)
 
     content: list[ResponseBlock] = Field(default_factory=list)
     """Text, thinking and tool_use blocks, in order."""

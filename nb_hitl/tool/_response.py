@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from nb_hitl.message import TextBlock, ToolOutputBlock
 
@@ -22,6 +22,8 @@ class ToolResponse(BaseModel):
     ``is_interrupted``, ``id``) plus ``is_error``. A tool may also return a plain ``str`` or any
     JSON-able value; the toolkit wraps it.
     """
+
+    model_config = ConfigDict(defer_build=True)
 
     content: list[ToolOutputBlock] = Field(default_factory=list)
     """Output blocks: text, image, audio or video (as AgentScope)."""

@@ -48,7 +48,7 @@ current_tool_call: contextvars.ContextVar[tuple[Asker, ToolUseBlock] | None] = (
 class QuestionOption(BaseModel):
     """One choice of a question."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     label: str = Field(min_length=1, max_length=120)
     """What the person picks (and what the model receives)."""
@@ -59,7 +59,7 @@ class QuestionOption(BaseModel):
 class Question(BaseModel):
     """A question for the person: choices (one or several), free text, or both."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     question: str = Field(min_length=1, max_length=1000)
     """The question, ending with a question mark."""
