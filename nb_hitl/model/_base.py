@@ -126,8 +126,13 @@ class ModelCall:
         self._used = True
 
     # -- iteration (every chunk) --------------------------------------------------------------
-    def __aiter__(self) -> ModelCall:
-        return self
+    def __aiter__(self) -> AsyncGenerator[ChatResponse, None]:
+        # The chunks' generator itself: ``async for`` steps it directly, with no coroutine
+        # of this class in between (one frame less per chunk, and on an interrupt).
+        if self._chunks is None:
+            self._claim()
+            self._chunks = _as_chunks(self._start())
+        return self._chunks
 
     async def __anext__(self) -> ChatResponse:
         if self._chunks is None:
