@@ -42,6 +42,10 @@ class _Converters:
     from_json: Callable[[Any], Any] | None = None
 
 
+_PLAIN = frozenset({type(None), str, int, float, bool, bytes, tuple, list, dict, set})
+"""Exact builtin types: no value of one has ``state_dict`` (subclasses are checked)."""
+
+
 def is_state_module(value: Any) -> bool:
     """True for objects that nest into a parent's state: they can save and load themselves."""
     if isinstance(value, StateModule):
@@ -70,7 +74,15 @@ class StateModule:
             object.__setattr__(self, "_attribute_dict", OrderedDict())
 
     def __setattr__(self, key: str, value: Any) -> None:
-        if not key.startswith("__") and is_state_module(value) and value is not self:
+        # Most assignments are of None or a builtin (an agent's ``_where``, ``_live = None``,
+        # on every step and on the interrupt path): those are never state modules, and
+        # ``is_state_module`` would pay two failing ``getattr`` calls to find out.
+        if (
+            type(value) not in _PLAIN
+            and not key.startswith("__")
+            and is_state_module(value)
+            and value is not self
+        ):
             self._ensure_state_tables()
             if key not in self._attribute_dict:
                 self._module_dict[key] = None  # the live value is read from the attribute
