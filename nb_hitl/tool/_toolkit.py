@@ -202,6 +202,11 @@ class Toolkit:
         """AgentScope's attribute: the running background tasks by id."""
         return self.background._async_tasks
 
+    @property
+    def _async_results(self) -> dict[str, ToolResponse]:
+        """AgentScope's attribute: the finished background tasks' results by id."""
+        return self.background._async_results
+
     # -- registering -------------------------------------------------------------------------
     def register_tool_function(
         self,
