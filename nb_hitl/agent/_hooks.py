@@ -160,6 +160,12 @@ def _check_type(cls: type, hook_type: str) -> None:
         )
 
 
+def _check_hook(cls: type, hook_type: str, hook_name: str, hook: Any) -> None:
+    _check_type(cls, hook_type)
+    if not callable(hook):
+        raise TypeError(f"The {hook_type} hook {hook_name!r} must be callable, got {hook!r}.")
+
+
 _CLASS_HAS_HOOKS: dict[tuple[type, str], bool] = {}
 """``_class_has_hooks`` answers, cleared by every change of class hooks."""
 
@@ -217,9 +223,7 @@ def instance_hooks(agent: Any, hook_type: str) -> OrderedDict[str, Hook]:
 
 
 def register_instance_hook(agent: Any, hook_type: str, hook_name: str, hook: Hook) -> None:
-    _check_type(type(agent), hook_type)
-    if not callable(hook):
-        raise TypeError(f"The {hook_type} hook {hook_name!r} must be callable, got {hook!r}.")
+    _check_hook(type(agent), hook_type, hook_name, hook)
     instance_hooks(agent, hook_type)[hook_name] = hook
 
 
@@ -242,9 +246,7 @@ def clear_instance_hooks(agent: Any, hook_type: str | None = None) -> None:
 
 
 def register_class_hook(cls: type, hook_type: str, hook_name: str, hook: Hook) -> None:
-    _check_type(cls, hook_type)
-    if not callable(hook):
-        raise TypeError(f"The {hook_type} hook {hook_name!r} must be callable, got {hook!r}.")
+    _check_hook(cls, hook_type, hook_name, hook)
     getattr(cls, f"_class_{hook_type}_hooks")[hook_name] = hook
     _CLASS_HAS_HOOKS.clear()
 

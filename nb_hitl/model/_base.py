@@ -126,19 +126,20 @@ class ModelCall:
         self._used = True
 
     # -- iteration (every chunk) --------------------------------------------------------------
-    def __aiter__(self) -> AsyncGenerator[ChatResponse, None]:
-        # The chunks' generator itself: ``async for`` steps it directly, with no coroutine
-        # of this class in between (one frame less per chunk, and on an interrupt).
+    def _chunk_stream(self) -> AsyncGenerator[ChatResponse, None]:
+        """The chunks' generator, started on first use (the call is claimed then)."""
         if self._chunks is None:
             self._claim()
             self._chunks = _as_chunks(self._start())
         return self._chunks
 
+    def __aiter__(self) -> AsyncGenerator[ChatResponse, None]:
+        # The chunks' generator itself: ``async for`` steps it directly, with no coroutine
+        # of this class in between (one frame less per chunk, and on an interrupt).
+        return self._chunk_stream()
+
     async def __anext__(self) -> ChatResponse:
-        if self._chunks is None:
-            self._claim()
-            self._chunks = _as_chunks(self._start())
-        return await self._chunks.__anext__()
+        return await self._chunk_stream().__anext__()
 
     async def aclose(self) -> None:
         """Stop the call and release its resources (the HTTP stream of a remote model)."""

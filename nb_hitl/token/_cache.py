@@ -94,14 +94,7 @@ class MsgCountCache:
         self._default_formatter: Any = None
 
     def msg_counts(self, msgs: Sequence[Msg], formatter: Any = None) -> list[MsgCount]:
-        """Per-message counts with tool-call ids, cached by (message id, content).
-
-        A message is re-encoded only when its role, name or content changed, so recounting a
-        long memory after one new message encodes one message. When ``msgs`` starts with the
-        very message objects of a recent call (memory grew), that prefix is reused without
-        looking at each message again: messages are treated as immutable once counted, as
-        memory treats them (change one with ``memory.replace()``, which makes a new object).
-        """
+        """``TokenCounter.msg_counts``: what it caches and when it re-encodes is said there."""
         if formatter is None:
             formatter = self._formatter()
         format_msg = getattr(formatter, "format_msg", None) or (lambda m: _format_one(formatter, m))
