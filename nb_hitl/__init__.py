@@ -127,7 +127,7 @@ def show(agent: Any, **kwargs: Any) -> Any:
             "show() takes an agent (ReActAgent, UserAgent, RemoteAgent, any AgentBase) or a "
             f"MsgHub, got {type(agent).__name__} {_short_repr(agent)}.{hint}"
         )
-    from nb_hitl.widgets._marimo import in_marimo  # widgets has no public host check yet
+    from nb_hitl.widgets import in_marimo
 
     if in_marimo():
         from nb_hitl.widgets import marimo_panel

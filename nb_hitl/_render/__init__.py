@@ -1,7 +1,9 @@
 """Escaped HTML for messages and widgets: markdown with raw HTML disabled, message parts, the CSS.
 
 ``_text.py``: ``esc``, ``markdown`` and the remote-image policy (no image at a URL is fetched
-without a click); ``_msg.py``: a message's header, blocks and row; ``_css.py``: the stylesheet.
+without a click); ``_msg.py``: a message's header, blocks and row; ``_css.py``: the stylesheet
+(``CSS``, and the card and question rules the widgets add); ``_theme.py``: the palette
+(``LIGHT``/``DARK``, speaker and button colours) and ``var``/``paint`` for theme variables.
 Every string from a model, a tool, a person or an agent name goes through ``esc()`` or
 ``markdown()`` before it reaches an ``ipywidgets.HTML`` value, which inserts it unsanitised.
 This package sits below ``nb_hitl.message`` (``Msg._repr_html_``) and ``nb_hitl.widgets`` and
@@ -10,7 +12,7 @@ imports no other nb_hitl module: it reads messages through the ``RenderableMsg``
 
 from __future__ import annotations
 
-from ._css import CSS
+from ._css import CARD_CSS, CSS, QUESTION_RULES
 from ._msg import (
     COPY_INLINE_CHARS,
     DEFAULT_INTERRUPT_TEXT,
@@ -42,13 +44,23 @@ from ._text import (
     plain,
     preview,
 )
+from ._theme import BUTTONS, DARK, DARK_SPEAKERS, INK, LIGHT, NEUTRAL, SPEAKERS, paint, var
 
 __all__ = [
+    "BUTTONS",
+    "CARD_CSS",
     "COPY_INLINE_CHARS",
     "CSS",
+    "DARK",
+    "DARK_SPEAKERS",
     "DEFAULT_INTERRUPT_TEXT",
+    "INK",
     "INTERRUPT_CAUSES",
+    "LIGHT",
+    "NEUTRAL",
+    "QUESTION_RULES",
     "REMOTE_IMAGES",
+    "SPEAKERS",
     "TOOL_GLYPH",
     "RemoteImages",
     "RenderableMsg",
@@ -68,8 +80,10 @@ __all__ = [
     "msg_classes",
     "msg_flags",
     "msg_html",
+    "paint",
     "plain",
     "preview",
     "shown_text",
+    "var",
     "with_copy_button",
 ]

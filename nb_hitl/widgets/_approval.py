@@ -31,8 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 import ipywidgets as w
 
-from nb_hitl._render import TOOL_GLYPH, esc
-from nb_hitl._render._css import CARD_CSS
+from nb_hitl._render import CARD_CSS, TOOL_GLYPH, esc
 from nb_hitl.events import ApprovalDecided, ApprovalRequested, Event, ReplyFinished
 from nb_hitl.exceptions import ApprovalError, ConfigError
 from nb_hitl.message import ToolUseBlock

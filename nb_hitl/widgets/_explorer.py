@@ -31,10 +31,14 @@ from nb_hitl.agent import (
     RatioSummary,
     ScriptedSummary,
 )
-from nb_hitl.compression.replay._policy import as_policy
-from nb_hitl.compression.replay._replay import check_keep_recent, run_replay
-from nb_hitl.compression.replay._source import prepare
-from nb_hitl.compression.replay._sweep import METRICS, sweep_prepared
+from nb_hitl.compression.replay import (
+    METRICS,
+    as_policy,
+    check_keep_recent,
+    prepare,
+    run_replay,
+    sweep_prepared,
+)
 from nb_hitl.events import CompressionConfigChanged, Event
 from nb_hitl.exceptions import ConfigError
 
@@ -109,7 +113,7 @@ class CompressionExplorer(PanelModel):
         if counter is None and config is not None:
             counter = config.agent_token_counter
         if counter is None:
-            from nb_hitl.compression._config import default_counter
+            from nb_hitl.compression import default_counter
 
             counter = default_counter()
         self._prep = prepare(source, counter=counter, sys_prompt=sys_prompt, tools=tools)

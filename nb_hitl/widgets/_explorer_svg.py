@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nb_hitl._render import esc
-from nb_hitl._render._theme import paint
+from nb_hitl._render import esc, paint
 
 from ._svg import Swatch, legend
 

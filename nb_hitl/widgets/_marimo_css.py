@@ -9,7 +9,7 @@ class) becomes ``data-theme`` on the host's root, which switches the variables b
 
 from __future__ import annotations
 
-from nb_hitl._render._theme import BUTTONS, DARK, DARK_SPEAKERS, INK, LIGHT, NEUTRAL, SPEAKERS
+from nb_hitl._render import BUTTONS, DARK, DARK_SPEAKERS, INK, LIGHT, NEUTRAL, SPEAKERS
 
 from ._marimo_icons import ICON_CSS
 

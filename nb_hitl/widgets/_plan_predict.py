@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from nb_hitl.agent import ScriptedSummary, SummaryRequest
-from nb_hitl.compression.replay._policy import summary_settings
+from nb_hitl.compression.replay import summary_settings
 
 MAX_FOLDED = 400
 """Above this many folded messages the exact size is not worked out on every refresh (writing

@@ -19,8 +19,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from nb_hitl._render import esc
-from nb_hitl._render._css import QUESTION_RULES
+from nb_hitl._render import QUESTION_RULES, esc
 from nb_hitl.events import Event, QuestionAnswered, QuestionAsked
 from nb_hitl.exceptions import ApprovalError
 

@@ -9,8 +9,7 @@ Legends are HTML below the chart (they wrap at any width; SVG text would shrink 
 
 from __future__ import annotations
 
-from nb_hitl._render import esc
-from nb_hitl._render._theme import paint, var
+from nb_hitl._render import esc, paint, var
 
 W = 400.0
 """ViewBox width; the SVG scales to the widget's width."""

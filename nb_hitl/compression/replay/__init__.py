@@ -7,6 +7,13 @@ with a given ``CompressionConfig`` would have lived it and returns a ``Compressi
 ``_policy.py`` holds the summary-size policies (``FixedSummary``, ``RatioSummary``, ...).
 It reads session files, so it sits above ``nb_hitl.session``: may import compression, session
 and everything below them; never agent (which re-exports these names) or above.
+
+``__all__`` is what ``nb_hitl.agent`` re-exports. The compression explorer (``nb_hitl.widgets``)
+drives the engine step by step, so these are importable here too, for nb_hitl's own packages
+(no compatibility promise): ``prepare`` (a source made ready once), ``check_keep_recent``,
+``run_replay`` (one replay of a prepared source), ``sweep_prepared`` and ``METRICS`` (a grid
+over it), ``as_policy`` and ``summary_settings`` (the summary-size policy and the summary
+settings a config implies).
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from typing import TYPE_CHECKING
 from nb_hitl._lazy import attach
 
 if TYPE_CHECKING:
+    # the ``X as X`` names are for nb_hitl's own packages above (see the docstring)
     from ._policy import (
         FixedSummary,
         ModelSummary,
@@ -24,9 +32,16 @@ if TYPE_CHECKING:
         SummaryOutcome,
         SummaryRequest,
     )
+    from ._policy import as_policy as as_policy
+    from ._policy import summary_settings as summary_settings
+    from ._replay import check_keep_recent as check_keep_recent
     from ._replay import replay_compression, replay_compression_async
+    from ._replay import run_replay as run_replay
     from ._result import CompressionReplay, ReplayCall, ReplayProgress
+    from ._source import prepare as prepare
+    from ._sweep import METRICS as METRICS
     from ._sweep import CompressionSweep, sweep_compression
+    from ._sweep import sweep_prepared as sweep_prepared
 
 __all__ = [
     "CompressionReplay",
@@ -56,9 +71,17 @@ if not TYPE_CHECKING:
                 "ScriptedSummary",
                 "SummaryOutcome",
                 "SummaryRequest",
+                "as_policy",
+                "summary_settings",
             ),
-            "._replay": ("replay_compression", "replay_compression_async"),
+            "._replay": (
+                "replay_compression",
+                "replay_compression_async",
+                "check_keep_recent",
+                "run_replay",
+            ),
             "._result": ("CompressionReplay", "ReplayCall", "ReplayProgress"),
-            "._sweep": ("CompressionSweep", "sweep_compression"),
+            "._source": ("prepare",),
+            "._sweep": ("CompressionSweep", "sweep_compression", "METRICS", "sweep_prepared"),
         },
     )

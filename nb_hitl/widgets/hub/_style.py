@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from nb_hitl._render import esc
-from nb_hitl._render._theme import DARK_SPEAKERS, SPEAKERS
+from nb_hitl._render import DARK_SPEAKERS, SPEAKERS, esc
 
 PALETTE: tuple[str, ...] = SPEAKERS
 """Speaker colours on a light page (``nb_hitl._render._theme.SPEAKERS``)."""
