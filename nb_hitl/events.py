@@ -419,7 +419,7 @@ class EventBus:
             event = sub.pending.popleft()
             try:
                 sub.handler(event)
-            except Exception as exc:
+            except Exception as exc:  # a handler's bug never reaches the reply: logged, counted
                 self._report(sub, exc)
 
     async def _drain_async(self, sub: Subscription) -> None:
@@ -428,7 +428,7 @@ class EventBus:
                 event = sub.pending.popleft()
                 try:
                     await sub.handler(event)
-                except Exception as exc:
+                except Exception as exc:  # as in _drain_sync: logged, counted
                     self._report(sub, exc)
         finally:
             sub.scheduled = False

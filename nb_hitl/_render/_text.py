@@ -17,7 +17,7 @@ from __future__ import annotations
 import html
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ def check_remote_images(value: str) -> RemoteImages:
         raise ValueError(
             f"remote_images must be one of {', '.join(map(repr, REMOTE_IMAGES))}, got {value!r}."
         )
-    return value  # type: ignore[return-value]
+    return cast("RemoteImages", value)
 
 
 def image_html(url: str, alt: str = "", images: RemoteImages = "link") -> str:

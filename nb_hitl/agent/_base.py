@@ -53,7 +53,7 @@ from nb_hitl.events import (
     Subscription,
 )
 from nb_hitl.exceptions import AgentBusyError
-from nb_hitl.message import MetaKey, Msg
+from nb_hitl.message import MetaKey, Msg, Role
 from nb_hitl.module import StateModule
 
 from . import _hooks as hooks
@@ -138,14 +138,14 @@ class AgentBase(StateModule):
         """Record the incoming message in memory, synchronously, before the reply can be
         cancelled (``agent()`` calls it). The base agent keeps no conversation memory."""
 
-    def _interrupted_msg(self, role: str = "assistant", **extra: Any) -> Msg:
+    def _interrupted_msg(self, role: Role = "assistant", **extra: Any) -> Msg:
         metadata: dict[str, Any] = {
             MetaKey.IS_INTERRUPTED: True,
             MetaKey.INTERRUPTED_AT: self._where,
             MetaKey.INTERRUPTED_BY: self._reply.cause if self._reply is not None else "interrupt",
         }
         metadata.update(extra)
-        return Msg._of_text(self.name, self.interrupt_text, role, metadata)  # type: ignore[arg-type]
+        return Msg._of_text(self.name, self.interrupt_text, role, metadata)
 
     # -- the lifecycle -------------------------------------------------------------------------
     @property

@@ -151,8 +151,8 @@ async def _call_hook(hook: Hook, *args: Any) -> Any:
     return result
 
 
-def _check_type(cls: type, hook_type: str) -> None:
-    supported = cls.supported_hook_types  # type: ignore[attr-defined]
+def _check_type(cls: type[Any], hook_type: str) -> None:
+    supported = cls.supported_hook_types
     if hook_type not in supported:
         raise ValueError(
             f"Unknown hook type {hook_type!r} for {cls.__name__}; use one of "
@@ -263,8 +263,8 @@ def remove_class_hook(cls: type, hook_type: str, hook_name: str) -> None:
     _CLASS_HAS_HOOKS.clear()
 
 
-def clear_class_hooks(cls: type, hook_type: str | None = None) -> None:
-    types = cls.supported_hook_types if hook_type is None else (hook_type,)  # type: ignore[attr-defined]
+def clear_class_hooks(cls: type[Any], hook_type: str | None = None) -> None:
+    types = cls.supported_hook_types if hook_type is None else (hook_type,)
     for typ in types:
         _check_type(cls, typ)
         getattr(cls, f"_class_{typ}_hooks").clear()

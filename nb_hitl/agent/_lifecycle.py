@@ -12,7 +12,7 @@ import collections.abc
 import concurrent.futures
 import inspect
 import types
-from collections.abc import Callable, Coroutine, Generator
+from collections.abc import Callable, Coroutine, Generator, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
@@ -76,10 +76,11 @@ def reply_call(
     elif "msg" in kwargs:
         first = kwargs["msg"]
     else:
+        params: Iterable[inspect.Parameter]
         try:
             params = inspect.signature(reply).parameters.values()
         except (TypeError, ValueError):
-            params = ()  # type: ignore[assignment]
+            params = ()
         positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         if positional and positional[0].default is inspect.Parameter.empty:
             return (None,), None

@@ -8,6 +8,8 @@ referenced anywhere else disappears on its own). Only the notebook extension rea
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
+from typing import Any
 
 from ._base import AgentBase
 from ._live import register, tracked
@@ -29,13 +31,13 @@ def interrupt_agent(agent: AgentBase, cause: str = "interrupt") -> bool:
     if not agent.is_replying:
         return False
     if _accepts_cause(type(agent).interrupt_nowait):
-        return bool(agent.interrupt_nowait(cause=cause))  # type: ignore[call-arg,unused-ignore]
+        return bool(agent.interrupt_nowait(cause=cause))
     return AgentBase.interrupt_nowait(agent, cause=cause)  # its own takes no cause
 
 
-def _accepts_cause(fn: object) -> bool:
+def _accepts_cause(fn: Callable[..., Any]) -> bool:
     try:
-        return "cause" in inspect.signature(fn).parameters  # type: ignore[arg-type]
+        return "cause" in inspect.signature(fn).parameters
     except (TypeError, ValueError):
         return False
 

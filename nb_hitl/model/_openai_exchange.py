@@ -204,7 +204,7 @@ class Exchange:
                 else:
                     acc.add(await host._create(client, request))
                 break
-            except Exception as exc:
+            except Exception as exc:  # never lost: retried, or translated for the caller
                 if stream is not None:
                     stream, closing = None, stream
                     await close_stream(closing)

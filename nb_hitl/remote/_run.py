@@ -18,13 +18,18 @@ from typing import Any
 
 from nb_hitl.events import MessageUpdated, Notice, ToolCallStarted, ToolResultReady
 from nb_hitl.exceptions import RemoteAgentError
-from nb_hitl.message import Msg, TextBlock, ToolResultBlock, ToolUseBlock
+from nb_hitl.message import Msg, Role, TextBlock, ToolResultBlock, ToolUseBlock
 
 from ._convert import parse_arguments
 from ._sse import Skipped
 from ._state import apply_patch
 
-ROLES = {"assistant": "assistant", "user": "user", "system": "system", "developer": "system"}
+ROLES: dict[str, Role] = {
+    "assistant": "assistant",
+    "user": "user",
+    "system": "system",
+    "developer": "system",
+}
 
 SKIP_NOTE = {
     "json": "The server sent events that are not JSON; they were skipped",
@@ -118,7 +123,7 @@ class RunMapper:
         msg = Msg(
             str(name or (self.agent.name if role == "assistant" else "User"))[:200],
             [TextBlock(text="")],
-            ROLES.get(role, "assistant"),  # type: ignore[arg-type]
+            ROLES.get(role, "assistant"),
             metadata=meta,
         )
         if message_id:

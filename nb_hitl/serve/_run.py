@@ -331,7 +331,7 @@ class ActiveRun:
             await self.threads.save(
                 slot, [i.model_dump(mode="json", by_alias=True) for i in interrupts]
             )
-        except Exception as exc:
+        except Exception as exc:  # told to the client as the run's error, not lost
             terminal = RunErrorEvent(
                 message=f"The reply ended but thread {slot.thread_id!r} was not saved: "
                 f"{type(exc).__name__}: {exc}",

@@ -193,6 +193,6 @@ async def run_tool(
             is_last=True,
             is_interrupted=True,
         )
-    except Exception as exc:
+    except Exception as exc:  # a tool's failure is the model's to read, as AgentScope does
         response = error_response(f"Error: tool {call.name!r} raised {type(exc).__name__}: {exc}")
     yield await _postprocess(tool, call, response)

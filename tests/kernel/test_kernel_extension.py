@@ -180,7 +180,10 @@ def test_the_seed_script_runs_in_a_cell_and_unload_undoes_everything(
     assert before.split() == ["True", "True", "False"]
     with pytest.raises(AssertionError, match="cannot be called from a running event loop"):
         kernel.execute(SEED)
+    loaded = "from nb_hitl.extension import is_loaded\nprint(is_loaded(get_ipython()))"
+    assert kernel.execute(loaded).strip() == "False"
     kernel.execute("%load_ext nb_hitl")
+    assert kernel.execute(loaded).strip() == "True"
     out = kernel.execute(SEED)
     assert out.splitlines() == ["Friday: Hi, I am Friday.", "Friday: Bye."]
     # run_until_complete on the kernel's loop works too; other threads and loops are untouched.
@@ -204,6 +207,7 @@ def test_the_seed_script_runs_in_a_cell_and_unload_undoes_everything(
     )
     assert "cannot be called from a running event loop" in out
     kernel.execute("%unload_ext nb_hitl")
+    assert kernel.execute(loaded).strip() == "False"
     after = kernel.execute(
         "print(asyncio.run is asyncio.runners.run, k.saved_sigint_handler == signal.SIG_IGN,"
         " 'post_handler_hook' in vars(k), 'run_until_complete' in vars(asyncio.get_event_loop()),"
