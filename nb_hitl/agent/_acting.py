@@ -19,7 +19,6 @@ from nb_hitl.message import MetaKey, Msg, ToolResultBlock, ToolUseBlock
 from nb_hitl.tool import ToolResponse, background_owner
 
 from ._structured import StructuredTurn, validate_structured
-from .approvals._ask_user import current_tool_call
 
 if TYPE_CHECKING:
     from nb_hitl.tool import Toolkit
@@ -181,6 +180,8 @@ class ToolCalls:
         return fields
 
     async def _run_tool(self, call: ToolUseBlock) -> None:
+        from .approvals._ask_user import current_tool_call  # loaded with the gate, not here
+
         host = self._host
         self.started.add(call.id)
         host._emit(ToolCallStarted(host.name, host._reply_id, call))

@@ -19,15 +19,8 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nb_hitl.compression import (
-    SUMMARIZE_PROMPT,
-    CompressionConfig,
-    CompressionPlan,
-    CompressionResult,
-)
-from nb_hitl.compression import CompressionConfig as Config  # the class attribute shadows it
 from nb_hitl.events import (
     Event,
     MessageAdded,
@@ -38,16 +31,12 @@ from nb_hitl.events import (
     ToolResultReady,
 )
 from nb_hitl.exceptions import AgentBusyError
-from nb_hitl.formatter import FormatterBase, OpenAIChatFormatter
 from nb_hitl.memory import COMPRESSED, InMemoryMemory
 from nb_hitl.message import MetaKey, Msg, TextBlock, ToolResultBlock, ToolUseBlock
 from nb_hitl.model import ChatModelBase, ChatResponse, continuation_blocks
-from nb_hitl.tool import Toolkit
 
 from ._acting import ToolCalls
 from ._base import DEFAULT_INTERRUPT_TEXT
-from ._branches import BranchInfo, BranchTable
-from ._compressor import Compressor
 from ._hooks import REACT_HOOK_TYPES
 from ._lifecycle import ACTIVE_STATES, on_loop_thread
 from ._react_base import ReActAgentBase
@@ -57,8 +46,32 @@ from ._structured import (
     StructuredTurn,
     check_structured_model,
 )
-from .approvals import ApprovalGate, ApprovalMethods, PermissionPolicy
-from .resume import ResumePoint, Resumer, answer_text, text_digest
+from .approvals import ApprovalMethods
+
+# What an agent needs only once it is made, or once it compresses, resumes or branches, loads
+# then (``from nb_hitl import ReActAgent`` stays cheap): the gate, the parts, the default
+# formatter and toolkit, the compression settings. Type checkers read them here.
+if TYPE_CHECKING:
+    from nb_hitl.compression import CompressionConfig as Config
+    from nb_hitl.compression import CompressionPlan, CompressionResult
+    from nb_hitl.formatter import FormatterBase
+    from nb_hitl.tool import Toolkit
+
+    from ._branches import BranchInfo, BranchTable
+    from ._compressor import Compressor
+    from .approvals import PermissionPolicy
+    from .resume import ResumePoint, Resumer
+
+
+class _CompressionConfigClass:
+    """``ReActAgent.CompressionConfig``: ``nb_hitl.compression.CompressionConfig`` itself,
+    imported when first read (the compression settings load with the first agent made)."""
+
+    def __get__(self, obj: object, owner: type | None = None) -> type[Config]:
+        from nb_hitl.compression import CompressionConfig
+
+        return CompressionConfig
+
 
 STOPPED_TEXT = (
     "[Stopped] The user asked the agent to stop after this step; the task may be unfinished."
@@ -85,7 +98,7 @@ class ReActAgent(ReActAgentBase):
             (``PermissionPolicy``; default: calls wait when their tool needs approval).
     """
 
-    CompressionConfig = CompressionConfig
+    CompressionConfig = _CompressionConfigClass()
     """AgentScope's ``ReActAgent.CompressionConfig`` (the same class as
     ``nb_hitl.agent.CompressionConfig``)."""
 
@@ -110,6 +123,8 @@ class ReActAgent(ReActAgentBase):
         interrupt_text: str = DEFAULT_INTERRUPT_TEXT,
         permissions: PermissionPolicy | None = None,
     ) -> None:
+        from .approvals import ApprovalGate
+
         super().__init__(name, interrupt_text=interrupt_text)
         self.approvals = ApprovalGate(self)
         """The approval gate: policy, waiting calls, decisions, saved state, questions."""
@@ -121,8 +136,16 @@ class ReActAgent(ReActAgentBase):
             )
         self.sys_prompt = sys_prompt
         self.model = model
-        self.formatter = formatter or OpenAIChatFormatter(plain_content=True)
-        self.toolkit = toolkit or Toolkit()
+        if formatter is None:
+            from nb_hitl.formatter import OpenAIChatFormatter
+
+            formatter = OpenAIChatFormatter(plain_content=True)
+        self.formatter = formatter
+        if toolkit is None:
+            from nb_hitl.tool import Toolkit
+
+            toolkit = Toolkit()
+        self.toolkit = toolkit
         self.memory = memory if memory is not None else InMemoryMemory()
         self.compression_config = compression_config
         self.max_iters = max_iters
@@ -204,6 +227,8 @@ class ReActAgent(ReActAgentBase):
     @functools.cached_property
     def compressor(self) -> Compressor:
         """Memory compression: settings, plan, summaries, undo and pins."""
+        from ._compressor import Compressor
+
         return Compressor(self)
 
     @property
@@ -276,6 +301,8 @@ class ReActAgent(ReActAgentBase):
     @functools.cached_property
     def resumer(self) -> Resumer:
         """Continuing the last interrupted reply: its resume point and the continuation."""
+        from .resume import Resumer
+
         return Resumer(self)
 
     async def resume(
@@ -324,6 +351,8 @@ class ReActAgent(ReActAgentBase):
     @functools.cached_property
     def branch_table(self) -> BranchTable:
         """The branches of the conversation: rewind, fork, check out."""
+        from ._branches import BranchTable
+
         return BranchTable(self)
 
     @property
@@ -604,6 +633,8 @@ class ReActAgent(ReActAgentBase):
         return live
 
     async def _summarizing(self) -> Msg:
+        from nb_hitl.compression import SUMMARIZE_PROMPT
+
         prompt = await self.format_prompt()
         prompt.append({"role": "user", "content": SUMMARIZE_PROMPT})
         msg = await self._stream_model(prompt, None)
@@ -703,6 +734,8 @@ class ReActAgent(ReActAgentBase):
                 if any(isinstance(b, ToolUseBlock) for b in kept):
                     calls.open_calls_of(live)
                 extra[MetaKey.PARTIAL_MSG_ID] = live.id
+                from .resume import answer_text, text_digest
+
                 extra[MetaKey.PARTIAL_DIGEST] = text_digest(answer_text(live))
         closed, results = calls.close_interrupted()
         if closed["not_run"] or closed["interrupted"]:
@@ -758,6 +791,8 @@ class ReActAgent(ReActAgentBase):
             ValueError: ``state["steering"]`` or ``state["branches"]`` is malformed (nothing
                 changed).
         """
+        from ._branches import BranchTable
+
         queued = parse_queue(state.get("steering") if isinstance(state, dict) else None)
         table, active = BranchTable.parse(
             state.get("branches") if isinstance(state, dict) else None

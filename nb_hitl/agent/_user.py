@@ -28,6 +28,7 @@ from nb_hitl.exceptions import NbHitlError
 from nb_hitl.message import Msg
 
 from ._base import AgentBase
+from ._lifecycle import on_loop_thread
 from ._structured import check_structured_model
 from ._user_input import TerminalUserInput, UserInputBase, UserInputData, ask_fields, read_line
 
@@ -68,11 +69,14 @@ class QueueInput:
             self._queue.put_nowait(item)
 
     def put_threadsafe(self, item: str | Msg) -> None:
-        """Queue one input from any thread."""
-        if self._queue is None or self._loop is None:
+        """Queue one input from any thread (through the agent's one hop, ``on_loop_thread``)."""
+        queue = self._queue
+        if queue is None or self._loop is None:
             self._early.append(item)
         else:
-            self._loop.call_soon_threadsafe(self._queue.put_nowait, item)
+            on_loop_thread(
+                self._loop, lambda: queue.put_nowait(item), lambda: queue.put_nowait(item)
+            )
 
     @property
     def waiting(self) -> int:

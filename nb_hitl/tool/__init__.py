@@ -20,16 +20,9 @@ from typing import TYPE_CHECKING
 
 from nb_hitl._lazy import attach
 
-from ._background import BackgroundTask
-from ._background import background_owner as background_owner  # for agents (docstring)
-from ._execute import ToolCallStream
-from ._groups import ToolGroup
-from ._kind import ToolKind, tool_kind
-from ._response import ToolResponse
-from ._schema import strip_titles as strip_titles  # for structured output (docstring)
-from ._toolkit import RegisteredTool, Toolkit
-
 if TYPE_CHECKING:
+    from ._background import BackgroundTask
+    from ._background import background_owner as background_owner  # for agents (docstring)
     from ._builtin import (
         execute_python_code,
         execute_shell_command,
@@ -37,6 +30,13 @@ if TYPE_CHECKING:
         view_text_file,
         write_text_file,
     )
+    from ._execute import ToolCallStream
+    from ._groups import ToolGroup
+    from ._kind import ToolKind, tool_kind
+    from ._registered import RegisteredTool
+    from ._response import ToolResponse
+    from ._schema import strip_titles as strip_titles  # for structured output (docstring)
+    from ._toolkit import Toolkit
 
 # AgentScope's names first, in its order, then nb_hitl's own.
 __all__ = [
@@ -55,10 +55,21 @@ __all__ = [
     "write_text_file",
 ]
 
+# Each name loads its module on first use: an agent reads ``ToolResponse`` and
+# ``background_owner`` at import, and the ``Toolkit`` (schemas, execution, groups, skills) only
+# when it makes one. Type checkers read the imports above instead.
 if not TYPE_CHECKING:
     __getattr__, __dir__ = attach(
         __name__,
         {
+            "._background": ("BackgroundTask", "background_owner"),
+            "._execute": ("ToolCallStream",),
+            "._groups": ("ToolGroup",),
+            "._kind": ("ToolKind", "tool_kind"),
+            "._registered": ("RegisteredTool",),
+            "._response": ("ToolResponse",),
+            "._schema": ("strip_titles",),
+            "._toolkit": ("Toolkit",),
             "._builtin": (
                 "execute_python_code",
                 "execute_shell_command",

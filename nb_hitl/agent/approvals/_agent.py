@@ -19,17 +19,19 @@ from typing import TYPE_CHECKING, Any, Protocol
 from nb_hitl.exceptions import AgentBusyError, ApprovalError
 from nb_hitl.message import Msg, ToolUseBlock
 
-from ._ask_user import Answer
-from ._gate import DEFAULT_TIMEOUT, ApprovalGate, DecisionWord
-from ._policy import AllowedTools, PermissionPolicy, Verdict
-from ._questions import PendingQuestion
-from ._rule import PermissionRule, Scope
-from ._state import Decision, PendingApproval
+from ._hop import DEFAULT_TIMEOUT
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the gate and its types load with the first agent (``ApprovalGate(agent)``)
     from nb_hitl.events import Handler, Subscription
     from nb_hitl.session import SessionInfo
     from nb_hitl.tool import Toolkit
+
+    from ._ask_user import Answer
+    from ._gate import ApprovalGate, DecisionWord
+    from ._policy import AllowedTools, PermissionPolicy, Verdict
+    from ._questions import PendingQuestion
+    from ._rule import PermissionRule, Scope
+    from ._state import Decision, PendingApproval
 
 
 class GateOwner(Protocol):

@@ -38,7 +38,7 @@ from nb_hitl.exceptions import ApprovalError, ConfigError, ToolError
 from nb_hitl.message import MetaKey, Msg, ToolResultBlock, ToolUseBlock
 
 from ._callback import Allow, Ask, Deny, ToolContext, consult
-from ._hop import run_on_loop, submit
+from ._hop import DEFAULT_TIMEOUT, run_on_loop, submit
 from ._policy import MODE_TEXT, MODES, AllowedTools, PermissionPolicy, Verdict
 from ._questions import QuestionInbox
 from ._rule import Behavior, PermissionRule, Scope
@@ -62,7 +62,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 DecisionWord = Literal["approve", "approved", "edit", "edited", "deny", "denied"]
-DEFAULT_TIMEOUT = 10.0
 _WORDS = {"approved": "approve", "edited": "edit", "denied": "deny"}
 
 

@@ -19,6 +19,9 @@ from .._lifecycle import on_loop_thread
 
 T = TypeVar("T")
 
+DEFAULT_TIMEOUT = 10.0
+"""Seconds a decision or an answer made off the loop waits for the loop to take it."""
+
 
 def loop_if_running(loop: asyncio.AbstractEventLoop | None) -> asyncio.AbstractEventLoop | None:
     """``loop`` if it is open and running, else None."""
