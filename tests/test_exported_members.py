@@ -129,6 +129,33 @@ def test_an_agent_import_leaves_optional_model_and_formatter_modules_unloaded() 
     assert out.stdout.strip() == ""
 
 
+def test_an_agent_import_leaves_the_parts_for_the_first_agent_made() -> None:
+    # What only a made agent needs loads with the first one: the gate, the parts, the
+    # compression settings (and with them the token counters), the formatter, the Toolkit.
+    later = (
+        "nb_hitl.agent.approvals._gate",
+        "nb_hitl.agent._compressor",
+        "nb_hitl.agent._branches",
+        "nb_hitl.agent.resume",
+        "nb_hitl.compression._config",
+        "nb_hitl.token",
+        "nb_hitl.formatter",
+        "nb_hitl.tool._toolkit",
+    )
+    code = (
+        "import sys\nfrom nb_hitl import ReActAgent, Msg, ScriptedModel\n"
+        f"later = {later!r}\n"
+        "print(','.join(m for m in later if m in sys.modules))\n"
+        "agent = ReActAgent('a', 'be brief', ScriptedModel.demo())\n"
+        "agent.resumer, agent.branch_table\n"
+        "print(','.join(m for m in later if m not in sys.modules))\n"
+        "from nb_hitl.compression import CompressionConfig\n"
+        "print(ReActAgent.CompressionConfig is CompressionConfig)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == ["", "", "True"]
+
+
 def test_every_subpackage_all_is_importable() -> None:
     import importlib
 
