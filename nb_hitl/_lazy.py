@@ -49,3 +49,14 @@ def attach(
         return sorted({*vars(sys.modules[package]), *origin, *lazy_modules})
 
     return __getattr__, __dir__
+
+
+class LazyAttribute:
+    """A class attribute that is ``getattr(import_module(module), name)``, imported when first
+    read (on the class or an instance), e.g. ``ReActAgent.CompressionConfig``."""
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        return getattr(importlib.import_module(self.module), self.name)

@@ -21,6 +21,7 @@ import concurrent.futures
 import functools
 from typing import TYPE_CHECKING, Any
 
+from nb_hitl._lazy import LazyAttribute
 from nb_hitl.events import (
     Event,
     MessageAdded,
@@ -48,9 +49,7 @@ from ._structured import (
 )
 from .approvals import ApprovalMethods
 
-# What an agent needs only once it is made, or once it compresses, resumes or branches, loads
-# then (``from nb_hitl import ReActAgent`` stays cheap): the gate, the parts, the default
-# formatter and toolkit, the compression settings. Type checkers read them here.
+# Loaded when an agent is made or uses a part (the import stays cheap); type checkers read them.
 if TYPE_CHECKING:
     from nb_hitl.compression import CompressionConfig as Config
     from nb_hitl.compression import CompressionPlan, CompressionResult
@@ -61,16 +60,6 @@ if TYPE_CHECKING:
     from ._compressor import Compressor
     from .approvals import PermissionPolicy
     from .resume import ResumePoint, Resumer
-
-
-class _CompressionConfigClass:
-    """``ReActAgent.CompressionConfig``: ``nb_hitl.compression.CompressionConfig`` itself,
-    imported when first read (the compression settings load with the first agent made)."""
-
-    def __get__(self, obj: object, owner: type | None = None) -> type[Config]:
-        from nb_hitl.compression import CompressionConfig
-
-        return CompressionConfig
 
 
 STOPPED_TEXT = (
@@ -98,9 +87,11 @@ class ReActAgent(ReActAgentBase):
             (``PermissionPolicy``; default: calls wait when their tool needs approval).
     """
 
-    CompressionConfig = _CompressionConfigClass()
-    """AgentScope's ``ReActAgent.CompressionConfig`` (the same class as
-    ``nb_hitl.agent.CompressionConfig``)."""
+    if TYPE_CHECKING:
+        CompressionConfig = Config
+    else:  # loaded when first read
+        CompressionConfig = LazyAttribute("nb_hitl.compression", "CompressionConfig")
+    """AgentScope's ``ReActAgent.CompressionConfig`` (``nb_hitl.agent.CompressionConfig``)."""
 
     supported_hook_types = REACT_HOOK_TYPES
     _loop_runs_step_hooks = True
@@ -123,6 +114,9 @@ class ReActAgent(ReActAgentBase):
         interrupt_text: str = DEFAULT_INTERRUPT_TEXT,
         permissions: PermissionPolicy | None = None,
     ) -> None:
+        from nb_hitl.formatter import OpenAIChatFormatter
+        from nb_hitl.tool import Toolkit
+
         from .approvals import ApprovalGate
 
         super().__init__(name, interrupt_text=interrupt_text)
@@ -136,16 +130,8 @@ class ReActAgent(ReActAgentBase):
             )
         self.sys_prompt = sys_prompt
         self.model = model
-        if formatter is None:
-            from nb_hitl.formatter import OpenAIChatFormatter
-
-            formatter = OpenAIChatFormatter(plain_content=True)
-        self.formatter = formatter
-        if toolkit is None:
-            from nb_hitl.tool import Toolkit
-
-            toolkit = Toolkit()
-        self.toolkit = toolkit
+        self.formatter = formatter or OpenAIChatFormatter(plain_content=True)
+        self.toolkit = toolkit or Toolkit()
         self.memory = memory if memory is not None else InMemoryMemory()
         self.compression_config = compression_config
         self.max_iters = max_iters
