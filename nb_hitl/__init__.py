@@ -107,8 +107,10 @@ def show(agent: Any, **kwargs: Any) -> Any:
 
     An agent gets an ``AgentPanel`` (chat + memory inspector); a ``MsgHub`` gets a
     ``HubPanel`` (one transcript for all participants, Stop, the pause prompt; run the
-    discussion with ``panel.start(...)``). In a marimo notebook the panel comes inside a
-    ``MarimoHost`` anywidget, which marimo displays (``host.root`` is the panel).
+    discussion with ``panel.start(...)``). In a marimo notebook the panel comes as marimo
+    shows it (``nb_hitl.widgets.marimo_panel``): a panel drawn by one front-end module through
+    ``mo.ui.anywidget`` (``view.widget`` is the panel), the others inside a ``MarimoHost``
+    anywidget (``host.root`` is the panel).
 
     Raises:
         TypeError: ``agent`` is neither an agent nor a ``MsgHub`` (checked before any widget
@@ -132,7 +134,7 @@ def show(agent: Any, **kwargs: Any) -> Any:
     if in_marimo():
         from nb_hitl.widgets import marimo_panel
 
-        return marimo_panel(agent, **kwargs)  # type: ignore[arg-type]  # (it takes a MsgHub too)
+        return marimo_panel(agent, **kwargs)
     if isinstance(agent, MsgHub):
         from nb_hitl.widgets import HubPanel
 

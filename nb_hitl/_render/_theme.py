@@ -80,6 +80,10 @@ INK = {"light": "#ffffff", "dark": "#111111"}
 
 DARK_SCOPES = 'body[data-jp-theme-light="false"], body.vscode-dark'
 """Selectors of a page in a dark theme."""
+LIGHT_SCOPES = ":root, .nbh-panel[data-nbh-theme]"
+"""Where the (light) variables are defined: the page, and a panel in a shadow root."""
+SHADOW_DARK = '.nbh-panel[data-nbh-theme="dark"]'
+"""A panel in a shadow root of a dark page (marimo's dark theme)."""
 
 NEUTRAL = {
     "fg": "var(--jp-ui-font-color1, #1f2933)",
@@ -115,7 +119,12 @@ def paint(
 
 
 def variables() -> str:
-    """The variables' definitions: light on ``:root``, dark under ``DARK_SCOPES``."""
+    """The variables' definitions: light on ``:root``, dark under ``DARK_SCOPES``.
+
+    A panel drawn in a shadow root (marimo's ``mo.ui.anywidget``), where this stylesheet's
+    ``:root`` and ``body`` match nothing, carries the page's theme on its root instead
+    (``data-nbh-theme``, set by ``js/src/shared/host.js``): the same values are defined there.
+    """
     light = "".join(f"--nb-hitl-{k}: {v}; " for k, v in LIGHT.items())
     dark = "".join(f"--nb-hitl-{k}: {v}; " for k, v in DARK.items())
     speakers = "".join(f"--nb-hitl-speaker-{i}: {c}; " for i, c in enumerate(SPEAKERS))
@@ -125,10 +134,10 @@ def variables() -> str:
     neutral += f"--nb-hitl-button-ink: {INK['light']}; "
     muted = "color-mix(in srgb, var(--nb-hitl-fg) 72%, var(--nb-hitl-bg))"
     return (
-        f":root {{ {neutral}{light}{speakers}--nb-hitl-ink: {INK['light']}; }}\n"
-        f"{DARK_SCOPES} {{ {dark}{night}--nb-hitl-ink: {INK['dark']}; }}\n"
+        f"{LIGHT_SCOPES} {{ {neutral}{light}{speakers}--nb-hitl-ink: {INK['light']}; }}\n"
+        f"{DARK_SCOPES}, {SHADOW_DARK} {{ {dark}{night}--nb-hitl-ink: {INK['dark']}; }}\n"
         "@supports (color: color-mix(in srgb, red, blue)) {\n"
-        f"  :root {{ --nb-hitl-muted: {muted}; }} }}\n"
+        f"  {LIGHT_SCOPES} {{ --nb-hitl-muted: {muted}; }} }}\n"
     )
 
 

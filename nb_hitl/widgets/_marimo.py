@@ -16,83 +16,50 @@ streaming reply redraws only its live row's tail, at the chat's own rate.
 notebook (``in_marimo()``); ``marimo_panel(agent)`` does so anywhere. In marimo the reply runs
 as a task on the kernel's event loop, which keeps running between cells, and the host's
 messages are handled on that loop, so Stop lands while a reply streams.
+
+The native route (issue #32): a panel that is one ``PanelModel`` (an anywidget drawing its
+whole view from a snapshot and sequenced ops, ``_model.py``) needs no emulation. marimo shows
+it through ``mo.ui.anywidget`` (``native_view``), which opens the model's comm as marimo's own
+``MarimoComm``: custom messages both ways (the ops to the page, the page's actions back,
+binary buffers included), on the kernel's event loop, bound to the session the panel was made
+in, so a send from a background task or another thread reaches the page. ``marimo_panel`` and
+``nb_hitl.show`` take that route for every panel class that is a ``PanelModel`` (the memory
+inspector and the compression explorer today; the chat, the agent panel and the hub panel as
+they become one) and keep ``MarimoHost`` for the rest until none is left.
 """
 
 from __future__ import annotations
 
 import logging
-import sys
-import uuid
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anywidget
 import ipywidgets as w
 
 from ._comm import tap, tapped
+from ._in_marimo import MARIMO_NOTE, hosting, in_marimo, prepare_marimo
 from ._loop import LoopBridge
 from ._marimo_css import BASE_CSS
 from ._marimo_html import layout_style, render
-from ._model import static_file
-
-if TYPE_CHECKING:
-    from nb_hitl.agent import AgentBase
+from ._model import PanelModel, static_file
 
 logger = logging.getLogger("nb_hitl.widgets")
 
-MARIMO_NOTE = "comm.create_comm called with target_name"
-"""The start of marimo's warning for every ipywidget made in its kernel (each would otherwise
-log one line; the host draws them)."""
 
+def native_view(panel: PanelModel) -> Any:
+    """``panel`` as marimo shows it: ``mo.ui.anywidget(panel)`` (imports marimo).
 
-def in_marimo() -> bool:
-    """True inside a running marimo notebook or app (``marimo edit`` / ``marimo run``).
-
-    marimo is not imported for the check: a kernel that has not imported it is not marimo's.
+    The result is what a cell displays; it passes attributes through to the panel
+    (``view.refresh()``, ``view.chat``), and ``view.widget`` is the panel itself.
     """
-    mo = sys.modules.get("marimo")
-    if mo is None:
-        return False
-    try:
-        return bool(mo.running_in_notebook())
-    except Exception:  # an unexpected marimo version: not a place to fail
-        return False
+    if not isinstance(panel, PanelModel):
+        raise TypeError(
+            f"native_view shows a PanelModel (an nb_hitl panel drawn by one front-end module); "
+            f"got {type(panel).__name__}. For other widgets use MarimoHost."
+        )
+    import marimo as mo
 
-
-class _QuietMarimo(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not str(record.msg).startswith(MARIMO_NOTE)
-
-
-def prepare_marimo() -> None:
-    """Get marimo's kernel ready for hosted widgets (idempotent).
-
-    - marimo gives every ipywidget a comm of its own when it is constructed
-      (``Widget.on_widget_constructed``); for an anywidget made outside a cell's run (a
-      streaming row made by a background task) that fails in marimo 0.25 (its ES module's
-      virtual file is not created until the cell ends: ``AssertionError``). nb_hitl's own
-      anywidgets are shown only through a ``MarimoHost``, so they get a placeholder comm that
-      the host replaces; every other widget goes to marimo as before.
-    - marimo's warning for each ipywidget that is not an anywidget is dropped.
-    """
-    log = logging.getLogger("marimo")
-    if not any(isinstance(f, _QuietMarimo) for f in log.filters):
-        log.addFilter(_QuietMarimo())
-    inner = w.Widget._widget_construction_callback
-    if inner is None or getattr(inner, "_nb_hitl", False):
-        return
-
-    def construct(widget: w.Widget) -> None:
-        mine = type(widget).__module__.startswith("nb_hitl.")
-        if mine and isinstance(widget, anywidget.AnyWidget) and not isinstance(widget, MarimoHost):
-            from comm import DummyComm
-
-            cid = getattr(widget, "_model_id", None) or uuid.uuid4().hex
-            widget.comm = DummyComm(comm_id=cid, target_name="jupyter.widget")
-            return
-        inner(widget)
-
-    construct._nb_hitl = True  # type: ignore[attr-defined]
-    w.Widget.on_widget_constructed(construct)
+    return mo.ui.anywidget(panel)
 
 
 class MarimoHost(anywidget.AnyWidget):
@@ -106,6 +73,8 @@ class MarimoHost(anywidget.AnyWidget):
 
     _esm = static_file("marimo_host.js")
     _css = BASE_CSS
+    _nb_hitl_host = True
+    """marimo shows this anywidget itself (``prepare_marimo``)."""
 
     def __init__(self, root: w.Widget) -> None:
         if not isinstance(root, w.Widget):
@@ -298,22 +267,46 @@ def _box_classes(widget: w.Box) -> str:
     return " ".join([*parts, *widget._dom_classes])
 
 
-def marimo_panel(agent: AgentBase, **kwargs: Any) -> MarimoHost:
-    """The panel for ``agent`` (or a ``MsgHub``) as one anywidget marimo shows.
+def marimo_panel(agent: Any, **kwargs: Any) -> Any:
+    """The panel for ``agent`` (or a ``MsgHub``) as marimo shows it.
 
-    ``kwargs`` are ``nb_hitl.show``'s (``AgentPanel`` or ``HubPanel`` options). The result is
-    what a cell displays (``mo.ui.anywidget(host)`` works too); ``host.root`` is the panel.
+    ``kwargs`` are ``nb_hitl.show``'s (``AgentPanel`` or ``HubPanel`` options). A panel class
+    that is one ``PanelModel`` comes through ``mo.ui.anywidget`` (``native_view``; the
+    result's ``widget`` is the panel); the others inside a ``MarimoHost`` (``host.root`` is
+    the panel). ``agent`` may also be a panel already made: a ``PanelModel``
+    (``MemoryInspector(agent)``) or any other ipywidget.
     """
     prepare_marimo()
+    from nb_hitl.agent import AgentBase
     from nb_hitl.pipeline import MsgHub
 
     from ._panel import AgentPanel
     from .hub import HubPanel
 
-    panel: w.Widget = (
-        HubPanel(agent, **kwargs) if isinstance(agent, MsgHub) else AgentPanel(agent, **kwargs)
-    )
+    if isinstance(agent, PanelModel):
+        return native_view(agent)
+    if isinstance(agent, w.Widget):
+        return MarimoHost(agent)
+    if not isinstance(agent, (AgentBase, MsgHub)):
+        raise TypeError(
+            "marimo_panel() takes an agent, a MsgHub or an nb_hitl panel, got "
+            f"{type(agent).__name__}."
+        )
+    kind: Any = HubPanel if isinstance(agent, MsgHub) else AgentPanel
+    native = issubclass(kind, PanelModel)
+    if native:
+        return native_view(kind(agent, **kwargs))
+    with hosting():
+        panel = kind(agent, **kwargs)
     return MarimoHost(panel)
 
 
-__all__ = ["MarimoHost", "in_marimo", "marimo_panel", "prepare_marimo"]
+__all__ = [
+    "MARIMO_NOTE",
+    "MarimoHost",
+    "hosting",
+    "in_marimo",
+    "marimo_panel",
+    "native_view",
+    "prepare_marimo",
+]

@@ -36,6 +36,7 @@ from typing import Any
 import anywidget
 import traitlets
 
+from ._in_marimo import in_marimo, prepare_marimo
 from ._loop import LoopBridge
 
 logger = logging.getLogger("nb_hitl.widgets")
@@ -108,6 +109,13 @@ def _index(items: list[Any], item_id: Any) -> int:
     return -1
 
 
+def _prepare_host() -> None:
+    """In marimo, its construction hook wrapped before the first panel is made (a child made
+    later by a click, outside a cell's run, must not reach marimo's: ``_in_marimo.py``)."""
+    if in_marimo():
+        prepare_marimo()
+
+
 class PanelModel(anywidget.AnyWidget):
     """A panel's one model: its view state, sent as sequenced ops; actions from its page.
 
@@ -120,6 +128,9 @@ class PanelModel(anywidget.AnyWidget):
         bridge: the kernel loop actions run on (by default the loop running now).
         **kwargs: passed to ``anywidget.AnyWidget`` (``layout``...).
     """
+
+    _nb_hitl_panel = True
+    """One model draws the whole panel: marimo may show it natively (``_in_marimo.py``)."""
 
     snapshot = traitlets.Dict().tag(sync=True)
     """The state a new view starts from: ``{v, seq, state}`` (see module doc)."""
@@ -138,6 +149,7 @@ class PanelModel(anywidget.AnyWidget):
         self._host: tuple[PanelModel, str] | None = None
         self.sent = 0
         """Op batches and snapshots sent (benches and tests)."""
+        _prepare_host()
         super().__init__(snapshot=self._snapshot(), **kwargs)
         self.on_msg(self._on_msg)
 

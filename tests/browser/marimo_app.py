@@ -2,7 +2,9 @@
 of its own). ``?case=chat``: the demo agent, streaming slowly; ``?case=look``: a tool that
 needs approval, a model error and a long answer, over a long memory (the look matrix);
 ``?case=hub``: two speakers in a ``MsgHub`` (``nb_hitl.show(hub)``); ``?case=bench``: a long
-answer at 500 tokens/s (``bench/stop_in_marimo.py``)."""
+answer at 500 tokens/s (``bench/stop_in_marimo.py``); ``?case=inspector`` and
+``?case=explorer``: the memory inspector and the compression explorer of a long conversation,
+each one ``PanelModel`` shown natively (``marimo_panel(panel)``: ``mo.ui.anywidget``)."""
 
 import marimo
 
@@ -29,7 +31,15 @@ def _():
 
     case = mo.query_params().get("case") or "chat"
     chat_options = {}
-    if case == "bench":  # bench/stop_in_marimo.py: a long answer, fast; only the last rows
+    if case in ("inspector", "explorer"):
+        agent = ReActAgent(
+            "Analyst",
+            "You are a careful data analyst.",
+            ScriptedModel(),
+            compression_config=CompressionConfig(trigger_threshold=12000, keep_recent=6),
+        )
+        agent.memory.add_sync(long_task_transcript())
+    elif case == "bench":  # bench/stop_in_marimo.py: a long answer, fast; only the last rows
         text = " ".join(f"word{i}" for i in range(8000))
         agent = ReActAgent(
             "Friday",
@@ -91,7 +101,14 @@ def _():
             ScriptedModel.demo(tokens_per_second=15),
             toolkit=demo_toolkit(),
         )
-    if case == "hub":
+    if case in ("inspector", "explorer"):
+        from nb_hitl.widgets import CompressionExplorer, MemoryInspector, marimo_panel
+
+        if case == "inspector":
+            panel = marimo_panel(MemoryInspector(agent))
+        else:
+            panel = marimo_panel(CompressionExplorer(agent, budget=9000))
+    elif case == "hub":
         panel = nb_hitl.show(agent)
     else:
         panel = nb_hitl.show(agent, session=None, chat=chat_options)

@@ -1,5 +1,7 @@
 // A panel's view: its store, its root element, and cleanup when the view goes.
+import "./icons.css";
 import { sendAction } from "./actions.js";
+import { followPageTheme } from "./host.js";
 import { storeFor } from "./store.js";
 
 /**
@@ -22,6 +24,7 @@ export function panelView({ className, setup, draw, extraOps }) {
     const root = document.createElement("div");
     root.className = className;
     el.append(root);
+    const unfollow = followPageTheme(el, root); // marimo: a shadow root (shared/host.js)
     const ctx = { model, el, root, act: (name, args) => sendAction(model, name, args), store };
     setup?.(ctx);
     const all = () => new Set(Object.keys(store.state));
@@ -29,6 +32,7 @@ export function panelView({ className, setup, draw, extraOps }) {
     const off = store.subscribe((state, changed, verdict) => draw(ctx, state, changed, verdict));
     return () => {
       off();
+      unfollow();
       model.off?.("change:_dom_classes", classes);
       ctx.teardown?.();
       root.remove();

@@ -1,0 +1,245 @@
+"""marimo's native route headless: a panel that is one ``PanelModel`` goes to marimo through
+``mo.ui.anywidget``, over marimo's own comm (``MarimoComm``: the ops reach the page as custom
+messages, the page's actions come back and run on the kernel loop, whatever thread delivers
+them); ``prepare_marimo``'s construction hook sends such panels to marimo and keeps a
+placeholder for what a host draws. The browser half is ``tests/browser/test_native_in_marimo.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from typing import Any
+
+import anywidget
+import ipywidgets as w
+import marimo
+import pytest
+from comm import DummyComm
+from marimo._plugins.ui._impl.anywidget.init import WIDGET_COMM_MANAGER, init_marimo_widget
+from marimo._plugins.ui._impl.comm import MarimoComm
+from marimo._runtime.commands import ModelCommand, ModelCustomMessage
+from widget_helpers import until
+
+import nb_hitl
+from nb_hitl.agent import ReActAgent
+from nb_hitl.model import ScriptedModel
+from nb_hitl.widgets import (
+    AgentPanel,
+    CompressionExplorer,
+    MarimoHost,
+    MemoryInspector,
+    marimo_panel,
+)
+from nb_hitl.widgets._keys import KeyBindings
+from nb_hitl.widgets._loop import LoopBridge
+from nb_hitl.widgets._marimo import hosting, native_view, prepare_marimo
+from nb_hitl.widgets._model import PanelModel
+
+XSS = '<img src=x onerror="alert(1)">'
+
+
+def friday(script: list[object] | None = None) -> ReActAgent:
+    return ReActAgent("Friday", "You are a test agent.", ScriptedModel(script or ["Hi."]))
+
+
+class Stream:
+    """marimo's session stream as a test sees it: every notification the kernel writes."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.threads: set[str] = set()
+
+    def write(self, data: bytes) -> None:
+        self.threads.add(threading.current_thread().name)
+        self.sent.append(json.loads(data))
+
+    def custom(self, model_id: str) -> list[Any]:
+        """The custom messages the page of ``model_id`` received, in order."""
+        return [
+            n["message"]["content"]
+            for n in self.sent
+            if n.get("op") == "model-lifecycle"
+            and n.get("model_id") == model_id
+            and n["message"].get("method") == "custom"
+        ]
+
+
+def on_marimo_comm(panel: PanelModel) -> Stream:
+    """Open ``panel``'s comm as marimo's construction hook does, writing to a test stream."""
+    init_marimo_widget(panel)
+    assert isinstance(panel.comm, MarimoComm)
+    stream = Stream()
+    panel.comm._stream = stream  # type: ignore[assignment]  # the session it is bound to
+    return stream
+
+
+def page_sends(panel: PanelModel, content: Any, buffers: list[bytes] | None = None) -> None:
+    """The page sends ``content`` to ``panel``, as marimo's kernel hands it a ``ModelCommand``."""
+    WIDGET_COMM_MANAGER.receive_comm_message(
+        ModelCommand(
+            model_id=panel.model_id,  # type: ignore[arg-type]
+            message=ModelCustomMessage(content=content),
+            buffers=buffers or [],
+        )
+    )
+
+
+class Echo(PanelModel):
+    """A panel whose action ``say`` sets its ``text`` part (and records the thread)."""
+
+    _esm = "export default { render() {} };"
+
+    def __init__(self, agent: Any = None, **_kwargs: Any) -> None:
+        super().__init__({"text": ""})
+        self.agent = agent
+        self.threads: list[int] = []
+        self.on_action("say", self._say)
+
+    def _say(self, text: str = "") -> None:
+        self.threads.append(threading.get_ident())
+        self.set_view(text=text)
+
+
+async def test_a_panel_model_is_shown_through_mo_ui_anywidget() -> None:
+    agent = friday()
+    agent.memory.add_sync([nb_hitl.Msg("User", f"hi {XSS}", "user")])
+    inspector = MemoryInspector(agent)
+    view = marimo_panel(inspector)
+    assert isinstance(view, marimo.ui.anywidget) and view.widget is inspector
+    assert view.refresh == inspector.refresh  # attributes pass through to the panel
+    kind, html = view._mime_()
+    assert kind == "text/html" and "marimo-anywidget" in html and inspector.model_id in html
+    assert XSS not in html  # the state travels on the comm, not in the cell's HTML
+    with pytest.raises(TypeError, match="MarimoHost"):
+        native_view(w.HTML("x"))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="marimo_panel"):
+        marimo_panel(3)
+
+
+async def test_show_takes_the_native_route_for_a_panel_model_class(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import nb_hitl.widgets._panel as panel_module
+
+    monkeypatch.setattr(marimo, "running_in_notebook", lambda: True)
+    agent = friday()
+    legacy = nb_hitl.show(agent, session=None)  # AgentPanel is ipywidgets today: the host
+    assert isinstance(legacy, MarimoHost) and isinstance(legacy.root, AgentPanel)
+    monkeypatch.setattr(panel_module, "AgentPanel", Echo)  # once it is one PanelModel
+    view = nb_hitl.show(agent, session=None)
+    assert isinstance(view, marimo.ui.anywidget) and isinstance(view.widget, Echo)
+    assert view.widget.agent is agent
+
+
+async def test_ops_reach_the_page_and_actions_come_back_over_marimos_comm() -> None:
+    panel = Echo()
+    stream = on_marimo_comm(panel)
+    loop_thread = threading.get_ident()
+    panel.set_view(text="first")
+    assert stream.custom(panel.model_id) == [
+        {"t": "ops", "seq": 1, "ops": [{"op": "set", "key": "text", "value": "first"}]}
+    ]
+    # A click: the page's action, handled on the loop, its redraw sent back in order.
+    page_sends(panel, {"t": "action", "name": "say", "args": {"text": f"from the page {XSS}"}})
+    await until(lambda: panel.state["text"].startswith("from the page"), what="the action")
+    assert panel.threads == [loop_thread]
+    # From another thread (marimo's kernel may hand messages over from one): still the loop.
+    worker = threading.Thread(
+        target=page_sends, args=(panel, {"t": "action", "name": "say", "args": {"text": "2"}})
+    )
+    worker.start()
+    worker.join()
+    await until(lambda: panel.state["text"] == "2", what="the action from another thread")
+    assert panel.threads == [loop_thread, loop_thread]
+    # Binary buffers with a message do not get in its way; a page that is behind gets a snapshot.
+    page_sends(panel, {"t": "sync", "seq": 0}, buffers=[b"\x00\x01"])
+    await until(lambda: stream.custom(panel.model_id)[-1].get("t") == "snapshot", what="sync")
+    messages = stream.custom(panel.model_id)
+    assert [m["seq"] for m in messages if m["t"] == "ops"] == [1, 2, 3]
+    assert messages[-1]["snapshot"]["state"] == {"text": "2"}
+    # Bad messages are ignored and the panel stays usable.
+    for bad in (None, 3, "x", {"t": "action", "name": 5}, {"t": "action", "name": "say",
+                "args": 7}):  # fmt: skip
+        page_sends(panel, bad)
+    page_sends(panel, {"t": "action", "name": "say", "args": {"text": "still"}})
+    await until(lambda: panel.state["text"] == "still", what="usable after bad messages")
+
+
+async def test_a_send_from_a_background_thread_reaches_the_session_of_the_panel() -> None:
+    panel = Echo()
+    stream = on_marimo_comm(panel)
+    worker = threading.Thread(target=panel.set_view, kwargs={"text": "late"}, name="bg")
+    worker.start()
+    worker.join()
+    assert stream.custom(panel.model_id)[-1]["ops"][0]["value"] == "late"
+    assert "bg" in stream.threads
+
+
+def test_marimo_keeps_custom_messages_apart() -> None:
+    """marimo merges queued trait updates of a model (last write wins) but not custom
+    messages: two actions sent together both arrive (what the route relies on)."""
+    from marimo._runtime.utils.set_ui_element_request_manager import merge_batchable_commands
+
+    first, second = (
+        ModelCommand(model_id="m", message=ModelCustomMessage(content={"n": n}), buffers=[])  # type: ignore[arg-type]
+        for n in (1, 2)
+    )
+    merged = merge_batchable_commands([first, second])
+    assert [c.message.content for c in merged] == [{"n": 1}, {"n": 2}]  # type: ignore[union-attr]
+
+
+class Hook:
+    """A stand-in for marimo's construction hook (records; can fail like marimo 0.25 does
+    for a widget made outside a cell's run)."""
+
+    def __init__(self) -> None:
+        self.seen: list[w.Widget] = []
+        self.fail = False
+
+    def __call__(self, widget: w.Widget) -> None:
+        if self.fail and isinstance(widget, anywidget.AnyWidget):
+            raise AssertionError  # marimo: the ES module's virtual file needs a running cell
+        self.seen.append(widget)
+
+
+@pytest.fixture
+def hook() -> Any:
+    before = w.Widget._widget_construction_callback
+    marimo_hook = Hook()
+    w.Widget.on_widget_constructed(marimo_hook)
+    prepare_marimo()
+    try:
+        yield marimo_hook
+    finally:
+        w.Widget.on_widget_constructed(before)
+
+
+async def test_panels_go_to_marimo_and_what_a_host_draws_gets_a_placeholder(hook: Hook) -> None:
+    from nb_hitl.agent import CompressionConfig
+    from nb_hitl.demo import long_task_transcript
+
+    agent = ReActAgent("Friday", "You are a test agent.", ScriptedModel(),
+                       compression_config=CompressionConfig(trigger_threshold=6000))  # fmt: skip
+    agent.memory.add_sync(long_task_transcript()[:24])
+    inspector = MemoryInspector(agent)
+    label = w.HTML("x")
+    keys = KeyBindings("nb-hitl-chat", [], LoopBridge())  # an ipywidgets chat's part
+    with hosting():  # a tree built for a MarimoHost
+        hosted = MemoryInspector(agent)
+    assert inspector in hook.seen and label in hook.seen
+    assert keys not in hook.seen and hosted not in hook.seen
+    assert isinstance(keys.comm, DummyComm) and isinstance(hosted.comm, DummyComm)
+    hook.fail = True  # an explorer opened by a click, outside a cell's run
+    explorer = inspector.open_explorer()
+    assert isinstance(explorer, CompressionExplorer) and isinstance(explorer.comm, DummyComm)
+    assert "explorer" in inspector.state  # drawn inside the inspector: it needs no comm
+
+
+async def test_the_legacy_route_builds_its_tree_for_the_host(hook: Hook) -> None:
+    host = marimo_panel(friday(), session=None)
+    assert isinstance(host, MarimoHost)
+    assert host.root.inspector not in hook.seen  # built for the host, not opened by marimo
+    assert host.root in hook.seen  # an ipywidgets box: marimo's as before
+    await asyncio.sleep(0)
