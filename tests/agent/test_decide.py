@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from nb_hitl.agent import ReActAgent
+from nb_hitl.agent import PermissionRule, ReActAgent
 from nb_hitl.events import ApprovalRequested
 from nb_hitl.exceptions import ApprovalError
 from nb_hitl.message import Msg
@@ -133,7 +133,9 @@ async def test_a_decision_with_a_rule_decides_the_other_waiting_calls_it_covers(
     ran: list[str] = []
     agent = mail_agent(ran, [mail_turn("ann", "bob"), mail_turn("cid"), "Sent."])
     task = await parked(agent)
-    agent.decide("m1", "approve", rule="session")
+    # a scope word gives the narrow suggested rule (test_permission_suggestions.py); a
+    # rule for the whole tool covers the other calls
+    agent.decide("m1", "approve", rule=PermissionRule("allow", "send_mail", scope="session"))
     await task
     assert ran == ["ann", "bob", "cid"]
     [rule] = agent.permissions.rules

@@ -356,7 +356,7 @@ def test_settings_layers_each_rule_knows_its_source(tmp_path: Path, user_config_
     saved = agent.permissions.allow("fetch_url", scope="always")
     agent.permissions.allow("read_file")
     assert [(r.tool, r.source) for r in agent.permissions.rules] == [
-        ("read_file", "agent"),
+        ("read_file", "code"),
         ("fetch_url", "file"),
         ("run_shell", "project"),
         ("run_shell", "user"),

@@ -197,7 +197,8 @@ async def test_a_reply_rule_made_mid_reply_is_gone_when_that_reply_ends() -> Non
     )
     task = asyncio.create_task(agent(Msg("User", "mail", "user")))
     event = await wait_for_event(agent, lambda e: isinstance(e, ApprovalRequested))
-    decision = agent.decide(event.tool_use.id, "approve", rule="reply")  # type: ignore[attr-defined]
+    whole_tool = PermissionRule("allow", "send_mail", scope="reply")
+    decision = agent.decide(event.tool_use.id, "approve", rule=whole_tool)  # type: ignore[attr-defined]
     assert decision.kind == "approved"
     await task
     assert notes.ran == ["mail a", "mail b"]  # the second call was covered by the rule

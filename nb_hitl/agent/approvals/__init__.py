@@ -30,13 +30,14 @@ if TYPE_CHECKING:
     from ._gate import ApprovalGate
     from ._policy import MODE_TEXT, MODES, PermissionPolicy, Verdict, permissions_file
     from ._questions import PendingQuestion
-    from ._rule import PermissionRule
+    from ._rule import SOURCE_TEXT, PermissionRule
     from ._state import DENIED_PREFIX, Decision, PendingApproval, parse_arguments
 
 __all__ = [
     "DENIED_PREFIX",
     "MODES",
     "MODE_TEXT",
+    "SOURCE_TEXT",
     "Allow",
     "ApprovalGate",
     "ApprovalMethods",
@@ -77,7 +78,7 @@ if not TYPE_CHECKING:
             "._gate": ("ApprovalGate",),
             "._policy": ("MODES", "MODE_TEXT", "PermissionPolicy", "Verdict", "permissions_file"),
             "._questions": ("PendingQuestion",),
-            "._rule": ("PermissionRule",),
+            "._rule": ("SOURCE_TEXT", "PermissionRule"),
             "._state": ("DENIED_PREFIX", "Decision", "PendingApproval", "parse_arguments"),
         },
     )

@@ -41,7 +41,7 @@ from ._callback import Allow, Ask, Deny, ToolContext, consult
 from ._hop import DEFAULT_TIMEOUT, run_on_loop, submit
 from ._policy import MODE_TEXT, MODES, AllowedTools, PermissionPolicy, Verdict
 from ._questions import QuestionInbox
-from ._rule import Behavior, PermissionRule, Scope
+from ._rule import PermissionRule, Scope
 from ._state import (
     CLOSED_MEMORY,
     DENIED_PREFIX,
@@ -187,7 +187,6 @@ class ApprovalGate:
     @property
     def pending(self) -> list[PendingApproval]:
         """The calls waiting for a decision, in the order the model asked for them."""
-        policy = self._policy
         return [
             PendingApproval(
                 w.call.id,
@@ -195,12 +194,23 @@ class ApprovalGate:
                 dict(w.call.input),
                 w.call,
                 w.reason,
-                policy.suggest(w.call.name, w.call.input),
+                self._suggestion(w.call),
                 w.asked_at,
             )
             for w in self.state.waiting.values()
             if w.decision is None
         ]
+
+    def _suggestion(self, call: ToolUseBlock) -> PermissionRule | None:
+        """The narrowest rule covering ``call`` ("Allow similar"); ``None`` for a tool that
+        always asks (no rule can allow it) or a name no rule can hold."""
+        tool = self._host.toolkit.tools.get(call.name)
+        if tool is not None and tool.always_ask:
+            return None
+        try:
+            return self._policy.suggest(call.name, call.input)
+        except ConfigError:
+            return None
 
     @property
     def is_parked(self) -> bool:
@@ -309,12 +319,7 @@ class ApprovalGate:
             if word == "deny"
             else self._approval(waiting, arguments if word == "edit" else None)
         )
-        new_rule: PermissionRule | None = None
-        if isinstance(rule, PermissionRule):
-            new_rule = rule
-        elif rule is not None:
-            behavior: Behavior = "deny" if word == "deny" else "allow"
-            new_rule = PermissionRule(behavior, waiting.call.name, scope=rule)
+        new_rule = self._decision_rule(waiting, word, made, rule)
         if new_rule is not None:
             try:  # the rule first: if it cannot be added (or saved), nothing is decided
                 new_rule.check(self._host.toolkit)
@@ -327,6 +332,49 @@ class ApprovalGate:
         if new_rule is not None:
             self._apply_rule(new_rule)
         return made
+
+    def _decision_rule(
+        self,
+        waiting: Waiting,
+        word: str,
+        made: Decision,
+        rule: Scope | PermissionRule | None,
+    ) -> PermissionRule | None:
+        """The rule a decision adds: a scope word gives the call's suggested (narrowest) rule
+        for what runs (the edited arguments, if edited), denying when the decision denies; a
+        ``PermissionRule`` is taken as it is. An allow rule for a tool that always asks is
+        refused: only a decision on each call runs it."""
+        if rule is None:
+            return None
+        call = waiting.call
+        tool = self._host.toolkit.tools.get(call.name)
+        if isinstance(rule, PermissionRule):
+            new_rule = rule
+        else:
+            if rule not in ("reply", "session", "always"):
+                raise ApprovalError(
+                    f"rule= takes 'reply', 'session', 'always' or a PermissionRule, got "
+                    f"{rule!r}; nothing was changed.",
+                    call_id=call.id,
+                )
+            arguments = made.arguments if made.arguments is not None else call.input
+            try:
+                new_rule = self.policy.suggest(call.name, arguments, scope=rule)
+            except ConfigError as exc:  # a name no rule can hold
+                raise ApprovalError(
+                    f"{exc} The call was not decided; nothing was changed.", call_id=call.id
+                ) from None
+            if word == "deny":
+                new_rule.behavior = "deny"
+        if new_rule.behavior == "allow" and tool is not None and tool.always_ask:
+            raise ApprovalError(
+                f"`{call.name}` always asks a person: no rule can allow its calls. Approve "
+                "this call without a rule; nothing was changed.",
+                call_id=call.id,
+            )
+        if new_rule.source == "code":
+            new_rule.source = "session"  # made by a decision
+        return new_rule
 
     def _decided(self, *args: Any) -> None:
         self._decide(*args)  # the ``_threadsafe`` twins' futures hold None, as they always did
@@ -375,7 +423,9 @@ class ApprovalGate:
         if tool_name not in toolkit.tools:
             known = ", ".join(sorted(toolkit.tools)) or "none"
             raise ApprovalError(f"No tool named {tool_name!r} is registered (tools: {known}).")
-        self.always_allowed.add(tool_name)
+        if tool_name not in self.always_allowed:
+            made = PermissionRule("allow", tool_name, scope="session", source="session")
+            self.policy.add(made)
         for w in list(self.state.waiting.values()):
             if w.call.name == tool_name and w.decision is None:
                 self._resolve(w, Decision("approved", reason="always allowed"))
@@ -545,9 +595,7 @@ class ApprovalGate:
         policy = self._policy
         assert policy.can_use_tool is not None
         tool = self._host.toolkit.tools[call.name]
-        context = ToolContext(
-            self._host.name, call, verdict.reason, policy.suggest(call.name, call.input)
-        )
+        context = ToolContext(self._host.name, call, verdict.reason, self._suggestion(call))
         outcome = await consult(policy.can_use_tool, tool, call, context)
         if isinstance(outcome, Allow) and tool.always_ask:
             return Ask(f"`{tool.name}` insists on a person")

@@ -459,11 +459,8 @@ class PermissionPolicy:
                 return PermissionRule("allow", f"{tool_name}({prefix}:*)", scope=scope)
         first = _WORD.match(words[0])
         if first is not None:
-            pattern = (
-                "re:^"
-                + re.escape(first.group(0))
-                + ("\\b" if first.group(0)[-1:].isalnum() else "")
-            )
+            word = first.group(0)  # letters, digits, _ . -: only the dot means more
+            pattern = "re:^" + word.replace(".", "\\.") + ("\\b" if word[-1:].isalnum() else "")
             return PermissionRule("allow", tool_name, {arg: pattern}, None, scope)
         return PermissionRule("allow", tool_name, {}, None, scope)
 
@@ -533,6 +530,8 @@ class PermissionPolicy:
         if not isinstance(raw, list):
             raise ConfigError("The saved permission rules must be a list.")
         rules = [PermissionRule.from_dict({**r, "scope": "session"}) for r in raw]
+        for rule in rules:
+            rule.source = "session"  # restored with the session
         if self._toolkit is not None:
             for rule in rules:
                 rule.check(self._toolkit)

@@ -23,8 +23,16 @@ Its ``scope`` says how long it lasts:
 - ``always``: saved in a settings file (``permissions.json``): the policy's own file when it
   has one, else the user's (``permissions_file()``).
 
-``rule.source`` says where an active rule came from: ``agent`` (made in code or a decision),
-``project``, ``user`` or ``file`` (a settings file; ``rule.source_path`` is which).
+``rule.source`` says where an active rule came from: ``code`` (made in code), ``session`` (made
+by a decision: a card's "Allow similar", ``decide(..., rule=...)``; or restored with a saved
+session), ``project``, ``user`` or ``file`` (a settings file: the project's, the user's or the
+policy's own; ``rule.source_path`` is which). ``SOURCE_TEXT`` has them in words.
+
+**The text form** a person reads and types (the approval card's rule box):
+``tool``, ``tool(specifier)`` (``run_shell(npm test:*)``, ``write_file(./notes/**)``) or
+``tool(argument: pattern)`` (``run_sql(query: re:^SELECT\\b)``; a name, a colon and a space).
+``PermissionRule.parse(text)`` reads it, ``rule.written`` writes it back, and the ``tool``
+argument itself takes it.
 
 Rules that cannot match anything (a malformed pattern, an argument name the tool does not have,
 a specifier for a tool without a rule argument, a tool pattern no registered tool fits) are
@@ -60,8 +68,18 @@ SCOPES: tuple[str, ...] = ("call", "reply", "session", "always")
 SAVED_SCOPES = ("session", "always")
 _TOOL_PATTERN = re.compile(r"[A-Za-z0-9_\-*?\[\]!]{1,64}")
 _SPECIFIED = re.compile(r"(?s)([^()]+)\((.*)\)")
+_ARG_FORM = re.compile(r"(?s)\s*([A-Za-z_][A-Za-z0-9_]*):(?:\s+(.*)|\s*)")
+"""``name: pattern`` inside the parentheses: a pattern for the argument ``name``."""
 KINDS: tuple[str, ...] = ("reads", "edits", "runs", "network")
-SOURCES: tuple[str, ...] = ("agent", "project", "user", "file")
+SOURCES: tuple[str, ...] = ("code", "session", "file", "project", "user")
+SOURCE_TEXT = {
+    "code": "in code",
+    "session": "this session",
+    "file": "policy file",
+    "project": "project file",
+    "user": "user file",
+}
+"""Where a rule came from, in words (``rule.source``; the panel's rule list shows it)."""
 _SCOPE_TEXT = {
     "call": "for the next call",
     "reply": "for this reply",
@@ -109,8 +127,8 @@ class PermissionRule:
     """Only tools that declared this kind."""
     specifier: str | None = None
     """The ``(...)`` part of ``tool`` (``npm test:*``), or None."""
-    source: str = "agent"
-    """Where the rule came from: ``agent``, ``project``, ``user`` or ``file``."""
+    source: str = "code"
+    """Where the rule came from: ``code``, ``session``, ``file``, ``project`` or ``user``."""
     source_path: str | None = None
     """The settings file it was read from (file rules)."""
     _patterns: dict[str, ArgPattern] = field(init=False, repr=False, default_factory=dict)
@@ -128,8 +146,13 @@ class PermissionRule:
                 f"got {self.scope!r}."
             )
         specified = _SPECIFIED.fullmatch(self.tool) if isinstance(self.tool, str) else None
+        named: tuple[str, str] | None = None
         if specified is not None:
             self.tool, self.specifier = specified.group(1).strip(), specified.group(2).strip()
+            by_name = _ARG_FORM.fullmatch(specified.group(2))
+            if by_name is not None:  # tool(name: pattern): an argument pattern
+                named = (by_name.group(1), (by_name.group(2) or "").strip())
+                self.specifier = None
         self._spec = Specifier(self.specifier) if self.specifier is not None else None
         if self.kind is not None and self.kind not in KINDS:
             raise ConfigError(
@@ -147,6 +170,13 @@ class PermissionRule:
                 f"A permission rule's args must map argument names to patterns, got {self.args!r}."
             )
         self.args = dict(self.args)
+        if named is not None:
+            if named[0] in self.args:
+                raise ConfigError(
+                    f"The rule names argument {named[0]!r} twice: in {self.tool}({named[0]}: "
+                    f"...) and in args. Give its pattern once."
+                )
+            self.args = {named[0]: named[1], **self.args}
         self._patterns = {}
         for name, pattern in self.args.items():
             if not isinstance(name, str) or not name:
@@ -252,6 +282,55 @@ class PermissionRule:
         """The tool pattern as written, specifier included: ``run_shell(npm test:*)``."""
         return self.tool if self.specifier is None else f"{self.tool}({self.specifier})"
 
+    @property
+    def written(self) -> str | None:
+        """The rule's text form, as a person types it (``PermissionRule.parse`` reads it
+        back): ``run_shell(npm test:*)``, ``run_sql(query: re:^SELECT\\b)``, ``search_*``.
+        ``None`` for a rule the form cannot hold: more than one argument pattern, a
+        specifier and argument patterns together, a ``kind``, a ``when`` function, or a
+        pattern with spaces at its ends. The behaviour and scope are not part of it."""
+        if self.kind is not None or self.when is not None or len(self.args) > 1:
+            return None
+        if self.args and self.specifier is not None:
+            return None
+        if not self.args:
+            return self.text
+        [(name, pattern)] = self.args.items()
+        if not _ARG_FORM.fullmatch(f"{name}: x") or not isinstance(pattern, str):
+            return None
+        if pattern != pattern.strip():
+            return None
+        return f"{self.tool}({name}: {pattern})"
+
+    @classmethod
+    def parse(
+        cls,
+        text: str,
+        behavior: Behavior = "allow",
+        scope: Scope = "session",
+        note: str = "",
+    ) -> PermissionRule:
+        """The rule a person wrote in the text form (``rule.written``): ``tool``,
+        ``tool(specifier)`` or ``tool(argument: pattern)``.
+
+        Raises:
+            ConfigError: the text is empty, its parentheses are not ``tool(...)``, or the
+                tool name or a pattern is malformed (the message says which).
+        """
+        if not isinstance(text, str) or not text.strip():
+            raise ConfigError(
+                "The rule is empty: write a tool name, tool(specifier) such as "
+                "run_shell(npm test:*), or tool(argument: pattern)."
+            )
+        text = text.strip()
+        if ("(" in text or ")" in text) and _SPECIFIED.fullmatch(text) is None:
+            raise ConfigError(
+                f"{text!r} is not a rule: a rule is written `tool`, `tool(specifier)` such "
+                "as run_shell(npm test:*), or `tool(argument: pattern)` such as "
+                "run_sql(query: re:^SELECT\\b), with one pair of parentheses closing at the end."
+            )
+        return cls(behavior, text, scope=scope, note=note)
+
     def describe(self, toolkit: Toolkit | None = None) -> str:
         """The rule in words: "allow `search_notes` with any query for this session"."""
         what = f"`{self.text}`" + (f" ({self.kind} tools)" if self.kind else "")
@@ -280,7 +359,9 @@ class PermissionRule:
             "args": dict(self.args),
             "kind": self.kind,
             "scope": self.scope,
+            "written": self.written,
             "source": self.source,
+            "source_text": SOURCE_TEXT.get(self.source, self.source),
             "source_path": self.source_path,
             "note": self.note,
             "description": self.describe(toolkit),
@@ -356,6 +437,7 @@ __all__ = [
     "SAVED_SCOPES",
     "SCOPES",
     "SOURCES",
+    "SOURCE_TEXT",
     "Behavior",
     "PermissionRule",
     "Scope",
