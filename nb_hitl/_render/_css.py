@@ -284,6 +284,9 @@ CARD_RULES = """
 .nb-hitl-card textarea.widget-input { width: 100%; resize: vertical;
   font-family: var(--jp-code-font-family, monospace); font-size: 12px; }
 .nb-hitl-card-deny .widget-input { flex: 1 1 12em; }
+/* The rule box: as wide as its rule (set on the box), never wider than the card; the row wraps. */
+.nb-hitl-card-rule .nb-hitl-rule-text { flex: 0 0 auto; max-width: 100%;
+  font-family: var(--jp-code-font-family, monospace); font-size: 12px; }
 .nb-hitl-card .jupyter-button:focus-visible, .nb-hitl-card .widget-input:focus-visible,
 .nb-hitl-card select:focus-visible { outline: 2px solid var(--nb-hitl-blue);
   outline-offset: 1px; }

@@ -10,9 +10,17 @@ arguments (pretty-printed JSON, escaped) with four actions:
   before the call is approved, with a clear error shown in the card otherwise;
 - **Deny** asks for a reason, which the model receives as ``denied by the user: <reason>``;
 - **Always allow** approves this call and stops asking about the tool for the session;
-- **Allow similar** approves it and adds the suggested rule that covers calls like it
-  ("allow `search_notes` with any query") for the scope picked next to it: this reply, this
-  session (saved with it) or always (the user's ``permissions.json``).
+- **Allow similar** approves it and adds a rule covering calls like it, for the scope picked
+  next to it: this reply, this session (saved with it) or always (a settings file). The rule
+  box holds the narrowest suggestion in the text form a person reads and types
+  (``search_notes(query: re:^lunch\\b)``, ``run_shell(npm test:*)``,
+  ``write_file(notes/sub/*)``); what the person typed is read with ``PermissionRule.parse``.
+  Text that is no rule, or a rule that does not cover this call, is said in the card and
+  nothing is decided. A tool registered ``always_ask=True`` gets no rule row and no Always
+  allow: only a decision on that call runs it.
+
+``CARD_KEYS`` are the cards' keyboard bindings (Enter in the deny reason denies, Enter in the
+rule box allows similar): the chat, the hub and ``ApprovalBox`` all bind them.
 
 Once decided (or closed by Stop) the buttons go and the card states the decision. A card is
 no widget: it is a row of the transcript's front end (``_card.CardRow``, drawn by the rows
@@ -32,12 +40,13 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 import ipywidgets as w
 
 from nb_hitl._render import CARD_CSS, TOOL_GLYPH, esc
+from nb_hitl.agent.approvals import PermissionRule
 from nb_hitl.events import ApprovalDecided, ApprovalRequested, Event, ReplyFinished
 from nb_hitl.exceptions import ApprovalError, ConfigError
 from nb_hitl.message import ToolUseBlock
 
 from ._card import CARD_ACTION, CardRow, Control, button, select, text_area, text_box
-from ._invisible import show_invisible
+from ._invisible import show_invisible, unshow_invisible
 from ._keys import KeyBindings
 from ._loop import LoopBridge
 from ._segment import Segments
@@ -48,6 +57,15 @@ if TYPE_CHECKING:
 
 RuleScope = Literal["reply", "session", "always"]
 """The scopes "Allow similar" offers (``agent.decide(..., rule=...)``)."""
+
+CARD_KEYS: tuple[dict[str, Any], ...] = (
+    {"key": "Enter", "within": ".nb-hitl-deny-reason", "near": ".nb-hitl-approval",
+     "click": ".nb-hitl-deny-ok"},
+    {"key": "Enter", "within": ".nb-hitl-rule-text", "near": ".nb-hitl-approval",
+     "click": ".nb-hitl-allow-similar"},
+)  # fmt: skip
+"""The keys of an approval card's controls (``KeyBindings`` bindings), named once: Enter in
+the deny reason presses "Deny with reason", Enter in the rule box presses "Allow similar"."""
 
 
 def _icon(name: str) -> str:
@@ -126,13 +144,26 @@ class ApprovalCard(CardRow):
             description="Always allow",
             tooltip=f"Never ask again for {show_invisible(call.name)}",
         )
-        try:
-            suggestion = agent.permissions.suggest(call.name, call.input)
-            rule = f"Or {suggestion.describe(agent.toolkit).rsplit(' for ', 1)[0]}"
-        except ConfigError:  # a name no rule can hold (a remote server's tool name)
-            rule = "No rule can name this tool"
-        self.rule_row = Control(self, shown=waiting)
-        self.rule_text = Control(self, value=esc(show_invisible(rule)))
+        tool = getattr(getattr(agent, "toolkit", None), "tools", {}).get(call.name)
+        self.insists = bool(getattr(tool, "always_ask", False))
+        """The tool always asks: no rule (nor Always allow) is offered, only this decision."""
+        written, words = "", "No rule can name this tool"
+        if not self.insists:
+            try:
+                suggestion = agent.permissions.suggest(call.name, call.input)
+            except ConfigError:  # a name no rule can hold (a remote server's tool name)
+                pass
+            else:
+                written = suggestion.written or suggestion.text
+                words = f"Or {suggestion.describe(agent.toolkit).rsplit(' for ', 1)[0]}"
+        self.rule_row = Control(self, shown=lambda: waiting() and not self.insists)
+        self.rule_text = Control(self, value=esc(show_invisible(words)))
+        """The suggested rule in words (the rule box's tooltip)."""
+        self.rule_box = self.field(
+            "rule",
+            Control(self, value=show_invisible(written), tooltip=show_invisible(words)),
+        )
+        """The rule "Allow similar" adds, in the text form: the suggestion, editable."""
         self.rule_scope = self.field(
             "scope",
             Control(
@@ -153,9 +184,12 @@ class ApprovalCard(CardRow):
         )
         no_rules = (getattr(agent, "unsupported", None) or {}).get("rules")
         if no_rules:  # a remote agent: the server keeps its rules; said, not hidden
-            for control in (self.always_button, self.rule_scope, self.rule_button):
+            for control in (self.always_button, self.rule_box, self.rule_scope, self.rule_button):
                 control.disabled = True
                 control.tooltip = no_rules
+        self._no_rule = not written
+        if not written and not no_rules:
+            self.rule_box.disabled = self.rule_scope.disabled = self.rule_button.disabled = True
         self.edit_box = Control(self, shown=lambda: waiting() and self.mode == "edit")
         self.edit_area = self.field("arguments", Control(self, value=pretty_arguments(call.input)))
         self.edit_ok = Control(self, "approve_edited", description="Approve edited")
@@ -187,13 +221,37 @@ class ApprovalCard(CardRow):
         elif verb == "deny_ok":
             self._decide(lambda: agent.deny(call.id, self.reason.value))
         elif verb == "always":
-            self._decide(lambda: agent.always_allow(call.name))
+            if not (self.insists or self.always_button.disabled):  # not offered: nothing
+                self._decide(lambda: agent.always_allow(call.name))
         elif verb == "similar":
-            scope = self.rule_scope.value
-            rule = cast(
-                "RuleScope", scope if scope in ("reply", "session", "always") else "session"
+            if not (self.insists or self.rule_button.disabled):
+                self._allow_similar()
+
+    def _allow_similar(self) -> None:
+        """Approve with the rule the box holds, once it reads and covers this call."""
+        agent, call = self.agent, self.call
+        scope = self.rule_scope.value
+        picked = cast("RuleScope", scope if scope in ("reply", "session", "always") else "session")
+        text = self.rule_box.value
+        try:
+            rule = PermissionRule.parse(unshow_invisible(text), scope=picked)
+            rule.check(agent.toolkit)
+        except ConfigError as exc:
+            said = f"The rule does not read: {exc} Nothing was decided."
+            self.error.value = esc(show_invisible(said))
+            self.refresh()
+            return
+        tool = agent.toolkit.tools.get(call.name)
+        if not rule.matches(call.name, call.input, tool):
+            self.error.value = esc(
+                show_invisible(
+                    f"The rule {text.strip()} does not cover this call, so it would not let it "
+                    "run: widen it, or press Approve for this call alone. Nothing was decided."
+                )
             )
-            self._decide(lambda: agent.decide(call.id, "approve", rule=rule))
+            self.refresh()
+            return
+        self._decide(lambda: agent.decide(call.id, "approve", rule=rule))
 
     def _decide(self, action: Callable[[], object]) -> None:
         try:
@@ -212,22 +270,28 @@ class ApprovalCard(CardRow):
             self.arguments_view.value,
         ]
         if not self.decision:
+            always = (
+                ""
+                if self.insists
+                else button(self, self.always_button, "nb-hitl-always", icon="unlock")
+            )
             parts.append(
                 '<div class="nb-hitl-card-buttons">'
                 + button(self, self.approve_button, "nb-hitl-approve", "success", "check")
                 + button(self, self.edit_button, "nb-hitl-edit", icon="pencil")
                 + button(self, self.deny_button, "nb-hitl-deny", "danger", "times")
-                + button(self, self.always_button, "nb-hitl-always", icon="unlock")
+                + always
                 + "</div>"
             )
-            parts.append(
-                '<div class="nb-hitl-card-buttons nb-hitl-card-rule">'
-                f'<span class="nb-hitl-approval-rule">{self.rule_text.value}</span>'
-                f'<span class="nb-hitl-rule-scope">'
-                f"{select('scope', self.rule_scope, 'widget-dropdown', 'Rule scope')}</span>"
-                + button(self, self.rule_button, "nb-hitl-allow-similar", icon="check-double")
-                + "</div>"
-            )
+            if self.insists:
+                name = esc(show_invisible(self.tool_name))
+                parts.append(
+                    f'<div class="nb-hitl-approval-rule nb-hitl-insists"><code>{name}</code> '
+                    "always asks a person: no rule can allow it, only a decision on this "
+                    "call.</div>"
+                )
+            else:
+                parts.append(self._rule_row())
             if self.mode == "edit":
                 area = text_area("arguments", self.edit_area, "nb-hitl-edit-arguments", 6,
                                  "The call's arguments as JSON")  # fmt: skip
@@ -254,6 +318,32 @@ class ApprovalCard(CardRow):
             parts.append(f'<div class="nb-hitl-approval-result">{self.result.value}</div>')
         return (
             f'<div class="nb-hitl-card" data-nb-hitl-card="{esc(self.key)}">{"".join(parts)}</div>'
+        )
+
+    def _rule_row(self) -> str:
+        """The "Allow similar" row: the rule box (the suggestion, editable), scope, button."""
+        box = self.rule_box
+        # Wide enough for the whole rule (the look checks find a clipped value); the row
+        # wraps and the box never gets wider than the card.
+        width = min(max(len(box.value) + 3, 24), 120)
+        title = f' title="{esc(box.tooltip)}"' if box.tooltip else ""
+        off = " disabled" if box.disabled else ""
+        # no rule to offer (a name no rule can hold): the words say so
+        label = self.rule_text.value if self._no_rule else "Or allow"
+        field = (
+            f'<input type="text" class="widget-input nb-hitl-rule-text" name="rule" '
+            f'value="{esc(box.value)}" style="width: {width}ch" spellcheck="false" '
+            f'autocomplete="off" aria-label="Rule to add: tool(argument: pattern)"{title}{off}>'
+        )
+        return (
+            '<div class="nb-hitl-card-buttons nb-hitl-card-rule">'
+            f'<span class="nb-hitl-approval-rule">{label}</span>'
+            + field
+            + '<span class="nb-hitl-rule-scope">'
+            + select("scope", self.rule_scope, "widget-dropdown", "Rule scope")
+            + "</span>"
+            + button(self, self.rule_button, "nb-hitl-allow-similar", icon="check-double")
+            + "</div>"
         )
 
     def show_decision(
@@ -400,8 +490,7 @@ class ApprovalBox(w.VBox):
         self._drawn: list[ApprovalCard] = []
         self.shortcuts = KeyBindings(
             "nb-hitl-approval-box",
-            [{"key": "Enter", "within": ".nb-hitl-deny-reason", "near": ".nb-hitl-approval",
-              "click": ".nb-hitl-deny-ok"}],
+            list(CARD_KEYS),
             self._bridge,
             inactive_scope="",
             action_buttons="[data-nb-hitl-action]",
@@ -443,6 +532,7 @@ class ApprovalBox(w.VBox):
 
 __all__ = [
     "CARD_CSS",
+    "CARD_KEYS",
     "ApprovalBox",
     "ApprovalCard",
     "ApprovalCards",

@@ -26,7 +26,7 @@ from nb_hitl._render import (
 from nb_hitl.agent.approvals import ApprovalMethods
 from nb_hitl.message import Msg
 
-from ._approval import ApprovalCards, takes_decisions
+from ._approval import CARD_KEYS, ApprovalCards, takes_decisions
 from ._branch_view import ACTION_BUTTONS
 from ._card import CARD_ACTION, CardRow
 from ._chat_branches import BranchControls
@@ -358,7 +358,7 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
 
     # -- keyboard ----------------------------------------------------------------------------
     def _keyboard(self) -> None:
-        """Ctrl/Cmd+Enter sends, Escape stops, Enter in a deny-reason box denies."""
+        """Ctrl/Cmd+Enter sends, Escape stops, Enter in a card's box presses its button."""
         self.input.add_class("nb-hitl-input")
         self.send_button.tooltip = "Send (Ctrl+Enter, ⌘+Enter on a Mac)"
         self.stop_button.tooltip = "Stop the reply (Esc anywhere in the panel)"
@@ -374,8 +374,7 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
                 {"key": "Escape", "action": "stop", "anywhere": True, "enabled": ".nb-hitl-stop"},
                 {"key": "Escape", "shift": True, "action": "stop_after_step", "anywhere": True,
                  "enabled": ".nb-hitl-stop-step"},
-                {"key": "Enter", "within": ".nb-hitl-deny-reason", "near": ".nb-hitl-approval",
-                 "click": ".nb-hitl-deny-ok"},
+                *CARD_KEYS,
                 {"key": "Enter", "within": ".nb-hitl-question-other", "near": ".nb-hitl-question",
                  "click": ".nb-hitl-question-submit"},
             ],

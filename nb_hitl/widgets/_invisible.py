@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["INVISIBLE", "is_blank", "show_invisible"]
+__all__ = ["INVISIBLE", "is_blank", "show_invisible", "unshow_invisible"]
 
 INVISIBLE = (
     "\u061c"  # Arabic letter mark
@@ -29,6 +29,15 @@ _BLANK_RE = re.compile(f"[\\s{INVISIBLE}]*")
 def show_invisible(text: str) -> str:
     """``text`` with every bidi control and zero-width character as a visible ``\\uXXXX``."""
     return _INVISIBLE_RE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+
+
+_SHOWN_RE = re.compile("|".join(re.escape(f"\\u{ord(c):04x}") for c in INVISIBLE))
+
+
+def unshow_invisible(text: str) -> str:
+    """``show_invisible`` undone: each ``\\uXXXX`` of an invisible character is the character
+    again (a rule box's text, which is no JSON, round-trips through the card)."""
+    return _SHOWN_RE.sub(lambda m: chr(int(m[0][2:], 16)), text)
 
 
 def is_blank(text: str) -> bool:

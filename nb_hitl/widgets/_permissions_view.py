@@ -2,7 +2,8 @@
 background tool tasks (each with Stop), kept up to date; a row of the ``AgentPanel``.
 
 The mode picker sets ``agent.permissions.mode``. Each rule is listed in words ("allow
-`search_notes` with any query for this session") with its scope; Revoke removes it (an
+`search_notes` with any query for this session") with its scope and where it came from
+(``SOURCE_TEXT``: in code, this session, a policy, project or user file); Revoke removes it (an
 ``always`` rule from the user's ``permissions.json`` too). Each background task started with
 ``async_execution=True`` is listed with its tool and age; Stop cancels it alone (its result
 says it was cancelled). Every click hops onto the agent's loop through a ``LoopBridge``.
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as w
 
 from nb_hitl._render import esc
-from nb_hitl.agent.approvals import MODE_TEXT, MODES
+from nb_hitl.agent.approvals import MODE_TEXT, MODES, SOURCE_TEXT
 from nb_hitl.events import Event, ReplyFinished, ReplyStarted, ToolResultReady
 from nb_hitl.exceptions import ConfigError
 
@@ -35,15 +36,6 @@ VIEW_CSS = """
 .nb-hitl-permissions .widget-button { height: 24px; line-height: 22px; }
 </style>
 """
-
-
-_SOURCE_TEXT = {
-    "agent": "this agent",
-    "file": "agent's file",
-    "project": "project file",
-    "user": "your file",
-}
-"""Where a rule came from, in the rule list (``rule.source``)."""
 
 
 class PermissionsView(w.VBox):
@@ -122,7 +114,7 @@ class PermissionsView(w.VBox):
                 f"{esc(show_invisible(rule.describe(self.agent.toolkit)))}"
                 + (f" &middot; <i>{esc(show_invisible(rule.note))}</i>" if rule.note else "")
                 + f' <span class="nb-hitl-rule-source" title="{esc(rule.source_path or "")}">'
-                f"({esc(_SOURCE_TEXT.get(rule.source, rule.source))})</span>",
+                f"({esc(SOURCE_TEXT.get(rule.source, rule.source))})</span>",
                 **look(w.HTML),
             )
             text.add_class("nb-hitl-rule-text")

@@ -180,8 +180,10 @@ def test_edit_and_deny_in_the_approval_card(approval_lab: dict[str, Any]) -> Non
             expect(first).to_contain_text("Approved with edited arguments", timeout=30_000)
 
             second.get_by_role("button", name="Deny").click()
-            second.locator("input[type=text]").fill("not the EU today")
-            second.locator("input[type=text]").press("Enter")  # Enter denies with the reason
+            second.locator("input.nb-hitl-deny-reason").fill("not the EU today")
+            second.locator("input.nb-hitl-deny-reason").press(
+                "Enter"
+            )  # Enter denies with the reason
             expect(second).to_contain_text("Denied: not the EU today", timeout=30_000)
 
             expect(page.locator(".nb-hitl-transcript")).to_contain_text(

@@ -1,6 +1,7 @@
 """Permission modes in real JupyterLab and Chromium (issue 33): plan mode refuses a write (the
 status line shows the mode, the model is told why), and a tool registered ``always_ask=True``
-still shows its approval card under ``allow_all``; clicking Approve runs it."""
+still shows its approval card under ``allow_all``, offering no rule (no Allow similar, no
+Always allow); clicking Approve runs it."""
 
 from __future__ import annotations
 
@@ -79,6 +80,12 @@ def test_plan_mode_refuses_and_an_insisting_tool_still_asks(
         mode = chat.locator(".nb-hitl-status-line .nb-hitl-permission-mode")
         assert mode.get_attribute("data-mode") == "allow_all"
         assert "deploy" in card.inner_text()
+        # it insists on a person: no rule is offered, only a decision on this call
+        assert "always asks a person" in card.inner_text()
+        assert card.locator("input.nb-hitl-rule-text, button.nb-hitl-allow-similar").count() == 0
+        assert card.locator("button.nb-hitl-always").count() == 0
+        card.scroll_into_view_if_needed()
+        card.screenshot(path=str(artifacts / "permissions-always-ask-card-1400.png"))
         page.screenshot(path=str(artifacts / "permissions-always-ask-1400.png"), full_page=True)
         card.locator("button.nb-hitl-approve").click()
         page.wait_for_selector(f"{CHAT} .nb-hitl-msg >> text=Deployed.", timeout=60_000)

@@ -1,5 +1,6 @@
 """Permissions, questions and background tasks in real JupyterLab and Chromium: the approval
-card's suggested rule (Allow similar for this session), the rule list and Revoke, the mode in
+card's suggested rule in its box (text that is no rule refused in the card, then a rule typed
+by hand with Enter: Allow similar for this session), the rule list and Revoke, the mode in
 the status line, an ask_user form answered with the keyboard only (arrow keys, Space, typing,
 Enter), and a background task's Stop. Screenshots at 1,400 and 800 px."""
 
@@ -78,6 +79,19 @@ OVERRUN = """form => [...form.querySelectorAll(
 """JavaScript: by how many px each "Other" box (and its input) sticks out of the box it sits in."""
 
 
+CARD_BOX = ".nb-hitl-rule-text"
+look_problems_js = """(card, sel) => [...card.querySelectorAll(sel)].flatMap(box => {
+  const s = getComputedStyle(box), c = document.createElement('canvas').getContext('2d');
+  c.font = `${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
+  const room = box.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+  const need = c.measureText(box.value).width;
+  const out = box.getBoundingClientRect().right - card.getBoundingClientRect().right;
+  return [need > room + 1 ? `clipped ${need} > ${room}` : null, out > 1 ? `out ${out}` : null]
+    .filter(Boolean);
+})"""
+"""JavaScript: the rule box's text fits in it, and the box stays inside its card."""
+
+
 def form_fits_at_800(page: Any, form: Any, path: Path) -> None:
     """At 800 px the "Other" boxes stay inside the form (they ran past its edge: issue 35)."""
     page.set_viewport_size({"width": 800, "height": 1200})
@@ -102,13 +116,37 @@ def test_rules_questions_and_background_stop(browser: Any, lab: LabServer, artif
         wait_status(page, "waiting")
         status = page.locator(f"{CHAT} .nb-hitl-status-line")
         assert "ask" in status.locator(".nb-hitl-permission-mode").inner_text()
-        # The suggested rule (its wording is the permission policy's: agent/approvals/).
-        assert "Or allow `search_notes` with" in card.inner_text()
+        # The suggested rule, the narrowest (this query's first word), in an editable box.
+        assert "Or allow" in card.inner_text()
+        box = card.locator("input.nb-hitl-rule-text")
+        assert box.input_value() == "search_notes(query: re:^alpha\\b)"
         page.screenshot(path=str(artifacts / "permissions-card-1400.png"), full_page=True)
+        card.scroll_into_view_if_needed()
+        card.screenshot(path=str(artifacts / "permissions-card-rule-1400.png"))
+        assert card.evaluate(look_problems_js, CARD_BOX) == []  # the box fits its rule
 
-        # Allow similar, for this session: the second search runs without a card.
-        card.locator(".nb-hitl-rule-scope select").select_option(label="for this session")
+        # Text that is no rule: said in the card (as text), nothing decided, the text kept.
+        box.fill(HOSTILE)
         card.locator("button.nb-hitl-allow-similar").click()
+        error = card.locator(".nb-hitl-approval-error")
+        error.wait_for(timeout=30_000)
+        assert "does not read" in error.inner_text() and HOSTILE in error.inner_text()
+        assert card.locator("img").count() == 0
+        assert card.locator("input.nb-hitl-rule-text").input_value() == HOSTILE
+        page.set_viewport_size({"width": 800, "height": 1200})
+        page.wait_for_timeout(300)
+        card.scroll_into_view_if_needed()
+        card.screenshot(path=str(artifacts / "permissions-card-error-800.png"))
+        assert card.evaluate(look_problems_js, CARD_BOX) == []
+        page.set_viewport_size({"width": 1400, "height": 1200})
+        wait_status(page, "waiting")
+
+        # Widened by hand to the whole tool, for this session, Enter in the box: the second
+        # search (another first word) runs without a card.
+        card.locator(".nb-hitl-rule-scope select").select_option(label="for this session")
+        box = card.locator("input.nb-hitl-rule-text")
+        box.fill("search_notes")
+        box.press("Enter")
         page.wait_for_selector(f"{CHAT} .nb-hitl-msg >> text=Searched twice.", timeout=60_000)
         wait_status(page, "idle")
         assert page.locator(f"{CHAT} .nb-hitl-approval:not(.nb-hitl-question)").count() == 1
@@ -116,6 +154,7 @@ def test_rules_questions_and_background_stop(browser: Any, lab: LabServer, artif
         rules.first.wait_for(timeout=30_000)
         rule = rules.first.inner_text()
         assert "allow `search_notes` with" in rule and "for this session" in rule
+        assert "(this session)" in rule  # where it came from: a decision
 
         # A question form, answered with the keyboard only.
         page.locator(INPUT).fill("Ask me something.")

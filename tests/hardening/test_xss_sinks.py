@@ -71,9 +71,10 @@ ALLOWED_TAGS = {
 """The elements nb_hitl writes itself (markdown output, rows, cards, the inspector's SVG, the
 rows' Copy buttons: ``type="button"`` with the text in ``data-copy``)."""
 CARD_CONTROLS = {"input", "option", "select", "textarea"}
-CARD_FIELDS = {"arguments", "reason", "scope"}
+CARD_FIELDS = {"arguments", "reason", "scope", "rule"}
 """The form controls an approval card draws (drawn inside the transcript: the arguments box, the
-deny reason, the rule's scope): allowed only with one of the card's own field names."""
+deny reason, the rule's scope, the rule box): allowed only with one of the card's own field
+names."""
 FETCHING_ATTRS = {"src", "srcset", "poster", "background", "data", "action", "formaction",
                   "ping", "xlink:href", "lowsrc", "dynsrc", "manifest", "codebase"}  # fmt: skip
 SCRIPT_SCHEMES = ("javascript:", "vbscript:", "data:", "livescript:")

@@ -22,6 +22,7 @@ from nb_hitl._render import CSS, RemoteImages, check_remote_images, copy_text, e
 from nb_hitl.agent import AgentBase, UserAgent
 from nb_hitl.pipeline import MsgHub
 
+from .._approval import CARD_KEYS
 from .._card import CARD_ACTION
 from .._invisible import is_blank
 from .._keys import KeyBindings
@@ -126,8 +127,7 @@ class HubPanel(DiscussionRun, w.VBox):
                  "enabled": ".nb-hitl-hub-stop"},
                 {"key": "Enter", "mod": True, "within": ".nb-hitl-hub-instruction",
                  "click": ".nb-hitl-pause-retry"},
-                {"key": "Enter", "within": ".nb-hitl-deny-reason", "near": ".nb-hitl-approval",
-                 "click": ".nb-hitl-deny-ok"},
+                *CARD_KEYS,
             ],
             self._bridge,
             inactive_scope="nb-hitl-hub",
