@@ -141,6 +141,36 @@ def test_a_symlink_is_resolved_when_the_tool_says_the_argument_is_a_path(tmp_pat
     assert verdict(use("read_note", path=f"{tmp_path}/notes/link")).behavior == "deny"
 
 
+def test_a_relative_path_is_resolved_in_the_working_directory_of_the_moment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The working directory's real path is kept between verdicts (bench/decide_latency.py):
+    # a change of directory, or a link to it, must still be seen.
+    for name in ("one", "two"):
+        (tmp_path / name / "notes").mkdir(parents=True)
+        (tmp_path / name / "secret").mkdir()
+    (tmp_path / "two" / "notes" / "link").symlink_to(tmp_path / "two" / "secret")
+    (tmp_path / "alias").symlink_to(tmp_path / "two")
+    toolkit = Toolkit()
+
+    def read_note(path: str) -> str:
+        """Read a note.
+
+        Args:
+            path: which.
+        """
+        return path
+
+    toolkit.register_tool_function(read_note, path_args=["path"])
+    agent = ReActAgent("F", "T.", ScriptedModel([]), toolkit=toolkit)
+    agent.permissions.deny("read_note", {"path": "secret/**"})
+    call = use("read_note", path="notes/link/key")
+    monkeypatch.chdir(tmp_path / "one")
+    assert agent.permission_verdict(call).behavior == "allow"  # no link here
+    monkeypatch.chdir(tmp_path / "alias")  # the same folder as two, through a link
+    assert agent.permission_verdict(call).behavior == "deny"
+
+
 # -- 3: the user's rules are never lost ------------------------------------------------------
 async def test_approving_always_with_an_unreadable_file_leaves_it_and_its_deny_rule() -> None:
     notes = Notes()

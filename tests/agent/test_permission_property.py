@@ -49,7 +49,16 @@ calls = st.lists(
     min_size=1,
     max_size=3,
 )
-DECISIONS = ["approve", "deny", "approve_session", "deny_session", "approve_always", "edit"]
+DECISIONS = [
+    "approve",
+    "deny",
+    "approve_session",
+    "deny_session",
+    "approve_always",
+    "edit",
+    "approve_typed",
+]
+"""``approve_typed``: the suggestion's text form read back (the card's rule box), saved."""
 
 
 def build(ran: list[tuple[str, str]], turns: list[list[tuple[str, str]]], mode: str) -> ReActAgent:
@@ -112,6 +121,10 @@ async def drive(agent: ReActAgent, data: st.DataObject) -> None:
                 agent.decide(p.call_id, "edit", arguments={arg: value})
             except ApprovalError:  # an edit a deny rule refuses: decided otherwise
                 agent.decide(p.call_id, "deny")
+        elif word == "approve_typed":
+            assert p.suggestion is not None and p.suggestion.written is not None
+            typed = PermissionRule.parse(p.suggestion.written, scope="session")
+            agent.decide(p.call_id, "approve", rule=typed)
         elif word.endswith("_session") or word.endswith("_always"):
             kind, scope = word.split("_")
             agent.decide(p.call_id, kind, rule=scope)  # type: ignore[arg-type]

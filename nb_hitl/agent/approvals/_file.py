@@ -18,6 +18,7 @@ replace the file atomically (a temporary file in the same folder, then ``os.repl
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import sys
@@ -60,7 +61,13 @@ def permissions_file() -> Path:
 def project_permissions_file(folder: str | os.PathLike[str] | None = None) -> Path:
     """The project's rules file, ``.nb_hitl/permissions.json`` in ``folder`` (default: the
     working directory, which is the notebook's folder in Jupyter)."""
-    return Path(folder if folder is not None else os.getcwd()) / PROJECT_DIR / "permissions.json"
+    return _in_folder(os.fspath(folder) if folder is not None else os.getcwd())
+
+
+@functools.lru_cache(maxsize=64)
+def _in_folder(folder: str) -> Path:
+    # Every verdict looks for the file: its path is built once per folder.
+    return Path(folder) / PROJECT_DIR / "permissions.json"
 
 
 class RulesFile:

@@ -43,6 +43,19 @@ def text_of(value: Any) -> str:
         return repr(value)
 
 
+_cwd: tuple[str, str] = ("", "")
+"""The working directory and its real path, as last seen (the real path walks every folder
+of it, the slowest part of a path verdict; it changes only with the working directory)."""
+
+
+def _real_cwd() -> str:
+    global _cwd
+    cwd = os.getcwd()
+    if _cwd[0] != cwd:
+        _cwd = (cwd, os.path.realpath(cwd))
+    return _cwd[1]
+
+
 def normalise_path(text: str, *, resolve: bool = False) -> str:
     """``text`` as a clean path: no ``.``, no repeated ``/``, ``..`` applied; with ``resolve``
     symlinks followed too (relative paths inside the working directory stay relative)."""
@@ -53,7 +66,7 @@ def normalise_path(text: str, *, resolve: bool = False) -> str:
         if os.path.isabs(text):
             text = real
         else:
-            cwd = os.path.realpath(os.getcwd())
+            cwd = _real_cwd()
             rel = os.path.relpath(real, cwd)
             text = real if rel == ".." or rel.startswith("../") else rel
     clean = posixpath.normpath(text.replace(os.sep, "/") if os.sep != "/" else text)

@@ -133,6 +133,7 @@ class PermissionRule:
     """The settings file it was read from (file rules)."""
     _patterns: dict[str, ArgPattern] = field(init=False, repr=False, default_factory=dict)
     _spec: Specifier | None = field(init=False, repr=False, default=None)
+    _exact: bool = field(init=False, repr=False, default=False)
 
     def __post_init__(self) -> None:
         if self.behavior not in BEHAVIORS:
@@ -165,6 +166,7 @@ class PermissionRule:
             )
         if self.tool.count("[") != self.tool.count("]"):
             raise ConfigError(f"The tool pattern {self.tool!r} has an unclosed '['.")
+        self._exact = not any(c in self.tool for c in "*?[")  # a name: no glob to match
         if not isinstance(self.args, Mapping):
             raise ConfigError(
                 f"A permission rule's args must map argument names to patterns, got {self.args!r}."
@@ -196,6 +198,8 @@ class PermissionRule:
     # -- matching ----------------------------------------------------------------------------
     def covers_tool(self, name: str) -> bool:
         """Whether the rule's tool pattern fits the tool called ``name``."""
+        if self._exact:
+            return name == self.tool
         return fnmatch.fnmatchcase(name, self.tool)
 
     def matches(
