@@ -68,8 +68,9 @@ def prepare_marimo() -> None:
     marimo gives every ipywidget a comm of its own when it is constructed
     (``Widget.on_widget_constructed``, the hook ipywidgets offers). nb_hitl wraps that hook:
 
-    - a ``PanelModel`` goes to marimo, which opens the comm its native view uses
-      (``native_view``). One made outside a cell's run (an explorer opened by a click, a
+    - a ``PanelModel`` made for a host to draw (``_model.inside_host()``) gets no comm, as
+      in Jupyter; any other ``PanelModel`` goes to marimo, which opens the comm its native
+      view uses (``native_view``). One made outside a cell's run (an explorer opened by a click, a
       child to ``embed``) cannot be opened there in marimo 0.25 (its ES module's virtual file
       exists only for a running cell: ``AssertionError``); it gets a placeholder comm, as a
       model drawn inside its host needs none;
@@ -94,6 +95,8 @@ def prepare_marimo() -> None:
             inner(widget)
         elif getattr(widget, "_nb_hitl_host", False):  # a MarimoHost: marimo shows it
             inner(widget)
+        elif getattr(widget, "_commless", False):  # made for a host's embed: no comm at all
+            return
         elif getattr(widget, "_nb_hitl_panel", False) and not _HOSTING[0]:  # a PanelModel
             try:
                 inner(widget)
