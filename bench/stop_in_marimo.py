@@ -2,6 +2,7 @@
 ``MarimoHost``, a long answer streaming at 500 tokens/s.
 
     python bench/stop_in_marimo.py [--words 2000] [--trials 20]
+    python bench/stop_in_marimo.py --hub [--words 60] [--trials 20]
 
 Once ``--words`` words are on screen the bench clicks Stop (a DOM click) and measures, in the
 page, from the click: *front* (the streaming row takes the front end's ``nb-hitl-stopping``
@@ -9,6 +10,13 @@ guess, drawn by the hosted keyboard module in the click's own frame) and *kernel
 kernel's ``nb-hitl-interrupted`` class arrives through the host: the click's message to the
 kernel, ``agent.interrupt()``, the patch back), each up to the frame that painted it (a
 ``requestAnimationFrame`` then a ``user-blocking`` task). Prints median and p99 of each.
+``--hub``: ``nb_hitl.show(hub)`` instead (Alice, Bob streaming at 40 tokens/s, Carol): once
+Bob has ``--words`` words on screen the bench clicks the hub's Stop and measures *style* (Bob's
+row takes the interrupted or stopping style), *paused* (the status says "Paused") and
+*painted* (the frame showing it), as ``bench/hub_stop_in_browser.py`` does in JupyterLab; then
+it answers the pause prompt with Stop and starts the next round from the page. Either DOM
+(one ``PanelModel`` drawn natively, or the ``MarimoHost``) is found across marimo's shadow
+roots. Goal: hub Stop -> "Paused" <= 100 ms.
 Needs Debian's chromium and playwright (the test extra).
 """
 
@@ -59,11 +67,86 @@ ENOUGH_WORDS = (
 )
 
 
+DEEP = """const deep = (sel) => {
+    const find = (root) => {
+      const e = root.querySelector(sel);
+      if (e) return e;
+      for (const x of root.querySelectorAll('*'))
+        if (x.shadowRoot) { const f = find(x.shadowRoot); if (f) return f; }
+      return null;
+    };
+    return find(document);
+  };"""
+"""JavaScript: ``deep(selector)``, the first match in the page or any open shadow root."""
+
+HUB_STOP = page_function(
+    """
+  return new Promise((resolve) => {
+    """
+    + DEEP
+    + """
+    const hub = deep('.nb-hitl-hub');
+    const live = hub && hub.querySelector('.nb-hitl-live');
+    const stop = hub && hub.querySelector('.nb-hitl-hub-stop');
+    if (!live || !stop || stop.disabled) { resolve(null); return; }
+    const now = hub.querySelector('.nb-hitl-hub-speakers');
+    const words = live.textContent.split(/\\s+/).length;
+    let style = null, done = false;
+    const everything = {attributes: true, childList: true, subtree: true, characterData: true};
+    watchClick(stop, hub, everything, (ms, disconnect) => {
+      const t = ms();
+      if (style === null && live.matches('.nb-hitl-interrupted, .nb-hitl-stopping')) style = t;
+      if (done || !/Paused/.test(now.textContent)) return;
+      done = true;
+      disconnect();
+      afterPaint(() => resolve({style, paused: t, painted: ms(), words}));
+    });
+  });"""
+)
+
+BOB_WORDS = (
+    "(n) => { " + DEEP + " const live = deep('.nb-hitl-hub .nb-hitl-live');"
+    " if (live === null || !/Bob/.test(live.textContent)) return false;"
+    " return live.textContent.split(/\\s+/).length >= n; }"
+)
+HUB_IDLE = (
+    "() => { " + DEEP + " const now = deep('.nb-hitl-hub-speakers');"
+    " return now !== null && !/Paused|speaking|Running|Stopping/.test(now.textContent); }"
+)
+
+
+def hub_trials(page: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Stop while Bob streams, ``args.trials`` rounds started from the page."""
+    results: list[dict[str, Any]] = []
+    page.goto(args.server.page_url("hubbench"))
+    page.locator(".nb-hitl-hub .nb-hitl-hub-start").first.wait_for(timeout=90_000)
+    for trial in range(args.trials):
+        runs = page.locator(".nb-hitl-hub-start:visible:enabled, .nb-hitl-hub-next:visible:enabled")
+        runs.first.click()
+        page.wait_for_function(BOB_WORDS, arg=args.words, timeout=120_000, polling=50)
+        result = page.evaluate(HUB_STOP)
+        if result is None:
+            print(f"trial {trial + 1:3}: Bob finished before Stop; skipped")
+        else:
+            results.append(result)
+            style = result["style"] if result["style"] is not None else float("nan")
+            print(f"trial {trial + 1:3}: {result['words']:5} words, style after {style:6.1f} ms, "
+                  f"'Paused' after {result['paused']:6.1f} ms, painted "
+                  f"{result['painted']:6.1f} ms   {load_average()}", flush=True)  # fmt: skip
+            page.locator(".nb-hitl-hub .nb-hitl-pause-stop").first.click()
+        page.wait_for_function(HUB_IDLE, timeout=120_000, polling=100)
+        page.wait_for_timeout(300)
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--words", type=int, default=2000, help="words on screen at Stop")
     parser.add_argument("--trials", type=int, default=20)
+    parser.add_argument("--hub", action="store_true", help="a MsgHub's Stop -> Paused instead")
     args = parser.parse_args()
+    if args.hub and args.words == 2000:
+        args.words = 60
     print(f"start: {load_average()}", flush=True)
     from playwright.sync_api import sync_playwright
 
@@ -73,6 +156,16 @@ def main() -> None:
     try:
         with sync_playwright() as pw:
             browser, page = new_page(pw, chromium)
+            if args.hub:
+                args.server = server
+                hub_results = hub_trials(page, args)
+                browser.close()
+                print(f"\nhub Stop in marimo ({len(hub_results)} trials; end: {load_average()}):")
+                for key, goal in (("style", 50), ("paused", 100), ("painted", 100)):
+                    vals = [r[key] for r in hub_results if r[key] is not None]
+                    if vals:
+                        print(f"  {key:8} {len(vals)} trials: {figures(vals, goal)}")
+                return
             page.goto(server.page_url("bench"))
             page.wait_for_selector(".nb-hitl-chat textarea", timeout=90_000)
             for trial in range(args.trials):

@@ -2,7 +2,8 @@
 of its own). ``?case=chat``: the demo agent, streaming slowly; ``?case=look``: a tool that
 needs approval, a model error and a long answer, over a long memory (the look matrix);
 ``?case=hub``: two speakers in a ``MsgHub`` (``nb_hitl.show(hub)``); ``?case=bench``: a long
-answer at 500 tokens/s (``bench/stop_in_marimo.py``); ``?case=inspector`` and
+answer at 500 tokens/s (``bench/stop_in_marimo.py``; ``?case=hubbench``: its ``--hub``, Bob
+streaming a long answer slowly); ``?case=inspector`` and
 ``?case=explorer``: the memory inspector and the compression explorer of a long conversation,
 each one ``PanelModel`` shown natively (``marimo_panel(panel)``: ``mo.ui.anywidget``)."""
 
@@ -47,6 +48,20 @@ def _():
             ScriptedModel(responder=lambda messages, tools: text, tokens_per_second=500),
         )
         chat_options = {"max_rendered": 4}
+    elif case == "hubbench":  # bench/stop_in_marimo.py --hub: Bob streams long, slowly
+        from nb_hitl.message import Msg
+        from nb_hitl.pipeline import MsgHub
+
+        def fixed(name, text, tps):
+            model = ScriptedModel(responder=lambda messages, tools: text, tokens_per_second=tps)
+            return ReActAgent(name, f"You are {name}.", model)
+
+        long = " ".join(f"point{i}" for i in range(5000))
+        agent = MsgHub(
+            [fixed("Alice", "Tabs: one keystroke, one level.", 400), fixed("Bob", long, 40),
+             fixed("Carol", "Carol sums up.", 400)],
+            announcement=Msg("Host", "Tabs or spaces?", "user"),
+        )  # fmt: skip
     elif case == "hub":
         from nb_hitl.message import Msg
         from nb_hitl.pipeline import MsgHub
@@ -108,7 +123,7 @@ def _():
             panel = marimo_panel(MemoryInspector(agent))
         else:
             panel = marimo_panel(CompressionExplorer(agent, budget=9000))
-    elif case == "hub":
+    elif case in ("hub", "hubbench"):
         panel = nb_hitl.show(agent)
     else:
         panel = nb_hitl.show(agent, session=None, chat=chat_options)
