@@ -23,6 +23,8 @@ Needs Debian's chromium and playwright (the test extra).
 from __future__ import annotations
 
 import argparse
+import signal
+import sys
 from typing import Any
 
 import _bootstrap  # noqa: F401  (this checkout's nb_hitl and test servers)
@@ -85,18 +87,23 @@ HUB_STOP = page_function(
     """
     + DEEP
     + """
+    // Every element is looked up again at each change: the MarimoHost redraws a widget by
+    // replacing its element (a native panel keeps its elements).
     const hub = deep('.nb-hitl-hub');
     const live = hub && hub.querySelector('.nb-hitl-live');
     const stop = hub && hub.querySelector('.nb-hitl-hub-stop');
     if (!live || !stop || stop.disabled) { resolve(null); return; }
-    const now = hub.querySelector('.nb-hitl-hub-speakers');
+    const STYLED = '.nb-hitl-interrupted, .nb-hitl-stopping';
+    const styledBefore = hub.querySelectorAll(STYLED).length;
     const words = live.textContent.split(/\\s+/).length;
     let style = null, done = false;
     const everything = {attributes: true, childList: true, subtree: true, characterData: true};
+    setTimeout(() => { if (!done) { done = true; resolve(null); } }, 20000);
     watchClick(stop, hub, everything, (ms, disconnect) => {
       const t = ms();
-      if (style === null && live.matches('.nb-hitl-interrupted, .nb-hitl-stopping')) style = t;
-      if (done || !/Paused/.test(now.textContent)) return;
+      if (style === null && hub.querySelectorAll(STYLED).length > styledBefore) style = t;
+      const now = hub.querySelector('.nb-hitl-hub-speakers');
+      if (done || !now || !/Paused/.test(now.textContent)) return;
       done = true;
       disconnect();
       afterPaint(() => resolve({style, paused: t, painted: ms(), words}));
@@ -126,14 +133,18 @@ def hub_trials(page: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
         page.wait_for_function(BOB_WORDS, arg=args.words, timeout=120_000, polling=50)
         result = page.evaluate(HUB_STOP)
         if result is None:
-            print(f"trial {trial + 1:3}: Bob finished before Stop; skipped")
+            print(f"trial {trial + 1:3}: Bob finished before Stop, or no 'Paused' in 20 s")
         else:
             results.append(result)
             style = result["style"] if result["style"] is not None else float("nan")
             print(f"trial {trial + 1:3}: {result['words']:5} words, style after {style:6.1f} ms, "
                   f"'Paused' after {result['paused']:6.1f} ms, painted "
                   f"{result['painted']:6.1f} ms   {load_average()}", flush=True)  # fmt: skip
-            page.locator(".nb-hitl-hub .nb-hitl-pause-stop").first.click()
+        answer = page.locator(".nb-hitl-hub .nb-hitl-pause-stop:visible").first
+        try:  # the pause prompt: End discussion (none when Bob finished first)
+            answer.click(timeout=30_000)
+        except Exception:  # Playwright's TimeoutError: no prompt to answer
+            pass
         page.wait_for_function(HUB_IDLE, timeout=120_000, polling=100)
         page.wait_for_timeout(300)
     return results
@@ -148,6 +159,8 @@ def main() -> None:
     if args.hub and args.words == 2000:
         args.words = 60
     print(f"start: {load_average()}", flush=True)
+    # A `timeout` that ends the bench still stops its marimo server (the `finally` below).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped (SIGTERM)"))
     from playwright.sync_api import sync_playwright
 
     chromium = chromium_or_exit()
