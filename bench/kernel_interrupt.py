@@ -28,7 +28,7 @@ LONG = " ".join(f"word{i}" for i in range(20000))
 agent = ReActAgent("Friday", "bench", ScriptedModel([LONG] * 1000, tokens_per_second=200))
 panel = AgentPanel(agent, session=None)
 chat = panel.chat
-print(json.dumps({"stop": chat.stop_button.model_id}))
+print(json.dumps({"stop": chat.controls.model_id}))
 """
 
 
@@ -40,7 +40,7 @@ def one(k: KernelHarness, how: str, stop_id: str) -> float:
     if how == "kernel":
         k.km.interrupt_kernel()
     else:
-        k.click(stop_id)
+        k.act(stop_id, "stop")  # the Stop button's action, as the page sends it
     received, _ = k.wait_comm(chat_interrupted, timeout=60)
     elapsed = received - start
     end = time.monotonic() + 30

@@ -166,17 +166,11 @@ def bench_interrupt_latency(k: KernelHarness, trials: int, front_end: str = "del
         " tokens_per_second=1000))\n"
         "panel = AgentPanel(agent)\nchat = panel.chat\n"
     )
-    stop, send, inp = json.loads(
-        k.execute(
-            "print(json.dumps([chat.stop_button.model_id, chat.send_button.model_id,"
-            " chat.input.model_id]))"
-        )
-    )
+    controls = json.loads(k.execute("print(json.dumps(chat.controls.model_id))"))
     latencies = []
     rng = random.Random(3)
     for i in range(trials):
-        k.set_value(inp, {"value": f"story {i}"})
-        k.click(send)
+        k.act(controls, "send", {"text": f"story {i}"})  # typed, then Send
         k.wait_comm(lambda m: "word5 " in chat_text(m), timeout=30)
         deadline = time.monotonic() + rng.uniform(0.1, 0.4)
         while time.monotonic() < deadline:  # keep reading iopub, as a browser would
@@ -184,7 +178,7 @@ def bench_interrupt_latency(k: KernelHarness, trials: int, front_end: str = "del
                 k._next(deadline)
             except (TimeoutError, queue.Empty):
                 break
-        sent = k.click(stop)
+        sent = k.act(controls, "stop")
         got, _ = k.wait_comm(chat_interrupted, timeout=30)
         latencies.append((got - sent) * 1000)
         k.execute("pass")  # let the reply wind down

@@ -33,21 +33,16 @@ from ._chat_branches import BranchControls
 from ._chat_follow import INPUT_GONE_NOTE, FollowAgentMixin
 from ._chat_send import EMPTY_INPUT_NOTE, SendMixin
 from ._chat_tools import ChatTools, CompressionRows
+from ._controls import ChatControls
 from ._input import WidgetInput
 from ._keys import KeyBindings
 from ._live import html
 from ._live_rows import LiveRows
-from ._look import look
 from ._loop import LoopBridge, WidgetRegistry
 from ._pacer import comm_pacer, walk
 from ._question import QuestionCards
 from ._resume import Request
-from ._send_mode import (
-    MODE_HINTS,
-    MODE_LABELS,
-    SendMode,
-    check_send_mode,
-)
+from ._send_mode import MODE_HINTS, MODE_LABELS, SendMode, check_send_mode
 from ._status import StatusLine
 from ._step_stop import StepStop
 from ._transcript import Entry, Transcript
@@ -113,60 +108,22 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
             max_rendered, images=remote_images, callback=self._bridge.callback
         )
         self.transcript.earlier.on_click(self._bridge.callback(lambda _b: self.show_earlier()))
-        self.status = StatusLine(self._bridge)
-        self._note = html()
-        self.input = w.Textarea(
+        self.controls = ChatControls(
+            self._bridge,
             placeholder=f"Message {agent.name}…",
-            **look(w.Textarea, layout={"width": "100%", "height": "64px"}),
+            send_mode=send_mode,
+            modes=[(label, mode) for mode, label in MODE_LABELS.items()],
+            hints=[MODE_HINTS[m] for m in MODE_LABELS],
         )
-        self.send_button = w.Button(
-            description="Send", button_style="primary", icon="paper-plane", **look(w.Button)
-        )
-        self.send_button.add_class("nb-hitl-send")  # its label changes with the send mode
-        self.stop_button = w.Button(
-            description="Stop", button_style="danger", icon="stop", **look(w.Button)
-        )
-        self.stop_button.disabled = True
-        self.continue_button = w.Button(
-            description="Continue", icon="play", disabled=True, **look(w.Button)
-        )
-        self.mode_picker = w.ToggleButtons(
-            options=[(label, mode) for mode, label in MODE_LABELS.items()],
-            value=send_mode,
-            description="While running:",
-            tooltips=[MODE_HINTS[m] for m in MODE_LABELS],
-            **look(w.ToggleButtons, style={"button_width": "auto", "description_width": "initial"}),
-        )
-        self.mode_picker.add_class("nb-hitl-send-mode")
-        self.mode_picker.observe(self._bridge.callback(lambda _c: self._show_mode()), "value")
-        self._keyboard()
-        self.send_button.on_click(self._bridge.callback(lambda _b: self._send_from_input()))
-        self.stop_button.on_click(self._bridge.callback(lambda _b: self.stop()))
-        self.continue_button.on_click(self._bridge.callback(lambda _b: self.resume()))
-        self.step_stop = StepStop(agent, self.status)
-        """The "After step" button (``stop_after_step()``) next to Stop."""
-        self.step_stop.button.on_click(self._bridge.callback(lambda _b: self.stop_after_step()))
-        buttons = w.VBox(
-            [self.send_button, self.stop_button, self.step_stop.button, self.continue_button],
-            **look(w.VBox, layout={"width": "130px", "flex": "0 0 auto"}),
-        )
-        buttons.add_class("nb-hitl-chat-buttons")  # buttons as wide as the column (CSS)
-        bar = w.HBox([self.input, buttons], **look(w.HBox, layout={"width": "100%"}))
-        self.tools = ChatTools(self)
-        """Retry, Clear / Undo clear, Export (the row under the status line)."""
-        self.compressions = CompressionRows(self)
-        bar.add_class("nb-hitl-chat-bar")
+        """The input, buttons, picker, status line and toolbar: one front-end part."""
+        self._build_controls()
         top: list[w.Widget] = [html(CSS)] if css else []
         super().__init__(
             children=[
                 *top,
                 self.transcript.earlier,
                 self.transcript.box,
-                self.status,
-                self.tools,
-                self._note,
-                self.mode_picker,
-                bar,
+                self.controls,
                 self.shortcuts,
             ]
         )
@@ -232,6 +189,7 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
 
             show_mode()
             self._unwatch_policy = policy.watch(self._bridge.callback(show_mode))
+        self.controls.ready()  # set up (gauge, permission mode...): the page gets them whole
 
     # -- public API --------------------------------------------------------------------------
     @property
@@ -356,10 +314,32 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
         """The row widgets currently drawn (oldest first, newest last)."""
         return self.transcript.rows
 
+    # -- controls ----------------------------------------------------------------------------
+    def _build_controls(self) -> None:
+        """The controls' stand-ins (``chat.input``, ``chat.send_button``...) and what they do."""
+        controls = self.controls
+        self.status = StatusLine(self._bridge, controls.status)
+        self._note = controls.note
+        self.input = controls.input
+        self.send_button = controls.send_button
+        self.stop_button = controls.stop_button
+        self.continue_button = controls.continue_button
+        self.mode_picker = controls.mode_picker
+        self.mode_picker.observe(self._bridge.callback(lambda _c: self._show_mode()), "value")
+        self._keyboard()
+        self.send_button.on_click(self._bridge.callback(lambda _b: self._send_from_input()))
+        self.stop_button.on_click(self._bridge.callback(lambda _b: self.stop()))
+        self.continue_button.on_click(self._bridge.callback(lambda _b: self.resume()))
+        self.step_stop = StepStop(self.agent, self.status, controls.step_button)
+        """The "After step" button (``stop_after_step()``) next to Stop."""
+        self.step_stop.button.on_click(self._bridge.callback(lambda _b: self.stop_after_step()))
+        self.tools = ChatTools(self, controls)
+        """Retry, Clear / Undo clear, Export (the row under the status line)."""
+        self.compressions = CompressionRows(self)
+
     # -- keyboard ----------------------------------------------------------------------------
     def _keyboard(self) -> None:
         """Ctrl/Cmd+Enter sends, Escape stops, Enter in a card's box presses its button."""
-        self.input.add_class("nb-hitl-input")
         self.send_button.tooltip = "Send (Ctrl+Enter, ⌘+Enter on a Mac)"
         self.stop_button.tooltip = "Stop the reply (Esc anywhere in the panel)"
         self.continue_button.tooltip = (
@@ -386,7 +366,6 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
             stop_button=".nb-hitl-stop",
             stop_action="stop",
         )  # fmt: skip
-        self.stop_button.add_class("nb-hitl-stop")
         self.shortcuts.on_action("send", self._send_text)
         self.shortcuts.on_copy(self._copy_text)
         self.shortcuts.on_form_action(CARD_ACTION, self.transcript.card_action)
@@ -403,6 +382,7 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
         return copy_text(entry.msg) if entry is not None and entry.msg is not None else None
 
     def _send_text(self, text: str) -> None:
+        self.input.typed(text)  # what the box held when the key was pressed
         if self.send(text) is not None and self.input.value.strip() == text.strip():
             self.input.value = ""
 

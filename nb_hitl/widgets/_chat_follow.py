@@ -15,8 +15,6 @@ import uuid
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-import ipywidgets as w
-
 from nb_hitl._render import (
     esc,
     interrupt_cause,
@@ -41,6 +39,7 @@ from nb_hitl.message import MetaKey, Msg
 
 from ._chat_branches import BranchControls
 from ._chat_tools import GAUGE_DELAY, ChatTools, CompressionRows, context_gauge
+from ._controls import ControlButton, ControlInput
 from ._invisible import is_blank
 from ._live import html
 from ._live_rows import LiveRows
@@ -103,14 +102,14 @@ class FollowAgentMixin:
     agent: AgentBase
     branches: BranchControls
     compressions: CompressionRows
-    continue_button: w.Button
-    input: w.Textarea
+    continue_button: ControlButton
+    input: ControlInput
     last_interrupted: bool
     live: LiveRows
-    send_button: w.Button
+    send_button: ControlButton
     status: StatusLine
     step_stop: StepStop
-    stop_button: w.Button
+    stop_button: ControlButton
     tools: ChatTools
     transcript: Transcript
 

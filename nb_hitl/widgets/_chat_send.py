@@ -12,8 +12,6 @@ import asyncio
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-import ipywidgets as w
-
 from nb_hitl._render import (
     esc,
 )
@@ -21,6 +19,7 @@ from nb_hitl.message import Msg
 
 from ._chat_branches import BranchControls
 from ._chat_tools import ChatTools
+from ._controls import ControlButton, ControlChoice, ControlInput
 from ._input import WidgetInput
 from ._invisible import is_blank
 from ._loop import LoopBridge
@@ -55,14 +54,14 @@ class SendMixin:
     _sent_text: dict[str, str]
     agent: AgentBase
     branches: BranchControls
-    continue_button: w.Button
+    continue_button: ControlButton
     continue_text: str
-    input: w.Textarea
-    mode_picker: w.ToggleButtons
-    send_button: w.Button
+    input: ControlInput
+    mode_picker: ControlChoice
+    send_button: ControlButton
     status: StatusLine
     step_stop: StepStop
-    stop_button: w.Button
+    stop_button: ControlButton
     tools: ChatTools
     transcript: Transcript
     user_name: str

@@ -1,7 +1,8 @@
 """The chat's everyday controls: Retry after an error, Clear (undoable), Export, the context
 gauge, and a transcript row for each compression with its Undo.
 
-``ChatTools`` is the row of buttons under the status line; ``CompressionRows`` draws what a
+``ChatTools`` is what the row of buttons under the status line does (the buttons are drawn by
+the chat's controls, ``_controls.py``); ``CompressionRows`` draws what a
 compression folded and undoes it. Both read the agent only through public methods and events
 (``agent(None)`` replies to what memory holds, ``compression_plan()``, ``undo_compression()``,
 ``memory.snapshot()`` / ``restore()``) and run on the chat's loop (``LoopBridge``).
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import ipywidgets as w
 
@@ -26,6 +27,8 @@ from ._transcript import Entry, Transcript
 
 if TYPE_CHECKING:
     from nb_hitl.message import Msg
+
+    from ._controls import ChatControls
 
 GAUGE_DELAY = 0.1
 """Seconds the context gauge waits after a new message before it recounts (a burst of
@@ -53,56 +56,36 @@ class ChatLike(Protocol):
     ) -> str: ...
 
 
-class ChatTools(w.HBox):
+class ChatTools:
     """Retry (after a model error), Clear / Undo clear, Export as Markdown or HTML.
+
+    The buttons are parts of the chat's controls (``ChatControls``: ``.nb-hitl-chat-tools``
+    in the page, under the status line); this is what they do.
 
     Args:
         chat: the chat these controls act on.
+        controls: where they are drawn.
     """
 
-    def __init__(self, chat: ChatLike) -> None:
+    def __init__(self, chat: ChatLike, controls: ChatControls) -> None:
         self.chat = chat
+        self.controls = controls
         on = chat._bridge.callback
-        self.retry_button = w.Button(
-            description="Retry",
-            icon="repeat",
-            tooltip="Ask the agent again: it replies to what its memory holds",
-            **look(w.Button, layout={"display": "none"}),  # shown after a model error
-        )
-        self.retry_button.add_class("nb-hitl-retry")
-        self.clear_button = w.Button(
-            description="Clear",
-            icon="eraser",
-            tooltip="Clear the chat and the agent's memory",
-            **look(w.Button),
-        )
-        self.clear_button.add_class("nb-hitl-clear")
-        self.export_format = w.Dropdown(
-            options=[("Markdown", "markdown"), ("HTML", "html")],
-            value="markdown",
-            **look(w.Dropdown, layout={"width": "auto"}),
-        )
-        self.export_format.add_class("nb-hitl-export-format")
-        self.export_button = w.Button(
-            description="Export",
-            icon="download",
-            tooltip="Save the transcript as a file next to the notebook",
-            **look(w.Button),
-        )
-        self.export_button.add_class("nb-hitl-export")
+        self.retry_button = controls.retry_button
+        self.retry_button.tooltip = "Ask the agent again: it replies to what its memory holds"
+        self.clear_button = controls.clear_button
+        self.clear_button.tooltip = "Clear the chat and the agent's memory"
+        self.export_format = controls.export_format
+        self.export_button = controls.export_button
+        self.export_button.tooltip = "Save the transcript as a file next to the notebook"
         self.retry_button.on_click(on(lambda _b: chat.retry()))
         self.clear_button.on_click(on(lambda _b: chat.clear()))
         self.export_button.on_click(on(lambda _b: self._export_clicked()))
         self._cleared: tuple[Any, list[Entry], str] | None = None
-        super().__init__(
-            [self.retry_button, self.clear_button, self.export_format, self.export_button],
-            **look(w.HBox),
-        )
-        self.add_class("nb-hitl-chat-tools")
 
     def show_retry(self, shown: bool) -> None:
         """Show Retry (after a model error) or hide it."""
-        set_display(self.retry_button, "" if shown else "none")
+        self.retry_button.hidden = not shown
 
     # -- clear -----------------------------------------------------------------------------------
     def clear(self) -> bool:
@@ -174,12 +157,13 @@ class ChatTools(w.HBox):
     def export(self, path: str | Path | None = None, fmt: ExportFormat | None = None) -> Path:
         """Write the transcript (the messages shown) to ``path`` (default: a new file next to
         the notebook) as Markdown or HTML; returns the path."""
-        chosen: ExportFormat = fmt or self.export_format.value
+        chosen = fmt or self.export_format.value
         if chosen not in EXPORT_FORMATS:
             raise ValueError(f"format must be 'markdown' or 'html', got {chosen!r}.")
         msgs: list[Msg] = [e.msg for e in self.chat.transcript.entries if e.msg is not None]
         name = self.chat.agent.name
-        return export_transcript(msgs, path, chosen, title=f"Chat with {name}", stem=f"{name}-chat")
+        fmt_ = cast("ExportFormat", chosen)
+        return export_transcript(msgs, path, fmt_, title=f"Chat with {name}", stem=f"{name}-chat")
 
     def _export_clicked(self) -> None:
         try:

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
-
-import ipywidgets as w
+from typing import TYPE_CHECKING, Any
 
 from nb_hitl._render import esc
 from nb_hitl.events import (
@@ -24,8 +22,10 @@ from nb_hitl.events import (
     ToolResultReady,
 )
 
-from ._look import look
 from ._loop import LoopBridge
+
+if TYPE_CHECKING:
+    from ._controls import ControlHtml
 
 STATES = ("idle", "running", "stopping", "waiting", "error")
 LABELS = {
@@ -38,12 +38,17 @@ LABELS = {
 REFRESH_HZ = 1.0
 
 
-class StatusLine(w.HTML):
-    """The chat's status line (an ``HTML`` widget)."""
+class StatusLine:
+    """The chat's status line: its state and figures, drawn as the ``status`` part of the
+    chat's controls (``ChatControls``; the page's ``.nb-hitl-status-line``).
 
-    def __init__(self, bridge: LoopBridge) -> None:
-        super().__init__(**look(w.HTML))
-        self.add_class("nb-hitl-status-line")
+    Args:
+        bridge: the chat's loop (the ticker that redraws the figures runs on it).
+        part: where the line is drawn (``value``: its HTML).
+    """
+
+    def __init__(self, bridge: LoopBridge, part: ControlHtml) -> None:
+        self._part = part
         self._bridge = bridge
         self.state = "idle"
         self.detail = ""
@@ -63,6 +68,19 @@ class StatusLine(w.HTML):
         self.context: tuple[int, int | None, bool] | None = None
         """``(prompt tokens, compression threshold, auto compression on)`` of the gauge."""
         self._draw()
+
+    @property
+    def value(self) -> str:
+        """The line's HTML (escaped), as the page draws it."""
+        return self._part.value
+
+    @value.setter
+    def value(self, html: str) -> None:
+        self._part.value = html
+
+    def observe(self, handler: Any, names: Any = "value") -> None:
+        """Call ``handler(change)`` when the line is redrawn (as on the ``HTML`` widget it was)."""
+        self._part.observe(handler, names)
 
     # -- figures -----------------------------------------------------------------------------
     @property

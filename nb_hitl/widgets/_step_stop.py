@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import ipywidgets as w
-
 from nb_hitl.events import (
     ErrorOccurred,
     Event,
@@ -22,9 +20,8 @@ from nb_hitl.events import (
     StopRequested,
 )
 
-from ._look import look
-
 if TYPE_CHECKING:
+    from ._controls import ControlButton
     from ._status import StatusLine
 
 STOPPING_AFTER_STEP = "stopping after this step…"
@@ -38,19 +35,21 @@ TOOLTIP = (
 
 
 class StepStop:
-    """The "After step" button (stop after this step) and its state, driven by events."""
+    """The "After step" button (stop after this step) and its state, driven by events.
 
-    def __init__(self, agent: Any, status: StatusLine) -> None:
+    Args:
+        agent: the chat's agent.
+        status: the chat's status line (it says "stopping after this step…").
+        button: the button drawn for it (``ChatControls.step_button``).
+    """
+
+    def __init__(self, agent: Any, status: StatusLine, button: ControlButton) -> None:
         self.agent = agent
         self.status = status
-        self.button = w.Button(
-            description="After step",
-            icon="step-forward",
-            disabled=True,
-            tooltip=TOOLTIP,
-            **look(w.Button, layout={} if self.supported else {"display": "none"}),
-        )
-        self.button.add_class("nb-hitl-stop-step")
+        self.button = button
+        """The button (``nb-hitl-stop-step``, a part of the chat's controls)."""
+        button.tooltip = TOOLTIP
+        button.hidden = not self.supported
         self.pending = False
         """A graceful stop was asked for and the reply has not ended yet."""
         self.stopped = False

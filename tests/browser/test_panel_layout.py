@@ -100,8 +100,12 @@ def test_panel_layout_at_800_and_1400_px(browser: Any, lab: LabServer, artifacts
     try:
         open_and_run_all(page, lab.write_notebook("layout.ipynb", [SETUP]))
         page.wait_for_selector(TEXTAREA, timeout=90_000)
+        # Nothing compressed: nothing to undo. The inspector (a model of its own) may draw its
+        # state a moment after the chat's controls are on the page: wait for it, not assume.
         undo = page.locator(".nb-hitl-inspector button:has-text('Undo')").first
-        assert undo.is_disabled()  # nothing compressed: nothing to undo
+        page.wait_for_selector(
+            ".nb-hitl-inspector button:has-text('Undo'):disabled", timeout=30_000
+        )
         check_widths(page, artifacts, "empty")
 
         # A reply with a tool call; the tool glyph needs no emoji font.

@@ -1,7 +1,8 @@
 """A real ipykernel driven through jupyter_client, as a front end would drive it.
 
 ``KernelHarness`` starts a kernel from a given Python, runs cells, sends comm messages (a
-button click is ``{"method": "custom", "content": {"event": "click"}}``), optionally on a
+button click is ``{"method": "custom", "content": {"event": "click"}}``, a panel's action
+``{"method": "custom", "content": {"t": "action", "name", "args"}}``), optionally on a
 subshell (what JupyterLab's commsOverSubshells does), and watches iopub for widget updates.
 """
 
@@ -87,6 +88,18 @@ class KernelHarness:
         return self.send_comm(
             comm_id, {"method": "custom", "content": {"event": "click"}}, subshell_id
         )
+
+    def act(
+        self,
+        comm_id: str,
+        name: str,
+        args: dict[str, Any] | None = None,
+        subshell_id: str | None = None,
+    ) -> float:
+        """Send a panel's action as its page does (``{t: "action", name, args}``): the chat's
+        Send is ``act(<chat.controls' id>, "send", {"text": "hi"})``, the box's text with it."""
+        content = {"t": "action", "name": name, "args": args or {}}
+        return self.send_comm(comm_id, {"method": "custom", "content": content}, subshell_id)
 
     def press_card(
         self,

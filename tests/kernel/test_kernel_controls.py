@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from kernel_harness import KernelHarness, chat_text, state_text
+from kernel_harness import KernelHarness, chat_text, comm_text, state_text
 
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(240)]
 
@@ -27,7 +27,7 @@ alice = ReActAgent("Alice", "sys", ScriptedModel(["Tabs."]))
 bob = ReActAgent("Bob", "sys", ScriptedModel([LONG, "Bob again, briefly."], tokens_per_second=100))
 panel = HubPanel(MsgHub([alice, bob]), inspector=False)
 panel.start(msg="Open the debate.")
-print(json.dumps({"retry": chat.tools.retry_button.model_id, "stop": panel.stop_button.model_id,
+print(json.dumps({"chat": chat.controls.model_id, "stop": panel.stop_button.model_id,
                   "stop_choice": panel.pause.stop_button.model_id,
                   "continue": panel.runs.continue_button.model_id}))
 """
@@ -35,9 +35,9 @@ print(json.dumps({"retry": chat.tools.retry_button.model_id, "stop": panel.stop_
 
 def test_retry_and_continue_clicked_on_a_subshell(kernel7: KernelHarness) -> None:
     ids = json.loads(kernel7.execute(SETUP).strip().splitlines()[-1])
-    kernel7.wait_comm(lambda m: "RuntimeError: down" in state_text(m), timeout=60)
-    subshell = kernel7.subshell_for(ids["retry"], "tooltip", "Ask again")
-    kernel7.click(ids["retry"], subshell_id=subshell)
+    kernel7.wait_comm(lambda m: "RuntimeError: down" in comm_text(m), timeout=60)
+    subshell = kernel7.subshell_for(ids["chat"], "tooltip", "Ask again")
+    kernel7.act(ids["chat"], "retry", {"text": ""}, subshell)
     kernel7.wait_comm(lambda m: "Recovered after the retry." in chat_text(m), timeout=60)
 
     kernel7.wait_comm(lambda m: "point5 " in chat_text(m), timeout=60)

@@ -19,7 +19,7 @@ LONG = " ".join(f"word{i}" for i in range(3000))
 agent = ReActAgent("Friday", "You are a test agent.", ScriptedModel([LONG], tokens_per_second=100))
 panel = AgentPanel(agent, session=None)
 chat = panel.chat
-print(json.dumps({"keys": chat.shortcuts.model_id, "stop": chat.stop_button.model_id}))
+print(json.dumps({"keys": chat.shortcuts.model_id}))
 """
 
 

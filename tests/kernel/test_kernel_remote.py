@@ -29,8 +29,7 @@ from nb_hitl.widgets import AgentPanel
 agent = RemoteAgent({url!r}, {thread!r}, name="Graph")
 panel = AgentPanel(agent, session=None)
 chat = panel.chat
-print(json.dumps({{"stop": chat.stop_button.model_id, "send": chat.send_button.model_id,
-                  "input": chat.input.model_id}}))
+print(json.dumps({{"controls": chat.controls.model_id}}))
 """
 
 IDLE = """
@@ -58,8 +57,7 @@ def idle(k: KernelHarness) -> tuple[str, list[list[object]]]:
 
 
 def send(k: KernelHarness, ids: dict[str, str], text: str) -> None:
-    k.set_value(ids["input"], {"value": text})  # typed, then Send: in order on the shell channel
-    k.click(ids["send"])
+    k.act(ids["controls"], "send", {"text": text})  # typed, then Send, as the page sends it
 
 
 def test_stream_stop_approve_and_resume_with_clicks(
@@ -68,7 +66,7 @@ def test_stream_stop_approve_and_resume_with_clicks(
     ids = setup(kernel7, langgraph_agui.url)
     send(kernel7, ids, "tell me a long story")
     kernel7.wait_comm(drawn("I was shown"), timeout=60)  # streaming
-    kernel7.click(ids["stop"])
+    kernel7.act(ids["controls"], "stop")
     kernel7.wait_comm(chat_interrupted, timeout=30)
     state, rows = idle(kernel7)
     assert state == "idle"
@@ -112,7 +110,7 @@ def test_nb_hitl_server_stop_approve_and_history_in_a_new_kernel_after_a_restart
         ids = setup(kernel7, server.url, "kept")
         send(kernel7, ids, "tell me a story")
         kernel7.wait_comm(drawn("This thread has 1 messages"), timeout=60)
-        kernel7.click(ids["stop"])
+        kernel7.act(ids["controls"], "stop")
         kernel7.wait_comm(chat_interrupted, timeout=30)
         state, rows = idle(kernel7)
         assert state == "idle" and rows[-1][3] is True

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from kernel_harness import KernelHarness, chat_text, state_text
+from kernel_harness import KernelHarness, chat_text, comm_text
 
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(240)]
 
@@ -35,28 +35,30 @@ agent = ReActAgent("Friday", "Test.", ScriptedModel([
     ScriptedTurn(text="Fetching.", tool_calls=[ScriptedToolCall("fetch", {"url": "a"})]),
     "Done, with your note.",
 ], tokens_per_second=200), toolkit=toolkit)
+import nb_hitl.widgets._status as status_line
+status_line.REFRESH_HZ = 0.01  # no figures redrawn meanwhile: the controls publish when told
 chat = ChatWidget(agent)
 click_threads = []
-chat.send_button.on_click(lambda b: click_threads.append(threading.get_ident()))
-print(json.dumps({"send": chat.send_button.model_id, "input": chat.input.model_id,
-                  "picker": chat.mode_picker.model_id}))
+chat.controls.on_msg(lambda w, c, b: click_threads.append(threading.get_ident()))
+print(json.dumps({"controls": chat.controls.model_id}))
 """
 
 
 def test_steer_picked_and_sent_on_subshells_takes_the_message_in(kernel7: KernelHarness) -> None:
     ids = json.loads(kernel7.execute(SETUP).strip().splitlines()[-1])
-    kernel7.set_value(ids["input"], {"value": "fetch page a"})
-    kernel7.click(ids["send"])
-    kernel7.wait_comm(lambda m: "running tool fetch" in state_text(m), timeout=30)
-    # The front end sends a ToggleButtons choice as its index: 0 is Steer.
-    kernel7.subshell_for(ids["picker"], "index", 0)  # type: ignore[arg-type]
-    kernel7.wait_comm(lambda m: '"description": "Steer"' in state_text(m), timeout=20)
-    subshell = kernel7.subshell_for(ids["send"], "tooltip", "Send")
-    # The text is in the kernel before the click, as when typed: the input's update is handled
-    # on the main shell (its comm last published there), the click on the subshell, unordered.
-    kernel7.sync(ids["input"], {"value": "also note the date"}, subshell)
-    kernel7.click(ids["send"], subshell_id=subshell)
-    kernel7.wait_comm(lambda m: "Steering: your message is taken in" in state_text(m), timeout=20)
+    controls = ids["controls"]
+    kernel7.act(controls, "send", {"text": "fetch page a"})
+    kernel7.wait_comm(lambda m: "running tool fetch" in comm_text(m), timeout=30)
+    # The controls' comm now handled on a subshell: the picker's choice, then Send (with the
+    # text typed, as the page sends it) come in on that thread.
+    subshell = kernel7.subshell_for(controls, "tooltip", "Chat controls")
+    kernel7.act(controls, "mode", {"value": "steer"}, subshell)
+    kernel7.wait_comm(lambda m: '"label": "Steer"' in comm_text(m), timeout=20)
+    # That answer went out from the main thread, and ipykernel hands a comm's next message to
+    # the thread of its last publish (see subshell_for): route the comm back to the subshell.
+    kernel7.sync(controls, {"tooltip": "Send"}, subshell)
+    kernel7.act(controls, "send", {"text": "also note the date"}, subshell)
+    kernel7.wait_comm(lambda m: "Steering: your message is taken in" in comm_text(m), timeout=20)
     out = kernel7.execute(
         "print(json.dumps([chat.state, [m.get_text_content() for m in agent.pending_steering],"
         " click_threads[-1] != threading.main_thread().ident]))"

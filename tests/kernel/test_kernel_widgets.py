@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 import pytest
-from kernel_harness import KernelHarness, chat_interrupted, chat_text, state_text
+from kernel_harness import KernelHarness, chat_interrupted, chat_text, comm_text
 
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(240)]
 
@@ -24,8 +24,7 @@ agent = ReActAgent("Friday", "You are a test agent.",
                    ScriptedModel([LONG, "Resumed fine."], tokens_per_second=100))
 panel = AgentPanel(agent)
 chat = panel.chat
-print(json.dumps({"send": chat.send_button.model_id, "stop": chat.stop_button.model_id,
-                  "input": chat.input.model_id, "cont": chat.continue_button.model_id}))
+print(json.dumps({"controls": chat.controls.model_id}))
 """
 
 
@@ -38,8 +37,7 @@ interrupted = chat_interrupted
 
 def start_reply(k: KernelHarness) -> dict[str, str]:
     ids = json.loads(k.execute(SETUP).strip().splitlines()[-1])
-    k.set_value(ids["input"], {"value": "tell me a long story"})
-    k.click(ids["send"])
+    k.act(ids["controls"], "send", {"text": "tell me a long story"})  # typed, then Send
     k.wait_comm(streaming, timeout=30)
     return ids
 
@@ -55,11 +53,11 @@ def check_interrupted(k: KernelHarness) -> None:
 
 def test_stop_click_as_comm_message_interrupts_stream(kernel: KernelHarness) -> None:
     ids = start_reply(kernel)
-    kernel.click(ids["stop"])
+    kernel.act(ids["controls"], "stop")
     kernel.wait_comm(interrupted, timeout=30)
     check_interrupted(kernel)
     # Resume from the widget: Continue click, then the resumed reply arrives.
-    kernel.click(ids["cont"])
+    kernel.act(ids["controls"], "continue", {"text": ""})
     kernel.wait_comm(lambda m: "Resumed fine." in chat_text(m), timeout=30)
     # Continue is agent.resume(): the same answer goes on; no "Please continue." was sent.
     out = kernel.execute(
@@ -72,7 +70,7 @@ def test_stop_click_as_comm_message_interrupts_stream(kernel: KernelHarness) -> 
 def test_stop_click_lands_while_a_cell_awaits_on_ipykernel7(kernel7: KernelHarness) -> None:
     ids = start_reply(kernel7)
     cell = kernel7.execute_nowait("await asyncio.sleep(6)")
-    kernel7.click(ids["stop"])
+    kernel7.act(ids["controls"], "stop")
     kernel7.wait_comm(interrupted, timeout=30)
     finished = [
         m
@@ -88,15 +86,24 @@ def test_stop_click_lands_while_a_cell_awaits_on_ipykernel7(kernel7: KernelHarne
 def test_stop_click_on_a_subshell_hops_to_the_main_loop(kernel7: KernelHarness) -> None:
     ids = start_reply(kernel7)
     kernel7.execute(
-        "import threading\nclick_threads = []\n"
-        "chat.stop_button.on_click(lambda b: click_threads.append(threading.get_ident()))"
+        # The status line's figures stay still: the controls' comm publishes nothing between
+        # its routing to the subshell and the Stop (ipykernel hands a comm's message to the
+        # thread of its last publish: see subshell_for).
+        "import nb_hitl.widgets._status as status_line\nstatus_line.REFRESH_HZ = 0.01\n"
+        "chat.status.stop_ticker()\n"
+        "import threading\ndelivered, clicked = [], []\n"
+        "chat.controls.on_msg(lambda w, c, b: delivered.append(threading.get_ident()))\n"
+        "chat.stop_button.on_click(lambda b: clicked.append(threading.get_ident()))"
     )
-    subshell = kernel7.subshell_for(ids["stop"], "tooltip", "Stop the reply")
-    kernel7.click(ids["stop"], subshell_id=subshell)
+    subshell = kernel7.subshell_for(ids["controls"], "tooltip", "Chat controls")
+    kernel7.act(ids["controls"], "stop", subshell_id=subshell)
     kernel7.wait_comm(interrupted, timeout=30)
     check_interrupted(kernel7)
-    out = kernel7.execute("print(click_threads[0] != threading.main_thread().ident)")
-    assert out.strip() == "True", "the click should have been handled on the subshell thread"
+    out = kernel7.execute(
+        "main = threading.main_thread().ident\nprint(delivered[-1] != main, clicked == [main])"
+    )
+    # The action came in on the subshell's thread and Stop ran on the kernel's loop.
+    assert out.split() == ["True", "True"]
 
 
 LOOP_SETUP = """
@@ -115,7 +122,7 @@ async def conversation():
         msg = await agent(msg)
 
 task = asyncio.get_running_loop().create_task(conversation())
-print(json.dumps({"send": chat.send_button.model_id, "input": chat.input.model_id}))
+print(json.dumps({"controls": chat.controls.model_id}))
 """
 
 
@@ -123,12 +130,11 @@ def test_send_on_a_subshell_wakes_the_idle_main_loop(kernel7: KernelHarness) -> 
     """A UserAgent waits on the widget (the main loop sleeps with no timers); a Send handled
     on a subshell thread must wake it, which only a thread-safe hop does."""
     ids = json.loads(kernel7.execute(LOOP_SETUP).strip().splitlines()[-1])
-    kernel7.wait_comm(lambda m: "waiting for you" in state_text(m), timeout=10)
-    # The typed text is in the kernel first (see sync), then the Send button's comm is routed
-    # to the subshell (see subshell_for), so the click handled there reads the text.
-    kernel7.sync(ids["input"], {"value": "hi there"})
-    subshell = kernel7.subshell_for(ids["send"], "tooltip", "Send")
-    kernel7.click(ids["send"], subshell_id=subshell)
+    kernel7.wait_comm(lambda m: "waiting for you" in comm_text(m), timeout=10)
+    # The controls' comm is routed to the subshell (see subshell_for); the typed text comes
+    # with the Send action, as the page sends it.
+    subshell = kernel7.subshell_for(ids["controls"], "tooltip", "Send")
+    kernel7.act(ids["controls"], "send", {"text": "hi there"}, subshell)
     kernel7.wait_comm(lambda m: "Hello from the loop." in chat_text(m), timeout=20)
     out = kernel7.execute("print([m.get_text_content() for m in agent.memory.messages])")
     assert out.strip() == "['hi there', 'Hello from the loop.']"

@@ -20,6 +20,7 @@ from nb_hitl.agent import ReActAgent
 from nb_hitl.model import ScriptedModel
 from nb_hitl.widgets import AgentPanel, MarimoHost, in_marimo, marimo_panel
 from nb_hitl.widgets._comm import tapped
+from nb_hitl.widgets._controls import ControlButton, ControlInput
 from nb_hitl.widgets._marimo import MARIMO_NOTE
 
 XSS = '<img src=x onerror="alert(1)">'
@@ -42,10 +43,21 @@ class Page:
         """The page sends ``data`` for ``widget`` (as the ES module does)."""
         self.host._on_front_end(self.host, {"w": widget.model_id, "data": data}, [])
 
-    def click(self, button: w.Button) -> None:
+    def act(self, name: str, **args: Any) -> None:
+        """The chat's controls (one hosted anywidget) send action ``name``."""
+        content = {"t": "action", "name": name, "args": args}
+        self.say(self.host.chat.controls, {"method": "custom", "content": content})
+
+    def click(self, button: w.Button | ControlButton) -> None:
+        if isinstance(button, ControlButton):  # drawn by the chat's controls: their action
+            self.act(button._key)
+            return
         self.say(button, {"method": "custom", "content": {"event": "click"}})
 
-    def type(self, box: w.Widget, text: str) -> None:
+    def type(self, box: w.Widget | ControlInput, text: str) -> None:
+        if isinstance(box, ControlInput):  # the chat's box: a pause in typing sends the text
+            self.act("type", text=text)
+            return
         self.say(box, {"method": "update", "state": {"value": text}})
 
     def patches(self) -> list[dict[str, Any]]:
@@ -76,8 +88,11 @@ async def test_the_first_view_gets_the_whole_panel_with_ids_and_escaped_labels()
     full = page.sent[-1]
     html = full["full"]
     chat = host.chat
-    assert f'data-nbw="{chat.send_button.model_id}"' in html
-    assert 'data-kind="button"' in html and "nb-hitl-send" in html
+    # The chat's controls are one anywidget, mounted from their own module with their state.
+    assert f'data-nbw="{chat.controls.model_id}"' in html
+    controls = full["models"][chat.controls.model_id]
+    assert controls["_esm"] and controls["snapshot"]["state"]["send"]["label"] == "Send"
+    assert XSS not in str(controls)
     # The memory table is the inspector's (its own module, its state escaped).
     inspector = full["models"][host.root.inspector.model_id]
     assert XSS not in html and XSS not in str(inspector) and "&lt;img src=x" in str(inspector)
@@ -95,7 +110,10 @@ async def test_send_stream_stop_and_continue_from_the_page() -> None:
     assert chat.input.value == "Tell me a story."
     assert not any(m.get("replace") for m in page.patches())  # no echo of what was typed
     page.click(chat.send_button)
-    await until(lambda: sum(len(p["replace"]) for p in page.patches()) > 3, what="streaming")
+    await until(  # the streamed row and the status line (the controls' ops) redrawn
+        lambda: sum(len(p["replace"]) + len(p["child"]) for p in page.patches()) > 3,
+        what="streaming",
+    )
     assert agent.is_replying
     page.click(chat.stop_button)
     await until(lambda: chat.state == "idle", what="stopped")
@@ -144,9 +162,14 @@ async def test_bad_messages_from_the_page_are_ignored_and_the_host_stays_usable(
     agent = friday(["Hi."])
     host = MarimoHost(AgentPanel(agent, session=None))
     page = Page(host)
-    for bad in (None, 3, {"w": "nope", "data": {}}, {"w": host.chat.input.model_id, "data": 5},
-                {"w": host.chat.input.model_id, "data": {"method": "update", "state": {
-                    "value": 12}}}):  # fmt: skip
+    controls = host.chat.controls.model_id
+    for bad in (None, 3, {"w": "nope", "data": {}}, {"w": controls, "data": 5},
+                {"w": controls, "data": {"method": "custom", "content": {
+                    "t": "action", "name": "type", "args": {"text": 12}}}},
+                {"w": controls, "data": {"method": "custom", "content": {
+                    "t": "action", "name": "send", "args": {"text": ["x"]}}}},
+                {"w": controls, "data": {"method": "custom", "content": {
+                    "t": "action", "name": "nope"}}}):  # fmt: skip
         host._on_front_end(host, bad, [])
     page.type(host.chat.input, "still works")
     page.click(host.chat.send_button)
