@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import liveRow from "../src/chat/live_row.js";
 import { apply, copyRow, newRow, RowView, syncClasses } from "../src/chat/rows.js";
-import { FakeModel, HOSTILE, page, render } from "./helpers.js";
+import { HOSTILE, page } from "./helpers.js";
 
 const delta = (seq, ...ops) => ({ t: "delta", seq, ops });
 
@@ -82,35 +81,4 @@ test("syncClasses keeps the kernel's list and leaves other classes alone", () =>
   applied = syncClasses(el, ["b", "c"], applied);
   assert.deepEqual([...el.classList].sort(), ["b", "c", "mine"]);
   assert.deepEqual([...applied].sort(), ["b", "c"]);
-});
-
-test("a view asks for the state when it starts, after a gap, and stores the final row", () => {
-  page();
-  const model = new FakeModel({
-    snapshot: { seq: 1, tail: "so far" },
-    _dom_classes: ["nb-hitl-live"],
-  });
-  const { el, cleanup } = render(liveRow, model);
-  assert.deepEqual(model.sent, [{ t: "sync", seq: 1 }], "a view made mid-stream asks");
-  assert.ok(el.classList.contains("nb-hitl-live"));
-  assert.equal(el.querySelector(".nb-hitl-tail").textContent, "so far");
-  model.custom(delta(3, { op: "append", text: "!" }));
-  assert.deepEqual(model.sent.at(-1), { t: "sync", seq: 1 }, "a gap asks again");
-  model.custom({ t: "snapshot", row: { seq: 3, tail: "caught up" } });
-  assert.equal(el.querySelector(".nb-hitl-tail").textContent, "caught up");
-  model.custom(delta(4, { op: "finish", before: "<p>", keep: 0, after: "done</p>" }));
-  assert.equal(model.get("snapshot").done, true, "the final row is the widget's state");
-  assert.equal(el.textContent, "done");
-  model.change("_dom_classes", ["nb-hitl-interrupted"]);
-  assert.ok(el.classList.contains("nb-hitl-interrupted") && !el.classList.contains("nb-hitl-live"));
-  cleanup();
-  model.custom({ t: "snapshot", row: { seq: 9, html: "<p>gone</p>", done: true } });
-  assert.equal(el.textContent, "done", "a closed view no longer listens");
-});
-
-test("a view of a finished row does not ask", () => {
-  page();
-  const model = new FakeModel({ snapshot: { seq: 2, done: true, html: "<p>x</p>" } });
-  render(liveRow, model);
-  assert.deepEqual(model.sent, []);
 });

@@ -49,7 +49,7 @@ from ._card import CARD_ACTION, CardRow, Control, button, select, text_area, tex
 from ._invisible import show_invisible, unshow_invisible
 from ._keys import KeyBindings
 from ._loop import LoopBridge
-from ._segment import Segments
+from ._transcript_view import TranscriptView
 
 if TYPE_CHECKING:
     from nb_hitl.agent.approvals import ApprovalMethods
@@ -478,15 +478,14 @@ class ApprovalCards:
 class ApprovalBox(w.VBox):
     """Approval cards and a status line on their own (without a chat).
 
-    The cards are rows of one rows segment (``box.rows`` holds it) and a keyboard anywidget
-    sends their clicks: three comms however many cards there are.
+    The cards are rows of one transcript model (``box.rows``, a ``TranscriptView``) and a
+    keyboard anywidget sends their clicks: three comms however many cards there are.
     """
 
     def __init__(self, agent: ApprovalMethods, bridge: LoopBridge | None = None) -> None:
         self._bridge = bridge or LoopBridge()
         self.status = w.HTML()
-        self.rows = w.VBox()
-        self._segments = Segments(self._bridge.callback)
+        self.rows = TranscriptView(bridge=self._bridge)
         self._drawn: list[ApprovalCard] = []
         self.shortcuts = KeyBindings(
             "nb-hitl-approval-box",
@@ -506,10 +505,7 @@ class ApprovalBox(w.VBox):
         self._render()
 
     def _render(self) -> None:
-        children, gone = self._segments.layout(self._drawn)
-        self.rows.children = children
-        for segment in gone:
-            segment.close()
+        self.rows.set_rows([card.item() for card in self._drawn])
 
     def _act(self, text: str, form: dict[str, Any]) -> None:
         key, _, verb = text.partition(" ")

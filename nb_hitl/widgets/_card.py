@@ -1,6 +1,6 @@
 """Cards drawn inside the transcript's front end (approval cards): rows, not widgets.
 
-A card is a row of a rows segment (``CardRow`` is a ``SegmentRow``): its HTML is rendered and
+A card is a row of the transcript's front end (``CardRow`` is a ``Row``): its HTML is rendered and
 escaped by the kernel and holds native controls (buttons, a text box, a select), so a card
 opens no comm of its own. Each button carries ``data-nb-hitl-action="card"`` and
 ``data-nb-hitl-arg="<card key> <verb>"``; the keyboard anywidget (``KeyBindings``, front end
@@ -9,7 +9,7 @@ holding the values of the card's named controls, and the panel hands it to ``Car
 its loop (``LoopBridge``, whatever thread delivered it). Code and headless tests press the
 same controls through ``Control`` objects (``card.approve_button.click()``), the same path.
 
-A card changes by drawing itself anew (``refresh``): the transcript diffs its segment and
+A card changes by drawing itself anew (``refresh``): the transcript diffs its rows and
 sends one ``replace`` op for the card's row.
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 
 from nb_hitl._render import esc
 
-from ._segment import SegmentRow
+from ._row import Row
 
 CARD_ACTION = "card"
 """The action name a card's buttons send (its argument: ``"<card key> <verb>"``)."""
@@ -93,7 +93,7 @@ def button(card: CardRow, control: Control, cls: str, style: str = "", icon: str
     )
 
 
-class CardRow(SegmentRow):
+class CardRow(Row):
     """A card: a transcript row whose HTML is its own (see module doc).
 
     Args:

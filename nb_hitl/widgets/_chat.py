@@ -28,7 +28,7 @@ from nb_hitl.message import Msg
 
 from ._approval import CARD_KEYS, ApprovalCards, takes_decisions
 from ._branch_view import ACTION_BUTTONS
-from ._card import CARD_ACTION, CardRow
+from ._card import CARD_ACTION
 from ._chat_branches import BranchControls
 from ._chat_follow import INPUT_GONE_NOTE, FollowAgentMixin
 from ._chat_send import EMPTY_INPUT_NOTE, SendMixin
@@ -42,6 +42,7 @@ from ._loop import LoopBridge, WidgetRegistry
 from ._pacer import comm_pacer, walk
 from ._question import QuestionCards
 from ._resume import Request
+from ._row import Row
 from ._send_mode import MODE_HINTS, MODE_LABELS, SendMode, check_send_mode
 from ._status import StatusLine
 from ._step_stop import StepStop
@@ -105,9 +106,8 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
 
         self.remote_images: RemoteImages = remote_images
         self.transcript = Transcript(
-            max_rendered, images=remote_images, callback=self._bridge.callback
+            max_rendered, images=remote_images, callback=self._bridge.callback, bridge=self._bridge
         )
-        self.transcript.earlier.on_click(self._bridge.callback(lambda _b: self.show_earlier()))
         self.controls = ChatControls(
             self._bridge,
             placeholder=f"Message {agent.name}…",
@@ -121,7 +121,6 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
         super().__init__(
             children=[
                 *top,
-                self.transcript.earlier,
                 self.transcript.box,
                 self.controls,
                 self.shortcuts,
@@ -235,14 +234,14 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
         return self._input_source
 
     def append_widget(
-        self, widget: w.Widget | CardRow, key: str | None = None, *, after: str | None = None
+        self, widget: w.Widget | Row, key: str | None = None, *, after: str | None = None
     ) -> str:
-        """Add any widget, or a card drawn inside the transcript (an approval card), as a
-        transcript row; returns its key.
+        """Add any widget, or a row drawn inside the transcript (an approval card, a note), as
+        a transcript row; returns its key.
 
         ``after``: the key (a message id) of the row it goes after; default the end.
         """
-        default = widget.key if isinstance(widget, CardRow) else "widget-" + uuid.uuid4().hex[:12]
+        default = widget.key if isinstance(widget, Row) else "widget-" + uuid.uuid4().hex[:12]
         key = key or default
         self.transcript.insert_after(Entry(key, None, widget), after)
         return key
@@ -310,8 +309,9 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
         return self.live.flushes
 
     @property
-    def rows(self) -> list[w.Widget]:
-        """The row widgets currently drawn (oldest first, newest last)."""
+    def rows(self) -> list[Any]:
+        """The rows currently drawn (oldest first, newest last): ``Row`` (finished rows:
+        messages, cards, notes...), ``LiveRow`` (streaming) and widgets."""
         return self.transcript.rows
 
     # -- controls ----------------------------------------------------------------------------

@@ -21,8 +21,8 @@ from ._branch_view import (
     switcher_html,
     with_row_actions,
 )
-from ._live import html
 from ._resume import EditRequest, RegenerateRequest
+from ._row import Row
 from ._transcript import Entry
 
 EDITING_NOTE = (
@@ -123,8 +123,7 @@ class BranchControls:
         ids = [m.id for m in messages]
         for point in switch_points(chat.agent):
             key = f"branch-switch-{point.fork_point}"
-            row = html(switcher_html(point))
-            row.add_class("nb-hitl-row")
+            row = Row(key, switcher_html(point), "nb-hitl-row")
             after = point.fork_point if point.fork_point in ids else None
             entry = Entry(key, None, row)
             if after is None and ids:  # before the first message

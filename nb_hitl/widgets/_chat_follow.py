@@ -41,10 +41,10 @@ from ._chat_branches import BranchControls
 from ._chat_tools import GAUGE_DELAY, ChatTools, CompressionRows, context_gauge
 from ._controls import ControlButton, ControlInput
 from ._invisible import is_blank
-from ._live import html
 from ._live_rows import LiveRows
 from ._loop import LoopBridge
 from ._resume import EditRequest, RegenerateRequest, Request, ResumeRequest
+from ._row import Row
 from ._send_mode import (
     STEER_KEPT_NOTE,
     STEER_NOTE,
@@ -285,8 +285,11 @@ class FollowAgentMixin:
 
     def _note_row(self, text: str) -> None:
         """A small system line in the transcript (not a message of the conversation)."""
-        row = html(f'<div class="nb-hitl-msg nb-hitl-role-system nb-hitl-event">{esc(text)}</div>')
-        self.transcript.add(Entry("note-" + uuid.uuid4().hex[:12], None, row))
+        key = "note-" + uuid.uuid4().hex[:12]
+        row = Row(
+            key, f'<div class="nb-hitl-msg nb-hitl-role-system nb-hitl-event">{esc(text)}</div>'
+        )
+        self.transcript.add(Entry(key, None, row))
 
     def _on_added(self, msg: Msg) -> None:
         if msg.metadata.get(MetaKey.STEERED) and any(

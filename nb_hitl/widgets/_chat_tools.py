@@ -11,6 +11,7 @@ compression folded and undoes it. Both read the agent only through public method
 from __future__ import annotations
 
 import asyncio
+import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -20,9 +21,9 @@ from nb_hitl._render import esc, preview
 from nb_hitl.events import CompressionFinished, CompressionStarted, CompressionUndone, Event
 
 from ._export import EXPORT_FORMATS, ExportFormat, export_transcript
-from ._live import html
 from ._look import look, set_display
 from ._loop import LoopBridge
+from ._row import Row, RowButton
 from ._transcript import Entry, Transcript
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ class ChatLike(Protocol):
     def clear(self) -> bool: ...
 
     def append_widget(
-        self, widget: w.Widget, key: str | None = None, *, after: str | None = None
+        self, widget: w.Widget | Row, key: str | None = None, *, after: str | None = None
     ) -> str: ...
 
 
@@ -102,21 +103,18 @@ class ChatTools:
         memory.restore([], {}, "")
         entries = chat.transcript.clear()
         key = "cleared-" + str(id(snapshot))
-        undo = w.Button(
-            description="Undo clear",
-            icon="undo",
-            tooltip="Bring the chat back",
-            **look(w.Button),  # hidden once a message is sent (``set_display``)
-        )
-        undo.add_class("nb-hitl-undo-clear")
-        undo.on_click(chat._bridge.callback(lambda _b: self.undo_clear()))
-        note = html(
+        row = Row(
+            key,
             '<div class="nb-hitl-msg nb-hitl-role-system nb-hitl-event">'
             f"Chat cleared: {n:,} message{'' if n == 1 else 's'} removed from the agent's "
-            "memory.</div>"
+            "memory.</div>",
+            "nb-hitl-cleared",
         )
-        row = w.HBox([note, undo], **look(w.HBox))
-        row.add_class("nb-hitl-cleared")
+        undo = row.button(  # hidden once a message is sent
+            "undo_clear", "Undo clear", icon="undo", tooltip="Bring the chat back",
+            cls="nb-hitl-undo-clear",
+        )  # fmt: skip
+        undo.on_click(lambda _b: self.undo_clear())
         chat.transcript.add(Entry(key, None, row))
         self._cleared = (snapshot, entries, key)
         chat.say("")  # a note about the old transcript (an export...) no longer applies
@@ -150,8 +148,9 @@ class ChatTools:
         _, _, key = self._cleared
         self._cleared = None
         entry = self.chat.transcript.get(key)
-        if entry is not None and isinstance(entry.view, w.HBox):
-            set_display(entry.view.children[1], "none")
+        if entry is not None and isinstance(entry.view, Row):
+            for button in entry.view.buttons:
+                button.hide()
 
     # -- export ----------------------------------------------------------------------------------
     def export(self, path: str | Path | None = None, fmt: ExportFormat | None = None) -> Path:
@@ -184,7 +183,7 @@ class CompressionRows:
 
     def __init__(self, chat: ChatLike) -> None:
         self.chat = chat
-        self.rows: list[tuple[w.HTML, w.Button, bool]] = []
+        self.rows: list[tuple[Row, RowButton, bool]] = []
         """``(text, undo button, undone)`` per compression, oldest first."""
         self._trigger = "auto"
 
@@ -199,8 +198,8 @@ class CompressionRows:
             if live:
                 text, button, _ = self.rows[live[-1]]
                 self.rows[live[-1]] = (text, button, True)
-                text.value = text.value.replace("nb-hitl-event", "nb-hitl-event nb-hitl-undone", 1)
                 button.description = "Undone"
+                text.value = text.value.replace("nb-hitl-event", "nb-hitl-event nb-hitl-undone", 1)
             self._buttons()
 
     def _add(self, ev: CompressionFinished) -> None:
@@ -214,7 +213,9 @@ class CompressionRows:
         more = f"<li>… and {len(folded) - 50} more</li>" if len(folded) > 50 else ""
         n = len(ev.compressed_ids)
         how = "Compressed now" if self._trigger == "manual" else "Memory compressed"
-        text = html(
+        key = "compression-" + uuid.uuid4().hex[:12]
+        text = Row(
+            key,
             f'<div class="nb-hitl-msg nb-hitl-role-system nb-hitl-event nb-hitl-compression" '
             f'data-before="{int(ev.tokens_before)}" data-after="{int(ev.tokens_after)}">'
             f"{how}: {n} earlier message{'' if n == 1 else 's'} folded into a summary "
@@ -222,15 +223,16 @@ class CompressionRows:
             f"<details><summary>what was folded</summary><ol>{items}{more}</ol>"
             f"<small>The summary now in the prompt:</small>"
             f'<div style="white-space:pre-wrap">{esc(preview(ev.summary, 2000))}</div>'
-            "</details></div>"
+            "</details></div>",
+            "nb-hitl-compression-row",
         )
-        button = w.Button(description="Undo", icon="undo", tooltip="Bring the folded messages back")
-        button.add_class("nb-hitl-undo-compression")
-        button.on_click(self.chat._bridge.callback(lambda _b: self.undo()))
-        row = w.HBox([text, button])
-        row.add_class("nb-hitl-compression-row")
+        button = text.button(
+            "undo", "Undo", icon="undo", tooltip="Bring the folded messages back",
+            cls="nb-hitl-undo-compression",
+        )  # fmt: skip
+        button.on_click(lambda _b: self.undo())
         self.rows.append((text, button, False))
-        self.chat.append_widget(row)
+        self.chat.append_widget(text, key)
         self._buttons()
 
     def _buttons(self) -> None:

@@ -7,14 +7,11 @@ the person asks for it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
-
-import ipywidgets as w
+from typing import TYPE_CHECKING
 
 from nb_hitl._render import RemoteImages, esc, header_html, msg_classes, msg_html, plain
 
-from ._live import html
+from ._row import Row
 
 if TYPE_CHECKING:
     from nb_hitl.message import Msg
@@ -54,22 +51,22 @@ def human_size(n_bytes: int) -> str:
     return f"{n_bytes} bytes"
 
 
-class CollapsedMessage(w.VBox):
+class CollapsedMessage(Row):
     """A long message: header, a preview, its size, and a button that draws it whole.
 
+    A row of the transcript's front end (no widget of its own): ``expand_button`` is drawn
+    after the preview and sends the row's action.
+
     Args:
+        key: the row's key (the message id).
         msg: the message.
         images: the chat's ``RemoteImages`` policy, used once the message is expanded.
-        callback: wraps the button's handler (the chat's loop bridge).
+        cls: the row's classes besides ``nb-hitl-collapsed``.
     """
 
     def __init__(
-        self,
-        msg: Msg,
-        images: RemoteImages = "link",
-        callback: Callable[[Callable[[Any], None]], Callable[[Any], None]] = lambda f: f,
+        self, key: str, msg: Msg, images: RemoteImages = "link", cls: str = "nb-hitl-row"
     ) -> None:
-        self.msg = msg
         self.images: RemoteImages = images
         self.expanded = False
         """True once the whole message was drawn."""
@@ -80,24 +77,28 @@ class CollapsedMessage(w.VBox):
             f'<div class="nb-hitl-note">Long message, collapsed: showing {len(shown):,} of '
             f"{len(text):,} characters ({esc(size)}).</div>"
         )
-        self.view = html(
+        html = (
             f'<div class="{" ".join(msg_classes(msg))}" data-role="{esc(msg.role)}">'
             f"{header_html(msg)}{plain(shown + '…')}{note}</div>"
         )
-        self.expand_button = w.Button(
-            description=f"Show all ({size})", icon="expand", tooltip="Draw the whole message"
+        super().__init__(key, html, f"nb-hitl-collapsed {cls}".strip(), msg)
+        self.expand_button = self.button(
+            "expand", f"Show all ({size})", icon="expand", tooltip="Draw the whole message"
         )
-        self.expand_button.on_click(callback(lambda _b: self.expand()))
-        super().__init__([self.view, self.expand_button])
-        self.add_class("nb-hitl-collapsed")
+        self.expand_button.on_click(lambda _b: self.expand())
+
+    @property
+    def view(self) -> Row:
+        """The row itself (its ``value`` is the HTML drawn; the former preview widget)."""
+        return self
 
     def expand(self) -> None:
         """Draw the whole message (very long text stays plain and folds, see ``markdown``)."""
         if self.expanded:
             return
         self.expanded = True
-        self.view.value = msg_html(self.msg, self.images)
         self.expand_button.layout.display = "none"
+        self.value = msg_html(self.msg, self.images)  # one redraw: the text and the button
 
 
 __all__ = [

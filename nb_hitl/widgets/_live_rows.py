@@ -1,52 +1,134 @@
 """LiveRows: a transcript's streaming rows, redrawn from the shared redraw budget.
 
-Each streaming message is a ``LiveMessage`` (deltas) row, or with ``front_end="html"`` the
-former ``LiveMessageView`` (kept for comparison in ``bench/``). ``commit`` freezes a row when
-memory holds its message; the transcript's next render then draws it in a rows segment.
+Each streaming message is a ``LiveRow``: an item of the transcript's front end
+(``TranscriptView``) that the kernel keeps up to date with deltas (``RowDeltas``: the text
+appended since the last redraw, drawn as a text node, and each finished paragraph once as
+escaped HTML). ``commit`` ends a row when memory holds its message: the transcript then draws
+the message as a finished row in its place.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ._live import LiveMessageView
-from ._live_delta import LiveMessage
+from nb_hitl._render import RemoteImages, header_html, markdown, msg_classes
+from nb_hitl.message import MetaKey
+
+from ._live import live_extras
 from ._pacer import comm_pacer
 from ._redraw import redraw_budget
+from ._row_deltas import RowDeltas
+from ._seam import is_continuation, resumed_header, seam_html
 from ._transcript import Entry, Transcript
+from ._transcript_view import TranscriptView, row_html
 
 if TYPE_CHECKING:
     from nb_hitl.message import Msg
 
     from ._loop import LoopBridge
 
-LIVE_FRONT_END = "delta"
-"""How streaming rows are drawn: ``"delta"`` (``LiveMessage``: the front end appends what is
-new) or ``"html"`` (``LiveMessageView``: ipywidgets HTML segments, the tail resent whole on
-each redraw, slowed down for fast streams; kept for comparison in ``bench/``)."""
-FAST_CHARS_PER_SECOND = 4_000
-"""Above this text rate, ``"html"`` rows redraw less often (at most one per ``MAX_INTERVAL``)."""
-MAX_INTERVAL = 0.25
-"""The longest wait between redraws of a very fast stream."""
+
+class LiveRow:
+    """The row of a message that is still streaming (see module doc).
+
+    Args:
+        view: the transcript's model (where the row's deltas go).
+        msg: the message as it first streams.
+        images: the chat's ``RemoteImages`` policy for images in the text.
+        instruction: the instruction a continued answer was resumed with (quoted at its seam).
+        classes: classes the row keeps besides its message's (a hub speaker's colour).
+    """
+
+    def __init__(
+        self,
+        view: TranscriptView,
+        msg: Msg,
+        images: RemoteImages = "link",
+        instruction: str = "",
+        classes: list[str] | tuple[str, ...] = (),
+    ) -> None:
+        self.view = view
+        self.key = msg.id
+        self.msg_id = msg.id
+        self.images: RemoteImages = images
+        self.instruction = instruction
+        self.seams: list[int] = []
+        mark = ""
+        if is_continuation(msg):
+            self.seams = [int(msg.metadata[MetaKey.PARTIAL_CHARS])]
+            mark = seam_html(msg, instruction)
+        head = resumed_header(msg, True) if self.seams else header_html(msg, live=True)
+        self.deltas = RowDeltas(head, self._render, self.seams, mark)
+        self.extra_classes = tuple(classes)
+        self.cls = " ".join((*msg_classes(msg, live=True), *self.extra_classes))
+        self.finished = False
+        """True once memory holds the message (the transcript draws it as a finished row)."""
+        self.sent = 0
+        """Row messages sent (for benchmarks and tests)."""
+        self.actions: Callable[[Msg, str], str] | None = None
+        """Adds the finished row's buttons (Edit, Regenerate); set by the transcript."""
+
+    def _render(self, text: str) -> str:
+        return markdown(text, self.images)
+
+    @property
+    def _dom_classes(self) -> tuple[str, ...]:
+        return tuple(self.cls.split())
+
+    @property
+    def frozen_len(self) -> int:
+        """Characters of text already sent as finished blocks."""
+        return self.deltas.frozen_len
+
+    def item(self) -> dict[str, Any]:
+        """What the page draws: one item of the transcript model's ``rows``."""
+        return {"id": self.key, "cls": self.cls, "live": self.deltas.snapshot()}
+
+    def update(self, msg: Msg) -> None:
+        """Send what is new in the streaming message (nothing when nothing changed)."""
+        out = self.deltas.update(msg.get_text_content() or "", live_extras(msg))
+        if out is not None:
+            self.sent += 1
+            self.view.live(self.key, out)
+
+    def mark_interrupted(self) -> None:
+        """Draw the row in the interrupted style now, before the kernel has the final message.
+
+        Stop calls this first, so the style is the first thing sent after the click; the
+        finished row then has the classes the final message really has.
+        """
+        if "nb-hitl-interrupted" not in self.cls.split():
+            self.cls = f"{self.cls} nb-hitl-interrupted"
+            self.view.live(self.key, cls=self.cls)
+
+    def finish(self, msg: Msg) -> None:
+        """Memory holds the message: the row ends (the transcript draws it finished)."""
+        self.finished = True
+
+    def drawn_html(self) -> str:
+        """What the front end shows, as HTML (tests, exports): the tail escaped as text."""
+        return row_html(self.item())
+
+    def close(self) -> None:
+        """Nothing to close: a streaming row has no comm of its own."""
+
+    def __repr__(self) -> str:
+        return f"LiveRow({self.key!r}, {self.cls!r})"
 
 
 class LiveRows:
     """The streaming rows of a transcript, redrawn at most once per ``interval`` seconds.
 
     ``push`` records the newest state of a streaming message (deltas are coalesced: only the
-    latest state is drawn); ``commit`` freezes a row when memory holds its message; ``stop``
+    latest state is drawn); ``commit`` ends a row when memory holds its message; ``stop``
     drops what is not drawn yet; ``end`` removes rows a finished reply never committed.
 
-    Rows are ``LiveMessage`` anywidgets: a redraw sends only the text that is new, so every
-    stream keeps its full rate. With ``front_end="html"`` (the former rows, for benchmarks) a
-    very fast stream (over ``FAST_CHARS_PER_SECOND``) is redrawn less often, down to one
-    redraw per ``MAX_INTERVAL``, because each of those redraws resends the growing tail.
-
-    Redraws come from the loop's shared ``RedrawBudget``: with many streams at once (many
-    chats, a hub's participants) each is redrawn less often, in fair turns, so that the kernel
-    stays under Jupyter server's iopub rate limit; ``commit`` draws the final text regardless.
+    A redraw sends only the text that is new, so every stream keeps its full rate. Redraws come
+    from the loop's shared ``RedrawBudget``: with many streams at once (many chats, a hub's
+    participants) each is redrawn less often, in fair turns, so that the kernel stays under
+    Jupyter server's iopub rate limit; ``commit`` draws the final text regardless.
     """
 
     def __init__(
@@ -55,31 +137,27 @@ class LiveRows:
         bridge: LoopBridge,
         interval: float,
         on_flush: Callable[[], None] = lambda: None,
-        front_end: str | None = None,
     ) -> None:
-        self.front_end = front_end or LIVE_FRONT_END
-        if self.front_end not in ("delta", "html"):
-            raise ValueError(f'front_end must be "delta" or "html" (got {self.front_end!r}).')
         self.transcript = transcript
         self.bridge = bridge
         self.interval = interval
         self.on_flush = on_flush
-        self.views: dict[str, LiveMessage | LiveMessageView] = {}
+        self.views: dict[str, LiveRow] = {}
         self.pending: dict[str, Msg] = {}
         self.flushes = 0
         """How many coalesced redraws happened (for benchmarks and tests)."""
         self.budget = redraw_budget(bridge.loop)
+        """The loop's shared redraw budget, which calls ``flush`` when this row's turn comes."""
         if transcript.pacer is None:
             transcript.pacer = comm_pacer(bridge.loop)
-        """The loop's shared redraw budget, which calls ``flush`` when this row's turn comes."""
         self.last_flush = 0.0
-        self._next_interval = interval
-        self._drawn_len: dict[str, int] = {}
+        self.newest: LiveRow | None = None
+        """The newest streaming row made, kept once finished (benchmarks and tests)."""
 
     def push(self, msg: Msg) -> None:
         """Draw ``msg`` (the whole message so far) at the next redraw."""
         self.pending[msg.id] = msg
-        self.budget.request(self, self.last_flush + self._next_interval)
+        self.budget.request(self, self.last_flush + self.interval)
 
     def stop(self) -> None:
         """Forget what is not drawn yet (deltas of a stopped reply are never drawn)."""
@@ -89,24 +167,27 @@ class LiveRows:
     def mark_interrupted(self) -> None:
         """Show every streaming row in the interrupted style at once (Stop was pressed),
         ahead of any updates waiting in the loop's pacer."""
+        if not self.views:
+            return
         pacer = comm_pacer(self.bridge.loop)
-        for view in self.views.values():
-            with pacer.urgent(view):
+        with pacer.urgent(self.transcript.view):
+            for view in self.views.values():
                 view.mark_interrupted()
 
     def commit(self, msg: Msg) -> bool:
-        """Freeze the live row of ``msg`` with its final content; False if it has none."""
+        """End the live row of ``msg``: drawn finished, with its final content; False if it
+        has none."""
         self.pending.pop(msg.id, None)
         if not self.pending:
             self.budget.cancel(self)
-        self._drawn_len.pop(msg.id, None)
         view = self.views.pop(msg.id, None)
         if view is None:
             return False
         view.finish(msg)
         entry = self.transcript.get(msg.id)
         if entry is not None:
-            entry.msg = msg
+            entry.msg, entry.view, entry.row = msg, None, None
+            self.transcript.render()
         return True
 
     def flush(self) -> None:
@@ -117,45 +198,32 @@ class LiveRows:
             return
         self.flushes += 1
         pending, self.pending = self.pending, {}
-        grown = 0
         for msg_id, msg in pending.items():
             view = self.views.get(msg_id)
             if view is None:
                 if self.transcript.get(msg_id) is not None:
-                    continue  # already committed and frozen
+                    continue  # already committed
                 self.transcript.fold_continued(msg)
                 instruction = self.transcript.instruction_for(msg)
-                view = self._new_view(msg, instruction)
+                classes = self.transcript.row_classes(msg)
+                view = LiveRow(
+                    self.transcript.view, msg, self.transcript.images, instruction, classes
+                )
                 view.actions = self.transcript.row_actions
-                self.views[msg_id] = view
+                self.views[msg_id] = self.newest = view
                 self.transcript.add(Entry(msg_id, msg, view))
             view.update(msg)
-            size = len(msg.get_text_content() or "")
-            grown += max(0, size - self._drawn_len.get(msg_id, 0))
-            self._drawn_len[msg_id] = size
-        if self.front_end == "html":
-            fast = grown / FAST_CHARS_PER_SECOND
-            self._next_interval = min(MAX_INTERVAL, max(self.interval, fast))
         self.on_flush()
-
-    def _new_view(self, msg: Msg, instruction: str) -> LiveMessage | LiveMessageView:
-        images = self.transcript.images
-        if self.front_end == "html":
-            return LiveMessageView(msg, images, instruction)
-        classes = self.transcript.row_classes(msg)
-        return LiveMessage(msg, images, instruction, self.transcript.callback, classes)
 
     def end(self) -> None:
         """Remove streaming rows the reply never committed (an interrupt kept nothing)."""
         self.stop()
-        self._drawn_len.clear()
-        self._next_interval = self.interval
         if not self.views:
             return
         for msg_id in list(self.views):
-            self.views.pop(msg_id).close()
+            self.views.pop(msg_id)
             self.transcript.remove(msg_id, render=False)
         self.transcript.render()
 
 
-__all__ = ["FAST_CHARS_PER_SECOND", "LIVE_FRONT_END", "MAX_INTERVAL", "LiveRows"]
+__all__ = ["LiveRow", "LiveRows"]

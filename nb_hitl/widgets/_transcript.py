@@ -1,21 +1,20 @@
 """Transcript: the chat's rows, only the most recent ones drawn.
 
 Rows are drawn lazily (a message gets its row when it first becomes visible) and only the
-last ``window`` rows are in the box (up to half a window more before the oldest go, together:
+last ``window`` rows are drawn (up to half a window more before the oldest go, together:
 ``_hidden``); "Show earlier messages" widens the window. Messages the
 person just sent stay after whatever the interrupted reply still commits, so the transcript
 shows the order memory holds.
 
-Finished message rows are drawn by the front end: consecutive ones share one ``RowsSegment``
-(``_segment.py``: one comm for the run, keyed ops when it changes); interactive rows (cards,
-notes, collapsed long messages) and streaming rows (``LiveMessage``) are widgets between
-segments. A streaming row that finished joins its neighbours' segment at the next render
-(its widget is then closed): a long chat keeps a handful of comms, not one per message.
+Every row is drawn by one front-end model, ``TranscriptView`` (``_transcript_view.py``): a
+finished message, a card, a note, a branch switcher, a collapsed long message, a compression
+row and a streaming message are each one item of its ``rows``, keyed by message id; a change
+is one batch of keyed ops. A chat's transcript opens one comm however long it grows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
@@ -24,49 +23,78 @@ from nb_hitl._render import RemoteImages, msg_html, with_copy_button
 
 from ._card import CardRow
 from ._collapsed import CollapsedMessage, is_long
-from ._live import html
-from ._live_delta import LiveMessage
-from ._look import look, set_display
+from ._loop import LoopBridge
 from ._pacer import CommPacer
+from ._row import ROW_ACTION, Row, RowButton
 from ._seam import continued_html, folded_ids, is_continuation
-from ._segment import RowsSegment, SegmentRow, Segments
+from ._transcript_view import TranscriptView
 
 if TYPE_CHECKING:
     from nb_hitl.message import Msg, ToolUseBlock
 
-ROWS_FRONT_END = "segment"
-"""How finished message rows are drawn: ``"segment"`` (``RowsSegment``: consecutive rows in
-one front-end widget, keyed ops) or ``"html"`` (one ``ipywidgets.HTML`` per row, the former
-way; kept for comparison in ``bench/``)."""
+SegmentRow = Row
+"""The former name of a finished row (``Row``)."""
+
+
+class EarlierButton:
+    """ "Show earlier messages": drawn by the transcript's front end (``earlier`` of its state).
+
+    ``click()`` sends the page's action; ``description`` and ``layout.display`` read as an
+    ipywidgets button's do.
+    """
+
+    def __init__(self, transcript: Transcript) -> None:
+        self._transcript = transcript
+
+        class _Layout:
+            @property
+            def display(_self) -> str:
+                return "" if transcript.view.state_part("earlier") else "none"
+
+        self.layout = _Layout()
+
+    @property
+    def description(self) -> str:
+        """Its label (``"Show earlier messages (N hidden)"``; ``""`` while it is hidden)."""
+        return str(self._transcript.view.state_part("earlier") or "")
+
+    def click(self) -> None:
+        """Press it, as the page does."""
+        self._transcript.view.page_message({"t": "action", "name": "show_earlier", "args": {}})
+
+    def on_click(self, fn: Callable[[Any], Any]) -> None:
+        """Also call ``fn(button)`` when it is pressed (it shows earlier rows by itself)."""
+        self._transcript.earlier_handlers.append(fn)
 
 
 class Entry:
-    """One transcript row: a message (drawn lazily) or an arbitrary widget."""
+    """One transcript row: a message (drawn lazily), a row of its own (a card, a note...),
+    a streaming message, or an arbitrary widget."""
 
     __slots__ = ("key", "msg", "row", "view")
 
-    def __init__(
-        self, key: str, msg: Msg | None = None, view: w.Widget | CardRow | None = None
-    ) -> None:
+    def __init__(self, key: str, msg: Msg | None = None, view: w.Widget | Row | Any = None) -> None:
         self.key = key
         self.msg = msg
         self.view = view
-        self.row: SegmentRow | None = None
-        """The message's row in a segment (when it has no widget of its own)."""
+        self.row: Row | None = None
+        """The message's row (when it has no view of its own)."""
 
     @property
-    def drawn(self) -> w.Widget | CardRow | SegmentRow | None:
-        """What draws the entry: its widget, else its row in a segment (None: not yet)."""
+    def drawn(self) -> Any:
+        """What draws the entry: its view (a ``Row``, a streaming ``LiveRow``, a widget), else
+        its message's row (None: not yet)."""
         return self.view if self.view is not None else self.row
 
 
 class Transcript:
-    """The rows of a chat: an ordered list of entries and the box that draws the recent ones.
+    """The rows of a chat: an ordered list of entries and the model that draws the recent ones.
 
     Args:
         window: how many recent rows are drawn at first (and how many more per "Show earlier").
         images: the ``RemoteImages`` policy of the rows.
         callback: wraps row buttons' handlers (the chat's loop bridge).
+        bridge: the loop the page's actions run on (by default the loop running now).
     """
 
     def __init__(
@@ -75,6 +103,7 @@ class Transcript:
         *,
         images: RemoteImages = "link",
         callback: Callable[[Callable[[Any], None]], Callable[[Any], None]] = lambda f: f,
+        bridge: LoopBridge | None = None,
     ) -> None:
         self.images: RemoteImages = images
         self.callback = callback
@@ -95,33 +124,22 @@ class Transcript:
         """Paces the rows' updates (the panel's loop's ``comm_pacer``); None: not paced."""
         self.row_actions: Callable[[Msg, str], str] | None = None
         """Adds a message row's buttons (Edit, Regenerate) to its HTML; None: no buttons."""
-        self.earlier = w.Button(
-            description="Show earlier messages",
-            **look(w.Button, layout={"display": "none"}),  # shown when rows are hidden
-        )
-        # The scrolling box is a ``column-reverse`` flex box (see ``CSS``) around one inner box
-        # holding the rows in reading order: its scroll starts at the bottom and stays there
-        # as rows grow, so the newest row is always in view, without JavaScript.
-        self.inner = w.VBox(**look(w.VBox))
-        self.inner.add_class("nb-hitl-rows")
-        self.box = w.VBox([self.inner], **look(w.VBox))
-        self.box.add_class("nb-hitl-transcript")
-        self.front_end = ROWS_FRONT_END
-        if self.front_end not in ("segment", "html"):
-            raise ValueError(
-                f'ROWS_FRONT_END must be "segment" or "html" (got {self.front_end!r}).'
-            )
-        self.segments = Segments(callback)
-        self._retired: list[w.Widget] = []
+        self.view = TranscriptView(bridge=bridge)
+        """The one model that draws every row (``TranscriptView``)."""
+        self.view.on_action("show_earlier", self._earlier_pressed)
+        self.view.on_action(ROW_ACTION, self._row_pressed)
+        self.box = self.view
+        """What a panel puts among its children (the transcript's model)."""
+        self.earlier_handlers: list[Callable[[Any], Any]] = []
+        self.earlier = EarlierButton(self)
+        """"Show earlier messages" (drawn by the front end when rows are hidden)."""
+        self._drawn: list[Any] = []
 
     @property
     def rows(self) -> list[Any]:
-        """The rows drawn, oldest first: widgets, and ``SegmentRow`` for each finished
-        message row a segment draws (its ``value`` / ``drawn_html()`` is the row's HTML)."""
-        rows: list[Any] = []
-        for child in self.inner.children:
-            rows.extend(child.handles if isinstance(child, RowsSegment) else [child])
-        return rows
+        """The rows drawn, oldest first: ``Row`` (a finished message: ``value`` /
+        ``drawn_html()`` is its HTML; a card, a note...), ``LiveRow`` (streaming) and widgets."""
+        return list(self._drawn)
 
     def get(self, key: str) -> Entry | None:
         """The entry with ``key``."""
@@ -184,7 +202,7 @@ class Transcript:
         entry = self.by_key.get(msg.id)
         if entry is None or entry.msg is None:
             return False
-        if entry.view is not None:
+        if isinstance(entry.view, w.Widget):
             entry.view.close()
         entry.msg, entry.view, entry.row = msg, None, None
         self.render()
@@ -263,35 +281,45 @@ class Transcript:
         """Classes a message row carries besides its own (a hub speaker's colour); none here."""
         return []
 
-    def _view(self, entry: Entry) -> w.Widget | SegmentRow:
-        """The entry's widget, or its row in a segment (a finished message)."""
+    def _view(self, entry: Entry) -> Any:
+        """What draws the entry: its view (a card, a note, a streaming row, a widget), or its
+        message's row (made on first sight, anew when the message object changes)."""
         view = entry.view
-        if isinstance(view, CardRow):  # a card: a row of the segment, drawn anew when it changes
+        if isinstance(view, CardRow):  # a card: drawn anew when it changes
             view.attach(self.render)
-            return view
-        if isinstance(view, LiveMessage) and view.finished and self.front_end == "segment":
-            self._retired.append(view)  # a finished streaming row joins the segments
-            entry.view = view = None
+        elif isinstance(view, Row):
+            view.on_change = self.render
+        if isinstance(view, Row):
+            view.press_row = self._press
         if view is not None:
             return view
         assert entry.msg is not None
-        classes = ("nb-hitl-row", *self.row_classes(entry.msg))  # in the opening message
+        cls = " ".join(("nb-hitl-row", *self.row_classes(entry.msg)))
         if is_long(entry.msg):  # e.g. a 1 MB paste: a preview and "Show all"
-            entry.view = CollapsedMessage(entry.msg, self.images, self.callback)
-            for c in classes:
-                entry.view.add_class(c)
-            return entry.view
+            entry.view = CollapsedMessage(entry.key, entry.msg, self.images, cls)
+            return self._view(entry)
         row = entry.row
-        cls = " ".join(classes)
         if row is None or row.msg is not entry.msg:
-            row = SegmentRow(entry.key, self._row_html(entry.msg), cls, entry.msg)
+            row = Row(entry.key, self._row_html(entry.msg), cls, entry.msg)
         elif row.cls != cls:
-            row = SegmentRow(entry.key, row.html, cls, entry.msg)
+            row = Row(entry.key, row.html, cls, entry.msg)
         entry.row = row
-        if self.front_end == "html":
-            entry.view = html(row.html, classes)
-            return entry.view
         return row
+
+    def _press(self, key: str, verb: str) -> None:
+        self.view.page_message(
+            {"t": "action", "name": ROW_ACTION, "args": {"id": key, "verb": verb}}
+        )
+
+    def _row_pressed(self, id: str = "", verb: str = "") -> None:
+        entry = self.by_key.get(str(id))
+        if entry is not None and isinstance(entry.view, Row):
+            entry.view.press(str(verb))
+
+    def _earlier_pressed(self) -> None:
+        self.show_earlier()
+        for fn in list(self.earlier_handlers):
+            fn(self.earlier)
 
     def _row_html(self, msg: Msg) -> str:
         if is_continuation(msg):  # agent.resume(): one answer, with its seam
@@ -324,32 +352,26 @@ class Transcript:
         return start
 
     def render(self) -> None:
-        """Put the recent rows in the box (creating their rows on first sight)."""
+        """Send the recent rows to the page (creating their rows on first sight)."""
         shown = [e for e in self.entries if e.key not in self.folded]
         hidden = self._hidden(shown)
-        set_display(self.earlier, "" if hidden else "none")
-        if hidden:
-            self.earlier.description = f"Show earlier messages ({hidden} hidden)"
-        self._retired = []
-        items = [self._view(e) for e in shown[hidden:]]
-        children, gone = self.segments.layout(items)
+        earlier = f"Show earlier messages ({hidden} hidden)" if hidden else ""
+        drawn = [self._view(e) for e in shown[hidden:]]
+        self._drawn = drawn
         if self.pacer is not None:
-            self.pacer.pace(children)
-        if children != self.inner.children:
-            self.inner.children = children
-        self._close([*self._retired, *gone])
-
-    def _close(self, widgets: Sequence[w.Widget]) -> None:
-        """Close widgets the box no longer shows, once the pacer sent the update that took
-        them out (a close is not paced: sent earlier, it would blank the row meanwhile)."""
-        if not widgets:
-            return
-        pacer = self.pacer
-        if pacer is None or not pacer.backlog:
-            for widget in widgets:
-                widget.close()
-            return
-        pacer.loop.call_later(0.05, self._close, widgets)
+            self.pacer.pace([self.view])
+        keys = [e.key for e in shown[hidden:]]
+        self.view.set_rows([item_of(d, k) for d, k in zip(drawn, keys, strict=True)], earlier)
 
 
-__all__ = ["ROWS_FRONT_END", "Entry", "Transcript"]
+def item_of(drawn: Any, key: str) -> dict[str, Any]:
+    """The page's item for the row ``key`` drawn by ``drawn`` (a ``Row``, a ``LiveRow``, any
+    widget)."""
+    if isinstance(drawn, w.Widget):
+        return {"id": key, "widget": "IPY_MODEL_" + str(drawn.model_id)}
+    item: dict[str, Any] = drawn.item()
+    item["id"] = key
+    return item
+
+
+__all__ = ["EarlierButton", "Entry", "RowButton", "SegmentRow", "Transcript", "item_of"]

@@ -14,12 +14,9 @@ STOP = f"{CHAT} button:has-text('Stop')"
 STATUS = ".nb-hitl-status"
 INTERRUPTED = f"{CHAT} .nb-hitl-msg.nb-hitl-interrupted"
 
-ROWS_JS = (
-    "(el) => Array.from(el.children).flatMap((c) =>"
-    " c.classList.contains('nb-hitl-segment') ? Array.from(c.children) : [c])"
-)
-"""JavaScript: the rows of a ``.nb-hitl-rows`` box in reading order (a rows segment's
-finished message rows, and each widget row between segments)."""
+ROWS_JS = "(el) => Array.from(el.children)"
+"""JavaScript: the rows of a ``.nb-hitl-rows`` box in reading order (every row of the
+transcript's one model: messages, cards, notes, streaming rows)."""
 
 STREAMING_SETUP = """\
 %load_ext nb_hitl

@@ -1,6 +1,7 @@
-"""Streaming rows in real JupyterLab and Chromium: a second view of a row made mid-stream (it
-starts from the kernel's snapshot) draws what the first one drew from the deltas, while the
-answer streams and once it is final; appended text with markup stays text."""
+"""Streaming rows in real JupyterLab and Chromium: a second view of the transcript made
+mid-stream (it starts from the kernel's snapshot) draws the streaming row as the first view
+drew it from the deltas, while the answer streams and once it is final; appended text with
+markup stays text."""
 
 from __future__ import annotations
 
@@ -27,13 +28,14 @@ panel.chat.send("go")
 while not panel.chat.live.views:
     await asyncio.sleep(0.05)
 await asyncio.sleep(1.5)
-row = next(iter(panel.chat.live.views.values()))
-row  # a second view of the streaming row"""
+panel.chat.transcript.view  # a second view of the transcript, made mid-stream"""
 
-VIEWS = """() => [...document.querySelectorAll('.nb-hitl-live-row')].map((el) => ({
-  text: el.textContent, imgs: el.querySelectorAll('img').length,
-  bold: [...el.querySelectorAll('strong')].map((b) => b.textContent),
-  live: el.classList.contains('nb-hitl-live')}))"""
+VIEWS = """() => [...document.querySelectorAll('.nb-hitl-rows')].map((rows) => {
+  const el = rows.lastElementChild;  // the answer's row: streaming, then finished
+  return {text: el.textContent, imgs: el.querySelectorAll('img').length,
+    bold: [...el.querySelectorAll('strong')].map((b) => b.textContent),
+    live: el.classList.contains('nb-hitl-live-row') && el.classList.contains('nb-hitl-live'),
+    key: el.dataset.nbHitlKey}; })"""
 
 
 def test_a_second_view_made_mid_stream_draws_what_the_first_drew(
@@ -59,12 +61,13 @@ def test_a_second_view_made_mid_stream_draws_what_the_first_drew(
         assert first["bold"] == second["bold"] == ["Bold"]  # a finished paragraph, rendered
         wait_status(page, "idle")
         page.wait_for_function(
-            "() => [...document.querySelectorAll('.nb-hitl-live-row')].every("
-            "(el) => !el.classList.contains('nb-hitl-live') && /p11w39/.test(el.textContent))",
+            "() => document.querySelectorAll('.nb-hitl-live-row').length === 0"
+            " && [...document.querySelectorAll('.nb-hitl-rows')].every("
+            "(rows) => /p11w39/.test(rows.lastElementChild.textContent))",
             timeout=30_000,
         )
         first, second = page.evaluate(VIEWS)
-        assert first == second and first["imgs"] == 0
+        assert first == second and first["imgs"] == 0 and not first["live"]
         assert not errors, errors
     finally:
         page.close()

@@ -1,7 +1,7 @@
-"""Finished rows drawn by the front end (rows segments) in real JupyterLab and Chromium: a
-second view of a segment and the page reloaded both draw what the first view drew from its
-keyed ops ("Show earlier", new questions, a streamed answer joining the segment), with every
-model string escaped."""
+"""Rows drawn by the transcript's one model in real JupyterLab and Chromium: a second view of
+the model and the page reloaded both draw what the first view drew from its keyed ops ("Show
+earlier", new questions, a streamed answer drawn finished in its place), with every model
+string escaped."""
 
 from __future__ import annotations
 
@@ -26,9 +26,8 @@ panel = nb_hitl.show(agent, session=None, inspector=False)
 panel"""
 
 SECOND = """\
-from nb_hitl.widgets._segment import RowsSegment
-(segment,) = [c for c in panel.chat.transcript.inner.children if isinstance(c, RowsSegment)]
-segment  # a second view of the rows segment"""
+view = panel.chat.transcript.view
+view  # a second view of the transcript's model"""
 
 LATER = """\
 import asyncio
@@ -40,20 +39,20 @@ for text in ("late question", "another question"):
     await asyncio.sleep(0.2)
     while chat.state != "idle":
         await asyncio.sleep(0.05)
-print("done", len(segment.row_keys))"""
+print("done", len(view.rows))"""
 
-ROWS = """() => [...document.querySelectorAll('.nb-hitl-segment')].map((seg) => ({
+ROWS = """() => [...document.querySelectorAll('.nb-hitl-rows')].map((seg) => ({
   inPanel: !!seg.closest('.nb-hitl-chat'),
   keys: [...seg.children].map((r) => r.dataset.nbHitlKey),
   text: seg.innerText, imgs: seg.querySelectorAll('img').length,
   bold: seg.querySelectorAll('strong').length}))"""
 
-DRAWN = """() => { const segs = [...document.querySelectorAll('.nb-hitl-segment')];
+DRAWN = """() => { const segs = [...document.querySelectorAll('.nb-hitl-rows')];
   return segs.length === 2 && segs.every((s) => /another question/.test(s.innerText)
     && /message 0 /.test(s.innerText) && /First answer/.test(s.innerText)); }"""
 
 
-def test_a_second_view_and_a_reloaded_page_draw_the_segments_rows(
+def test_a_second_view_and_a_reloaded_page_draw_the_transcripts_rows(
     browser: Any, lab: LabServer
 ) -> None:
     page = browser.new_page(viewport={"width": 1400, "height": 1000})

@@ -216,61 +216,70 @@ def state_text(msg: dict[str, Any]) -> str:
 
 _DELTA_TEXT = ("html", "text", "tail", "after")
 """The fields of a streaming row's delta ops that carry what it draws."""
-_STREAMED: dict[str, dict[str, str]] = {}
-"""Comm id -> (message id -> what each delta of that streaming row added), in order."""
+_STREAMED: dict[tuple[str, str], dict[str, str]] = {}
+"""(comm id, row id) -> (message id -> what each delta of that streaming row added), in order."""
+
+
+def _transcript_content(msg: dict[str, Any]) -> tuple[list[Any], list[dict[str, Any]]]:
+    """(the row items a comm message of a transcript model draws whole: its state, a snapshot,
+    the items its ops insert or replace; its ``live`` ops). Other widgets: ([], [])."""
+    data = msg["content"].get("data", {})
+    snapshot = data.get("state", {}).get("snapshot")
+    content = data.get("content") if data.get("method") == "custom" else None
+    if isinstance(content, dict) and isinstance(content.get("snapshot"), dict):
+        snapshot = content["snapshot"]
+    if isinstance(snapshot, dict):
+        rows = (snapshot.get("state") or {}).get("rows")
+        return (list(rows) if isinstance(rows, list) else []), []
+    if isinstance(content, dict) and content.get("t") == "ops":
+        ops = [op for op in content.get("ops", []) if op.get("key") == "rows"]
+        items = [op["item"] for op in ops if isinstance(op.get("item"), dict)]
+        return items, [op for op in ops if op.get("op") == "live"]
+    return [], []
+
+
+def _item_html(item: Any) -> str:
+    if not isinstance(item, dict):
+        return ""
+    live = item.get("live")
+    if isinstance(live, dict):  # a streaming row: what it drew so far
+        return "".join([live.get("head", ""), *live.get("blocks", []), live.get("tail", "")])
+    return str(item.get("html", ""))
 
 
 def chat_text(msg: dict[str, Any]) -> str:
     """The HTML a comm message draws in the chat transcript ("" for other widgets).
 
     The inspector's table also quotes message text and marks interrupted rows, so tests that
-    wait for the chat must not match it.
+    wait for the chat must not match it. A streaming row's delta counts as the row's text so
+    far (every delta of it seen before, in order).
     """
     data = msg["content"].get("data", {})
-    state = data.get("state", {})
-    value = state.get("value")
-    snapshot = state.get("snapshot")
-    if isinstance(snapshot, dict):  # a streaming row (LiveMessage): its state
-        value = snapshot.get("html") or "".join(
-            [snapshot.get("head", ""), *snapshot.get("blocks", []), snapshot.get("tail", "")]
-        )
-    rows = state.get("rows")
-    if isinstance(rows, dict):  # a rows segment (finished rows): each row's HTML
-        value = "".join(str(r.get("html", "")) for r in rows.get("rows", []))
-    custom = data.get("content") if data.get("method") == "custom" else None
-    if (
-        isinstance(custom, dict)
-        and custom.get("t") in ("ops", "snapshot")
-        and (custom.get("t") == "ops" or "state" in custom)
-    ):  # a rows segment's ops (each insert / replace is a whole row) or its snapshot
-        value = "".join(segment_rows(msg))
-    elif isinstance(custom, dict):  # a streaming row's delta: the row's text so far
-        row = custom.get("row") if isinstance(custom.get("row"), dict) else {}
-        added = "".join(
-            [str(op.get(k, "")) for op in custom.get("ops", []) for k in _DELTA_TEXT]
-            + [*row.get("blocks", []), row.get("tail", "")]
-        )
-        seen = _STREAMED.setdefault(msg["content"].get("comm_id", ""), {})
-        seen.setdefault(msg["header"].get("msg_id", ""), added)
-        value = "".join(seen.values())
+    value = data.get("state", {}).get("value")
+    items, live = _transcript_content(msg)
+    if items or live:
+        parts = [_item_html(item) for item in items]
+        for op in live:
+            row = op.get("msg") if isinstance(op.get("msg"), dict) else {}
+            snap = row.get("row") if isinstance(row.get("row"), dict) else {}
+            added = "".join(
+                [str(o.get(k, "")) for o in row.get("ops", []) for k in _DELTA_TEXT]
+                + [*snap.get("blocks", []), snap.get("tail", "")]
+            )
+            seen = _STREAMED.setdefault((msg["content"].get("comm_id", ""), str(op.get("id"))), {})
+            seen.setdefault(msg["header"].get("msg_id", ""), added)
+            parts.append("".join(seen.values()))
+        value = "".join(parts)
     if not isinstance(value, str) or "nb-hitl-table" in value or "nb-hitl-plan" in value:
         return ""
     return value
 
 
 def segment_rows(msg: dict[str, Any]) -> list[str]:
-    """The rows (HTML) a comm message draws in a rows segment: its opening state, the rows
-    its ops insert or replace, a snapshot's rows ([] for other messages)."""
-    data = msg["content"].get("data", {})
-    rows = data.get("state", {}).get("rows")
-    content = data.get("content") if data.get("method") == "custom" else None
-    if isinstance(content, dict) and isinstance(content.get("state"), dict):
-        rows = content["state"]
-    if isinstance(rows, dict):
-        return [str(r.get("html", "")) for r in rows.get("rows", [])]
-    if isinstance(content, dict) and content.get("t") == "ops":
-        return [str(op["html"]) for op in content.get("ops", []) if "html" in op]
-    return []
+    """The rows (HTML) a comm message draws whole in a transcript model: its opening state,
+    the rows its ops insert or replace, a snapshot's rows ([] for other messages)."""
+    items, _live = _transcript_content(msg)
+    return [_item_html(item) for item in items]
 
 
 def chat_interrupted(msg: dict[str, Any]) -> bool:
@@ -278,7 +287,10 @@ def chat_interrupted(msg: dict[str, Any]) -> bool:
     state = msg["content"].get("data", {}).get("state", {})
     if "nb-hitl-interrupted" in (state.get("_dom_classes") or []):
         return True
-    rows = segment_rows(msg) or [chat_text(msg)]
+    items, live = _transcript_content(msg)
+    if any("nb-hitl-interrupted" in str(op.get("cls", "")).split() for op in live):
+        return True
+    rows = [_item_html(item) for item in items] or [chat_text(msg)]
     return any(
         r.startswith('<div class="nb-hitl-msg') and "nb-hitl-interrupted" in r[:120] for r in rows
     )

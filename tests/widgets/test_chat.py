@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 
 import ipywidgets as w
@@ -17,8 +18,8 @@ from nb_hitl.model import ScriptedModel, ScriptedTurn
 from nb_hitl.widgets import ChatWidget
 from nb_hitl.widgets._chat import EMPTY_INPUT_NOTE
 from nb_hitl.widgets._collapsed import CollapsedMessage
-from nb_hitl.widgets._live_delta import LiveMessage
-from nb_hitl.widgets._segment import SegmentRow
+from nb_hitl.widgets._live_rows import LiveRow
+from nb_hitl.widgets._row import Row
 
 LONG = " ".join(f"word{i}" for i in range(400))
 
@@ -29,8 +30,8 @@ def slow_agent(script: list, tps: float = 60.0, **kw: object) -> ReActAgent:
     )
 
 
-def live_views(chat: ChatWidget) -> list[LiveMessage]:
-    return [r for r in chat.rows if isinstance(r, LiveMessage)]
+def live_views(chat: ChatWidget) -> list[LiveRow]:
+    return [r for r in chat.rows if isinstance(r, LiveRow)]
 
 
 async def test_send_button_streams_reply_and_freezes_it() -> None:
@@ -44,9 +45,11 @@ async def test_send_button_streams_reply_and_freezes_it() -> None:
     await until(lambda: chat.state == "idle", what="reply finished")
     assert chat.stop_button.disabled
     assert chat.continue_button.disabled
-    (view,) = live_views(chat)
-    assert view.finished and "nb-hitl-live" not in view._dom_classes
-    assert "<strong>there</strong>" in all_html(view)
+    assert live_views(chat) == []  # the streamed row was drawn finished in its place
+    (row,) = [r for r in chat.rows if "there" in all_html(r)]
+    assert isinstance(row, Row) and "nb-hitl-live" not in all_html(row)
+    assert "<strong>there</strong>" in all_html(row)
+    assert [item.get("live") for item in chat.transcript.view.rows] == [None, None]
     assert [m.role for m in agent.memory.messages] == ["user", "assistant"]
     assert "hi" in all_html(chat.rows[0])
 
@@ -69,19 +72,19 @@ async def test_stop_mid_stream_interrupts_and_styles_what_was_kept() -> None:
     assert chat.last_interrupted
     assert not chat.continue_button.disabled
     assert "Interrupted" in chat.input.placeholder
-    assert "nb-hitl-interrupted" in view._dom_classes
-    assert "partial · interrupted" in all_html(view)
+    assert view.finished and live_views(chat) == []
+    kept_row = chat.transcript.get(view.key).drawn  # the streamed row, drawn finished
+    assert isinstance(kept_row, Row) and "nb-hitl-interrupted" in kept_row.value
+    assert "partial · interrupted" in kept_row.value
     last = chat.rows[-1]
-    assert (
-        isinstance(last, SegmentRow) and "nb-hitl-interrupted" in last.value
-    )  # drawn by a segment
+    assert isinstance(last, Row) and "nb-hitl-interrupted" in last.value
     assert "[Interrupted]" in last.value
     assert "interrupted" in chat.status.text()
     partial = agent.memory.messages[1]
     assert partial.metadata.get("_partial")
     kept = partial.get_text_content() or ""
     assert 0 < len(kept) < len(LONG)
-    assert kept.split()[-1] in all_html(view)
+    assert kept.split()[-1] in all_html(kept_row)
 
 
 async def test_continue_resumes_the_same_answer_drawn_as_one_with_a_seam() -> None:
@@ -231,7 +234,7 @@ async def test_model_error_shows_in_transcript_and_widget_stays_usable() -> None
     (partial,) = [r for r in chat.rows if "word0" in all_html(r)]
     page = all_html(partial)
     head = " ".join(getattr(partial, "_dom_classes", ())) + page[:200]  # a live row's classes
-    assert isinstance(partial, (SegmentRow, LiveMessage)) and "nb-hitl-error" in head
+    assert isinstance(partial, (Row, LiveRow)) and "nb-hitl-error" in head
     assert "nb-hitl-interrupted" not in head
     assert "model exploded &lt;img" in page and "<img" not in page
     assert all_html(chat.transcript.box).count("model exploded") == 1
@@ -247,7 +250,7 @@ async def test_a_failed_call_without_text_gets_an_error_row() -> None:
     chat.send("please answer")
     await until(lambda: chat.state == "error", what="error state")
     err = chat.rows[-1]
-    assert isinstance(err, SegmentRow) and "nb-hitl-error" in err.value
+    assert isinstance(err, Row) and "nb-hitl-error" in err.value
     assert "model exploded &lt;img" in err.value and "<img" not in err.value
     assert all_html(chat.transcript.box).count("model exploded") == 1
 
@@ -350,12 +353,13 @@ async def test_streaming_is_coalesced_and_segmented() -> None:
     chat = ChatWidget(agent)
     chat.send("stream")
     await until(lambda: chat.state == "idle", timeout=30)
-    (view,) = live_views(chat)
+    view = chat.live.newest
+    assert view is not None and view.finished and live_views(chat) == []
     tokens = chat.status.streamed_tokens
     assert tokens > 1500
     assert chat.flushes < tokens / 10  # deltas coalesced, not one redraw per token
-    assert view.sent < chat.flushes + 3  # one delta message per redraw, the final row once
-    html = all_html(view)
+    assert view.sent < chat.flushes + 3  # one delta message per redraw
+    html = all_html(chat.rows[-1])  # the final row, drawn once
     assert "p0w0" in html and "p29w59" in html
     assert html.count("<p>") == 30
 
@@ -387,8 +391,8 @@ async def test_thinking_streams_as_a_count_and_ends_collapsed() -> None:
         await asyncio.sleep(0.01)
     assert any("thinking… (" in v for v in seen)  # live: a compact count, not the text
     assert not any("idea30" in v for v in seen)
-    (view,) = live_views(chat)
-    final = all_html(view)
+    assert live_views(chat) == []
+    final = all_html(chat.rows[-1])  # the finished row
     assert "<details" in final and "thinking (40 words)" in final and "idea39" in final
     assert "The answer." in final
 
@@ -413,46 +417,44 @@ async def test_compression_during_a_reply_shows_a_note_row() -> None:
     assert any("compressed" in memory.marks_of(m.id) for m in memory.messages)
 
 
-async def test_very_fast_streams_are_redrawn_less_often_and_normal_ones_at_full_rate() -> None:
+async def test_very_fast_streams_send_only_their_new_text_at_every_redraw() -> None:
     # Driven with chosen amounts of new text per redraw, so the rule is checked exactly and
     # not through the scripted model's real speed (which a loaded machine cannot guarantee).
-    from nb_hitl.widgets._live_rows import FAST_CHARS_PER_SECOND, MAX_INTERVAL
-
+    # The former HTML rows resent their growing tail and slowed down for fast streams; the
+    # transcript's streaming rows send what is new, so every stream keeps the full rate.
     chat = ChatWidget(slow_agent([LONG], tps=40))
-    live = chat.live
-    live.front_end = "html"  # the former rows; delta rows keep the full rate (below)
+    live, view = chat.live, chat.transcript.view
+    sent: list[dict] = []
+    view._send_msg = lambda content: sent.append(content)  # what would go to the page
     msg = Msg("Friday", "", "assistant")
-    text = ""
-    for step in range(3):  # a very fast stream: far more new text per redraw than 4,000/s
-        text += "x" * int(FAST_CHARS_PER_SECOND * MAX_INTERVAL * 2)
-        msg.content = text
+    for step in range(3):  # a very fast stream: 8,000 new characters per redraw
+        msg.content = (msg.get_text_content() or "") + "x" * 8_000
+        sent.clear()
         live.push(msg)
         live.flush()
-        assert live._next_interval == MAX_INTERVAL, step  # big steps: fewer tail resends
-    assert live.flushes == 3 and len(live.views) == 1
-    text += "y" * 20  # a normal model's few characters: back to the full rate at once
-    msg.content = text
-    live.push(msg)
-    live.flush()
-    assert live._next_interval == live.interval == 1 / 20
-    between = int(FAST_CHARS_PER_SECOND * 0.1)  # in between: the wait follows the text rate
-    msg.content = text + "z" * between
-    live.push(msg)
-    live.flush()
-    assert live._next_interval == between / FAST_CHARS_PER_SECOND
+        ops = [op for batch in sent for op in batch["ops"] if op["op"] == "live"]
+        assert len(ops) == 1, step
+        # The new text, once (as plain text, or inside a finished block's HTML); nothing
+        # that was sent before goes again.
+        assert json.dumps(ops).count("x") == 8_000, step
+    assert live.flushes == 3 and len(live.views) == 1 and live.interval == 1 / 20
     live.end()
-    assert not live.views
+    assert not live.views and chat.rows == []
 
 
 async def test_delta_rows_keep_the_full_rate_however_fast_the_stream() -> None:
     chat = ChatWidget(slow_agent([LONG], tps=40))
     live = chat.live
     msg = Msg("Friday", "", "assistant")
+    requested: list[float] = []
+    request = live.budget.request
+    live.budget.request = lambda who, at: (requested.append(at - live.last_flush), request(who, at))
     for _step in range(3):
         msg.content = (msg.get_text_content() or "") + "x" * 4_000
         live.push(msg)
         live.flush()
-        assert live._next_interval == live.interval  # each redraw sends only the new text
+    # Each redraw asks for the next one a full-rate interval later, however much text came.
+    assert requested == [pytest.approx(live.interval)] * 3
     live.end()
 
 

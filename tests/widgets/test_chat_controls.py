@@ -8,7 +8,6 @@ import html as htmllib
 import re
 from pathlib import Path
 
-import ipywidgets as w
 import pytest
 from widget_helpers import all_html, until
 
@@ -63,8 +62,10 @@ async def test_clear_empties_chat_and_memory_and_undo_brings_both_back() -> None
     chat.tools.clear_button.click()
     assert friday.memory.messages == [] and "Chat cleared: 2 messages" in all_html(chat)
     assert not [e for e in chat.transcript.entries if e.msg is not None]
-    (undo,) = next(x for x in chat.rows if isinstance(x, w.HBox)).children[1:]
-    undo.click()
+    cleared = next(x for x in chat.rows if "nb-hitl-cleared" in x._dom_classes)
+    (undo,) = cleared.buttons  # drawn by the transcript's front end after the note
+    assert undo.description == "Undo clear" and "nb-hitl-undo-clear" in undo.cls
+    undo.click()  # the page's action
     assert friday.memory.messages == before
     assert "Chat cleared" not in all_html(chat) and "One." in all_html(chat)
 
@@ -73,6 +74,11 @@ async def test_clear_empties_chat_and_memory_and_undo_brings_both_back() -> None
     chat.send("fresh start")
     await until(lambda: chat.state == "idle", what="reply")
     assert not chat.undo_clear()
+    cleared = next(x for x in chat.rows if "nb-hitl-cleared" in x._dom_classes)
+    assert cleared.buttons[0].layout.display == "none"  # drawn hidden
+    assert next(i for i in chat.transcript.view.rows if i["id"] == cleared.key)["buttons"][0][
+        "hidden"
+    ]
     assert [m.get_text_content() for m in friday.memory.messages] == ["fresh start", "Two."]
 
 

@@ -90,7 +90,9 @@ async def test_the_front_end_stop_guess_targets_this_chats_live_row_and_stop_but
     assert keys.stopping_rows.lstrip(".") in row._dom_classes
     assert chat.stop()
     await until(lambda: chat.state == "idle")
-    assert keys.stopping_rows.lstrip(".") not in row._dom_classes  # a finished row: no guess
+    finished = chat.transcript.get(row.key).drawn  # drawn finished in its place: no guess
+    assert keys.stopping_rows.lstrip(".") not in finished._dom_classes
+    assert keys.stopping_rows.lstrip(".") not in finished.value
     await asyncio.sleep(0)
 
 

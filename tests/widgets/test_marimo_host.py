@@ -64,17 +64,19 @@ class Page:
         return [m for m in self.sent if "full" not in m]
 
     def rows_sent(self) -> str:
-        """The HTML of transcript rows the patches sent: new children, the state of new
-        row segments, and row ops and classes for the hosted widgets already drawn."""
+        """The HTML of transcript rows the patches sent: new children, the state of a new
+        transcript model, and row ops (and classes) for the hosted widgets already drawn."""
         parts = []
         for p in self.patches():
             parts += [h for _, _, fresh in p["children"] for h in fresh.values()]
-            parts += [
-                r["html"] for m in p["models"].values() for r in m.get("rows", {}).get("rows", [])
-            ]
+            for m in p["models"].values():
+                rows = m.get("snapshot", {}).get("state", {}).get("rows", [])
+                parts += [r.get("html", "") for r in rows if isinstance(r, dict)]
             for _, data in p["child"]:
                 content = data.get("content") or {}
-                parts += [op.get("html", "") for op in content.get("ops", [])]
+                for op in content.get("ops", []):
+                    item = op.get("item") or {}
+                    parts += [item.get("html", ""), op.get("cls", ""), op.get("html", "")]
                 parts += [" ".join(data.get("state", {}).get("_dom_classes", []))]
         return "\n".join(parts)
 
@@ -152,7 +154,7 @@ async def test_box_children_patches_keep_rows_and_send_only_new_ones() -> None:
     await until(lambda: "Second answer." in str(page.sent), what="the answer drawn")
     host.flush()
     fresh = page.rows_sent()
-    assert "two" in fresh, "the new rows were sent (a segment's insert op)"
+    assert "two" in fresh, "the new rows were sent (the transcript's insert op)"
     # Kept rows are not sent again (the streamed answer joins the segment of finished rows
     # once, when the next row is added; the question before it stays where it is).
     assert ">one<" not in fresh and "Second answer." in str(page.sent)

@@ -29,14 +29,14 @@ from nb_hitl.widgets import (
     MemoryInspector,
 )
 from nb_hitl.widgets._approval import ApprovalCard
-from nb_hitl.widgets._segment import SegmentRow
+from nb_hitl.widgets._row import Row
 
 LONG = " ".join(f"word{i}" for i in range(400))
 COUNTER = TokenCounter()
 
 
 def error_rows(rows: list[Any]) -> list[str]:
-    drawn = (w.HTML, SegmentRow)  # a card, or a finished row a segment draws
+    drawn = (w.HTML, Row)  # a card, or a finished row the transcript draws
     return [r.value for r in rows if isinstance(r, drawn) and "nb-hitl-error" in r.value]
 
 

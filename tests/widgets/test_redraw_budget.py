@@ -14,8 +14,7 @@ from widget_helpers import until
 from nb_hitl import Msg, ReActAgent, ScriptedModel
 from nb_hitl.pipeline import FanoutPipeline, MsgHub
 from nb_hitl.widgets import ChatWidget, HubPanel
-from nb_hitl.widgets._live import LiveMessageView
-from nb_hitl.widgets._live_delta import LiveMessage
+from nb_hitl.widgets._live_rows import LiveRow
 from nb_hitl.widgets._redraw import REDRAWS_PER_SECOND, RedrawBudget, redraw_budget
 from nb_hitl.widgets._transcript import Entry
 
@@ -112,28 +111,16 @@ def in_order(widget: w.Widget) -> list[str]:
     return [v for child in getattr(widget, "children", ()) for v in in_order(child)]
 
 
-def row_text(view: LiveMessageView) -> str:
-    """The text a person reads in a row's body (tags stripped, whitespace normalised)."""
-    body = re.sub(r"<[^>]+>", " ", "\n".join(in_order(view._groups)))
-    return " ".join(html_lib.unescape(body).split())
-
-
 def row_matches(entry: Entry | None, text: str) -> bool:
-    """The row of a finished message reads exactly ``text``."""
+    """The row of a finished message reads exactly ``text``, as the page holds it."""
     assert entry is not None and entry.msg is not None
     assert entry.msg.get_text_content() == text
     memory = " ".join(text.split())
-    if isinstance(entry.view, LiveMessageView):  # streamed: its segments, in order
-        return entry.view.finished and row_text(entry.view) == memory
-    if isinstance(entry.view, LiveMessage):  # streamed, then sent once whole when final
-        shown = html_lib.unescape(re.sub(r"<[^>]+>", " ", entry.view.snapshot["html"]))
-        return entry.view.finished and memory in " ".join(shown.split())
-    # done before its first turn came, or a finished row since: drawn whole, from memory
-    if entry.view is None:  # a row of a segment
-        assert entry.row is not None
-        body = html_lib.unescape(re.sub(r"<[^>]+>", " ", entry.row.html))
-        return memory in " ".join(body.split())
-    body = html_lib.unescape(re.sub(r"<[^>]+>", " ", "\n".join(in_order(entry.view))))
+    if isinstance(entry.view, LiveRow):  # still streaming: not finished
+        return False
+    drawn = entry.drawn
+    assert drawn is not None
+    body = html_lib.unescape(re.sub(r"<[^>]+>", " ", drawn.drawn_html()))
     return memory in " ".join(body.split())
 
 

@@ -1,7 +1,8 @@
 """The streaming row's delta protocol: what a stream sends, and the front end's reducer.
 
-The reducer is the real front-end code (``js/src/chat/rows.js``, the source of
-``static/live_row.js``), run under Node.js (``scripts/test`` installs it).
+The reducer is the real front-end code (``js/src/chat/rows.js``, bundled into
+``static/transcript.js``), run under Node.js (``scripts/test`` installs it). A streaming row is
+an item of the transcript's model (``LiveRow`` in ``TranscriptView``).
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from widget_helpers import node_module_json
 
 from nb_hitl import Msg
 from nb_hitl._render import markdown
-from nb_hitl.widgets._live_delta import LiveMessage
+from nb_hitl.widgets._live_rows import LiveRow
 from nb_hitl.widgets._row_deltas import SEGMENT_MAX, RowDeltas, cut
+from nb_hitl.widgets._transcript_view import TranscriptView, apply_row_msg
 
 HOSTILE = (
     'Look: <script>alert("x")</script> <img src=x onerror=alert(1)> & "quotes"\n\n'
@@ -147,40 +149,60 @@ def test_hostile_text_stays_text() -> None:
     ops = [op for m in sent for op in m["ops"]]
     assert all(set(op) <= {"op", "text", "tail", "html"} for op in ops)
     msg = Msg("Friday", HOSTILE, "assistant")
-    view = LiveMessage(msg)
-    view.update(msg)
-    view.finish(msg)
-    final = view.snapshot["html"]
-    assert view.snapshot["done"] and "<script" not in final and "<iframe" not in final
-    assert "&lt;iframe" in final
-    view.close()
+    view, live = live_row(msg)
+    (item,) = view.rows
+    drawn = "".join(item["live"]["blocks"])
+    assert "<script" not in drawn and "<iframe" not in drawn and "<img" not in drawn
+    assert item["live"]["tail"] == "tail <iframe src=javascript:alert(2)>"  # text, for a node
+    assert "&lt;iframe" in live.drawn_html() and "<iframe" not in live.drawn_html()
 
 
-def test_stop_marks_the_row_before_the_final_message_and_finish_sends_only_the_rest() -> None:
+def live_row(msg: Msg) -> tuple[TranscriptView, LiveRow]:
+    """A streaming row of ``msg`` drawn in a transcript's model, after one update."""
+    view = TranscriptView()
+    live = LiveRow(view, msg)
+    view.set_rows([live.item()])
+    live.update(msg)
+    return view, live
+
+
+def test_stop_marks_the_row_before_the_final_message_with_one_small_op() -> None:
     msg = Msg("Friday", "partial answer", "assistant")
-    view = LiveMessage(msg)
-    view.update(msg)
-    view.mark_interrupted()
-    assert "nb-hitl-interrupted" in view._dom_classes and not view.finished
-    final = Msg("Friday", "partial answer", "assistant", metadata={"_partial": True})
+    view, live = live_row(msg)
     sent: list[dict[str, Any]] = []
-    view._send_delta = sent.append  # type: ignore[method-assign]
-    view.finish(final)
-    assert [op["op"] for m in sent for op in m["ops"]] == ["finish"]
-    assert view.finished and "nb-hitl-live" not in view._dom_classes
-    assert "nb-hitl-interrupted" in view._dom_classes
-    assert "partial · interrupted" in view.snapshot["html"]
-    assert view.update(final) is None and view.snapshot["seq"] == view.deltas.seq
-    view.close()
+    view._send_msg = sent.append  # type: ignore[method-assign]
+    live.mark_interrupted()
+    assert "nb-hitl-interrupted" in live._dom_classes and not live.finished
+    (batch,) = sent  # the style goes out in one batch of one op: no text with it
+    assert batch["ops"] == [{"op": "live", "key": "rows", "id": msg.id, "cls": live.cls}]
+    (item,) = view.rows
+    assert "nb-hitl-interrupted" in item["cls"].split() and "nb-hitl-live" in item["cls"]
+    assert item["live"]["tail"] == "partial answer"  # the text kept as it was drawn
+    live.mark_interrupted()
+    assert len(sent) == 1  # once
+    assert live.update(msg) is None and sent[1:] == []
+
+
+def test_the_kernel_applies_a_row_message_as_the_front_end_does() -> None:
+    row = RowDeltas("<div>h</div>", markdown)
+    state = row.snapshot()
+    for text in ("One", "One two\n\nThree", "One two\n\nThree four"):
+        out = row.update(text)
+        assert out is not None
+        state = apply_row_msg(state, out)
+        assert state == row.snapshot()
+    assert apply_row_msg(state, {"t": "delta", "seq": state["seq"] + 2, "ops": []}) is None
 
 
 def test_a_new_view_asks_for_the_state_and_gets_a_snapshot() -> None:
     msg = Msg("Friday", "Hello\n\nthere", "assistant")
-    view = LiveMessage(msg)
-    view.update(msg)
+    view, _live = live_row(msg)
     sent: list[dict[str, Any]] = []
-    view._send_delta = sent.append  # type: ignore[method-assign]
-    view._on_front_end_msg({"t": "sync", "seq": 0})
-    assert sent == [{"t": "snapshot", "row": view.deltas.snapshot()}]
-    assert sent[0]["row"]["blocks"] == [markdown("Hello\n\n")] and sent[0]["row"]["tail"] == "there"
-    view.close()
+    view._send_msg = sent.append  # type: ignore[method-assign]
+    view.page_message({"t": "sync", "seq": 0})
+    (answer,) = sent
+    assert answer["t"] == "snapshot" and answer["snapshot"]["seq"] == view.seq
+    (item,) = answer["snapshot"]["state"]["rows"]
+    assert item["live"]["blocks"] == [markdown("Hello\n\n")] and item["live"]["tail"] == "there"
+    view.page_message({"t": "sync", "seq": view.seq})  # up to date: nothing to send
+    assert len(sent) == 1

@@ -63,13 +63,17 @@ def all_html(widget: w.Widget) -> str:
     return "\n".join(
         x.value if isinstance(x, w.HTML) else x.drawn_html()
         for x in walk(widget)
-        if isinstance(x, w.HTML) or hasattr(x, "drawn_html")  # a LiveMessage row
+        if isinstance(x, w.HTML) or hasattr(x, "drawn_html")  # a transcript's rows, a row
     )
 
 
 def all_state(widget: w.Widget) -> str:
-    """Every synced trait of every widget under ``widget`` as JSON (what an .ipynb saves)."""
-    return "\n".join(json.dumps(x.get_state(), default=str) for x in walk(widget))
+    """Every synced trait of every widget under ``widget`` as JSON (what an .ipynb saves); a
+    transcript row (not a widget) as the item its transcript's model holds."""
+    return "\n".join(
+        json.dumps(x.get_state() if isinstance(x, w.Widget) else x.item(), default=str)
+        for x in walk(widget)
+    )
 
 
 JS = Path(__file__).resolve().parents[2] / "js"

@@ -33,10 +33,9 @@ from nb_hitl.message import MetaKey, Msg
 
 from .._approval import ApprovalCards
 from .._card import CardRow
-from .._live import html
 from .._live_rows import LiveRows
 from .._question import QuestionCards
-from .._segment import SegmentRow
+from .._row import Row
 from .._transcript import Entry, Transcript
 from ._style import PALETTE, speaker_class
 
@@ -58,7 +57,7 @@ class _HubTranscript(Transcript):
         cls = self.classes(msg.name) if msg is not None else ""
         return [cls] if cls else []
 
-    def _view(self, entry: Entry) -> w.Widget | SegmentRow:
+    def _view(self, entry: Entry) -> Any:
         view = super()._view(entry)
         if isinstance(view, w.Widget):
             for cls in self.row_classes(entry.msg):
@@ -89,9 +88,8 @@ class HubFeed:
         self.interval = interval
         self.on_change = on_change
         self.transcript = _HubTranscript(
-            window, self.speaker_class, images=images, callback=bridge.callback
+            window, self.speaker_class, images=images, callback=bridge.callback, bridge=bridge
         )
-        self.transcript.earlier.on_click(bridge.callback(lambda _b: self.transcript.show_earlier()))
         self.agents: list[AgentBase] = []
         self.classes: dict[str, str] = {}
         """Colour class by participant name, given in the order participants are first seen."""
@@ -175,8 +173,11 @@ class HubFeed:
 
     def note(self, text: str) -> None:
         """A small system line in the transcript (not a message of the conversation)."""
-        row = html(f'<div class="nb-hitl-msg nb-hitl-role-system nb-hitl-event">{esc(text)}</div>')
-        self.transcript.add(Entry("note-" + uuid.uuid4().hex[:12], None, row))
+        key = "note-" + uuid.uuid4().hex[:12]
+        row = Row(
+            key, f'<div class="nb-hitl-msg nb-hitl-role-system nb-hitl-event">{esc(text)}</div>'
+        )
+        self.transcript.add(Entry(key, None, row))
 
     def error(self, text: str, name: str = "nb_hitl") -> None:
         """An error row (the chat's error style)."""
@@ -247,7 +248,7 @@ class HubFeed:
         if live.commit(msg):
             entry = self.transcript.get(msg.id)
             cls = self.speaker_class(msg.name)
-            if entry is not None and entry.view is not None and cls:
+            if entry is not None and isinstance(entry.view, Row) and cls:
                 entry.view.add_class(cls)  # finish() reset the row's classes
             return
         entry = self.transcript.get(msg.id)

@@ -145,7 +145,6 @@ class HubPanel(DiscussionRun, w.VBox):
         left = w.VBox(
             [
                 self.speakers,
-                self.transcript.earlier,
                 self.transcript.box,
                 self.pause,
                 self._note,

@@ -1,0 +1,211 @@
+"""TranscriptView: every row of a transcript drawn by one front-end model (a ``PanelModel``).
+
+One ``ipywidgets.HTML`` per row opened a comm per row (a 200-message history: hundreds of
+comm opens on page load; under ``commsOverSubshells=perComm`` a kernel thread each). The
+transcript is one anywidget model instead (``js/src/chat/transcript.js`` draws it): its state
+is ``rows``, the drawn rows in reading order, keyed by message id, and ``earlier``, the label
+of "Show earlier messages" (``""``: hidden). A row is
+
+- ``{id, cls, html, buttons?}``: a finished row (a message, an approval card, an ``ask_user``
+  form, a note, a branch switcher, a compression): HTML rendered and escaped by the kernel
+  (``nb_hitl._render``), and buttons the front end draws after it (``Undo``, ``Show all``),
+  each sending an action;
+- ``{id, cls, live}``: a streaming message (``RowDeltas`` state: the plain-text tail is drawn
+  as a text node, finished paragraphs once as escaped HTML);
+- ``{id, widget}``: any other widget (``ChatWidget.append_widget``), drawn by the notebook's
+  widget manager.
+
+A change is a batch of keyed ops (``PanelModel``: insert / replace / remove, and ``live``, the
+streaming row's delta and classes) with a sequence number; a late view or a gap syncs from the
+snapshot. Stop's interrupted style is one small ``live`` op, sent at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ._model import PanelModel, apply_op, static_file
+
+Item = dict[str, Any]
+
+
+def _row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A well-formed copy of a streaming row's state (``copyRow`` in ``chat/rows.js``)."""
+    return {
+        "v": 1,
+        "seq": int(row.get("seq") or 0),
+        "head": row.get("head") or "",
+        "blocks": list(row.get("blocks") or []),
+        "tail": row.get("tail") or "",
+        "extras": row.get("extras") or "",
+        "done": bool(row.get("done")),
+        "html": row.get("html") or "",
+    }
+
+
+def apply_row_msg(row: Mapping[str, Any], msg: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The streaming row ``row`` after the row message ``msg`` (``js/src/chat/rows.js``'s
+    ``apply``), or None when it does not apply (stale or a gap)."""
+    new = _row(row)
+    if msg.get("t") == "snapshot":
+        snap = _row(msg.get("row") or {})
+        if snap["seq"] < new["seq"] or (snap["seq"] == new["seq"] and new["done"]):
+            return None
+        return snap
+    if msg.get("t") != "delta" or new["done"]:
+        return None
+    seq = int(msg.get("seq") or 0)
+    if seq != new["seq"] + 1:
+        return None
+    for op in msg.get("ops") or []:
+        kind = op.get("op")
+        if kind == "append":
+            new["tail"] += op.get("text") or ""
+        elif kind == "freeze":
+            new["blocks"].append(op.get("html") or "")
+            new["tail"] = op.get("tail") or ""
+        elif kind == "tail":
+            new["tail"] = op.get("text") or ""
+        elif kind == "extras":
+            new["extras"] = op.get("html") or ""
+        elif kind == "head":
+            new["head"] = op.get("html") or ""
+        elif kind == "finish":
+            keep = int(op.get("keep") or 0)
+            new["html"] = (op.get("before") or "") + "".join(new["blocks"][:keep])
+            new["html"] += op.get("after") or ""
+            new.update(done=True, blocks=[], tail="", extras="")
+    new["seq"] = seq
+    return new
+
+
+def apply_live(state: dict[str, Any], op: Mapping[str, Any]) -> None:
+    """The ``live`` op (``js/src/chat/transcript.js``'s ``liveOp``) applied to ``state``."""
+    key = op.get("key")
+    key = key if isinstance(key, str) else "rows"
+    rows = list(state.get(key) or [])
+    at = next((i for i, r in enumerate(rows) if r.get("id") == op.get("id")), -1)
+    if at < 0:
+        return
+    old = rows[at]
+    item = dict(old)
+    if isinstance(op.get("cls"), str):
+        item["cls"] = op["cls"]
+    msg = op.get("msg")
+    if isinstance(msg, Mapping) and isinstance(old.get("live"), Mapping):
+        row = apply_row_msg(old["live"], msg)
+        if row is not None:
+            if row["done"]:
+                item = {"id": old["id"], "cls": item.get("cls") or "", "html": row["html"]}
+            else:
+                item["live"] = row
+    rows[at] = item
+    state[key] = rows
+
+
+def diff_rows(old: Sequence[Item], new: Sequence[Item], key: str = "rows") -> list[Item]:
+    """The ops that turn the row list ``old`` into ``new`` (keyed by ``id``, applied in order
+    by the front end): removes, then inserts / moves and replaces."""
+    keep = {r["id"] for r in new}
+    ops: list[Item] = [
+        {"op": "remove", "key": key, "id": r["id"]} for r in old if r["id"] not in keep
+    ]
+    drawn = {r["id"]: r for r in old if r["id"] in keep}
+    cur = [r["id"] for r in old if r["id"] in keep]
+    for i, row in enumerate(new):
+        if i < len(cur) and cur[i] == row["id"]:
+            if drawn[row["id"]] != row:
+                ops.append({"op": "replace", "key": key, "item": row})
+            continue
+        before = cur[i] if i < len(cur) else None
+        if row["id"] in drawn:
+            cur.remove(row["id"])
+        cur.insert(i, row["id"])
+        ops.append({"op": "insert", "key": key, "item": row, "before": before})
+    return ops
+
+
+class TranscriptView(PanelModel):
+    """The rows of a transcript, drawn by one front-end model (see module doc).
+
+    Args:
+        **kwargs: passed to ``PanelModel`` (``bridge``...).
+    """
+
+    _esm = static_file("transcript.js")
+    _css = static_file("transcript.css")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__({"rows": [], "earlier": ""}, **kwargs)
+        self.add_class("nb-hitl-transcript-view")
+
+    def _snapshot(self) -> dict[str, Any]:
+        # The ops never change a part in place (each op makes new lists and items), so the
+        # snapshot shares the parts: no deep copy of every row on every batch.
+        return {"v": 1, "seq": self.seq, "state": dict(self._state)}
+
+    def apply_ops(self, ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Apply ``ops`` (the shared ones and ``live``) and send them as one batch."""
+        if not ops:
+            return ops
+        for op in ops:
+            if op.get("op") == "live":
+                apply_live(self._state, op)
+            else:
+                apply_op(self._state, op)
+        self.seq += 1
+        state = self._snapshot()
+        with self._lock_property(snapshot=state):  # ipywidgets: set, but do not send
+            self.snapshot = state
+        self._send_msg({"t": "ops", "seq": self.seq, "ops": ops})
+        return ops
+
+    def state_part(self, key: str) -> Any:
+        """One part of the state as the page holds it (do not change it)."""
+        return self._state.get(key)
+
+    @property
+    def rows(self) -> list[Item]:
+        """The rows as the page holds them (do not change them)."""
+        return list(self._state.get("rows") or [])
+
+    def set_rows(self, rows: Sequence[Item], earlier: str = "") -> list[Item]:
+        """Make the view hold ``rows`` and the "Show earlier" label ``earlier``: one batch of
+        the ops that get there (nothing sent when nothing changed); returns the ops."""
+        ops = diff_rows(self.rows, rows)
+        if earlier != self._state.get("earlier"):
+            ops.append({"op": "set", "key": "earlier", "value": earlier})
+        return self.apply_ops(ops)
+
+    def live(
+        self, row_id: str, msg: Mapping[str, Any] | None = None, cls: str | None = None
+    ) -> None:
+        """Send the streaming row ``row_id`` its row message ``msg`` and / or classes ``cls``."""
+        op: Item = {"op": "live", "key": "rows", "id": row_id}
+        if cls is not None:
+            op["cls"] = cls
+        if msg is not None:
+            op["msg"] = dict(msg)
+        self.apply_ops([op])
+
+    def drawn_html(self) -> str:
+        """Every row's HTML as the page draws it, in order (tests, exports)."""
+        return "\n".join(row_html(r) for r in self.rows)
+
+
+def row_html(item: Mapping[str, Any]) -> str:
+    """What the page shows of one row, as HTML: a streaming row's tail escaped as text."""
+    from nb_hitl._render import esc
+
+    live = item.get("live")
+    if isinstance(live, Mapping):
+        if live.get("done"):
+            return str(live.get("html") or "")
+        blocks = "".join(live.get("blocks") or [])
+        tail = esc(live.get("tail") or "")
+        return f"{live.get('head') or ''}{blocks}<div>{tail}</div>{live.get('extras') or ''}"
+    return str(item.get("html") or "")
+
+
+__all__ = ["TranscriptView", "apply_live", "apply_row_msg", "diff_rows", "row_html"]
