@@ -16,8 +16,10 @@ comm pacer has sent what it holds; rows not drawn yet when memory was final are 
 "behind", with how long the panels took to catch up. "while streaming"
 is the peak between the moment every row streams and the first finish: the whole-run peak
 also holds the bursts of starting (and finishing) N replies in the same instant, which the
-panels' comm pacer (``nb_hitl.widgets._pacer``) spreads out. Modes: the former HTML rows
-without and with the shared budget, and the delta rows (``LiveMessage``) with it.
+panels' comm pacer (``nb_hitl.widgets._pacer``) spreads out. Modes: the transcript's rows
+(each chat's transcript is one model, ``TranscriptView``) without and with the shared budget
+(the former HTML rows and ``LiveMessage`` anywidgets are gone: run this script from an older
+checkout for their figures).
 Goal: under ~500 messages/s with 100 streams; one stream alone still >= 15 redraws/s.
 """
 
@@ -36,17 +38,14 @@ os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
 
 import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
 import _counting
-import ipywidgets as w
 
 _counting.install()
 SENT = _counting.PUBLISHED
 
-import nb_hitl.widgets._live_rows as _live_rows  # noqa: E402
 from nb_hitl import Msg, ReActAgent, ScriptedModel  # noqa: E402
 from nb_hitl.pipeline import FanoutPipeline, MsgHub  # noqa: E402
 from nb_hitl.widgets import ChatWidget, HubPanel  # noqa: E402
-from nb_hitl.widgets._live import LiveMessageView  # noqa: E402
-from nb_hitl.widgets._live_delta import LiveMessage  # noqa: E402
+from nb_hitl.widgets._live_rows import LiveRow  # noqa: E402
 from nb_hitl.widgets._pacer import comm_pacer  # noqa: E402
 from nb_hitl.widgets._redraw import REDRAWS_PER_SECOND, redraw_budget  # noqa: E402
 
@@ -56,24 +55,16 @@ def text_for(i: int, tokens: int) -> str:
     return "\n\n".join(" ".join(words[p : p + 60]) for p in range(0, tokens, 60))
 
 
-def in_order(widget: w.Widget) -> list[str]:
-    if isinstance(widget, w.HTML):
-        return [widget.value]
-    return [v for child in getattr(widget, "children", ()) for v in in_order(child)]
-
-
 def plain(fragment: str) -> str:
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", fragment)).split())
 
 
-def row_matches(view: w.Widget | None, text: str) -> bool:
-    """The row's body reads exactly ``text`` (a streamed row) or holds it (a static row)."""
+def row_matches(drawn: Any, text: str) -> bool:
+    """The finished row (as the transcript's model holds it) holds exactly ``text``."""
     want = " ".join(text.split())
-    if isinstance(view, LiveMessageView):
-        return view.finished and plain("\n".join(in_order(view._groups))) == want
-    if isinstance(view, LiveMessage):  # the final row, as its snapshot trait holds it
-        return view.finished and want in plain(view.snapshot["html"])
-    return view is not None and want in plain("\n".join(in_order(view)))
+    if drawn is None or isinstance(drawn, LiveRow):  # not drawn yet, or still streaming
+        return False
+    return want in plain(drawn.drawn_html())
 
 
 def peak_3s(times: list[float]) -> float:
@@ -95,22 +86,15 @@ def matching(agents: list[ReActAgent], panels: list[Any], hub: bool) -> int:
     count = 0
     for i, agent in enumerate(agents):
         final = agent.memory.messages[-1]
-        if hub:
-            entry = panels[0].transcript.get(final.id)
-            view = entry.view if entry is not None else None
-        else:
-            live = (LiveMessageView, LiveMessage)
-            view = next((r for r in panels[i].rows if isinstance(r, live)), None)
-            if view is None:
-                view = panels[i].rows[-1] if panels[i].rows else None
-        count += row_matches(view, final.get_text_content() or "")
+        entry = (panels[0] if hub else panels[i]).transcript.get(final.id)
+        count += row_matches(entry.drawn if entry is not None else None,
+                             final.get_text_content() or "")  # fmt: skip
     return count
 
 
 async def run(
     n: int, rate: float, seconds: float, hub: bool, shared: bool, front_end: str
 ) -> dict[str, Any]:
-    _live_rows.LIVE_FRONT_END = front_end
     budget = redraw_budget()
     budget.set_rate(REDRAWS_PER_SECOND if shared else None)
     tokens = int(rate * seconds)
@@ -205,7 +189,7 @@ async def main() -> None:
         f"{'redraws/s per row':>17} | {'kB sent':>8} | final == memory | behind | drawn after"
     )
     for n in [int(x) for x in args.agents.split(",")]:
-        for front_end, shared in (("html", False), ("html", True), ("delta", True)):
+        for front_end, shared in (("transcript", False), ("transcript", True)):
             r = await run(n, args.rate, args.seconds, args.hub, shared, front_end)
             mode = f"{front_end}, " + ("shared" if shared else "per-message")
             print(

@@ -1,7 +1,7 @@
 """Stop latency as a person sees it: real JupyterLab, real Chromium, a long partial answer.
 
     python bench/stop_in_browser.py [--words 2000] [--rate 500] [--trials 30] [--comms disabled]
-                                    [--paths both|front|kernel] [--front-ends html,delta]
+                                    [--paths both|front|kernel]
                                     [--nagle | --compare-nagle]
 
 A panel streams a long answer; once ``--words`` words are on screen the bench clicks Stop (a
@@ -15,12 +15,12 @@ DOM click on the button) and measures, in the page, two times from the click:
 
 Two paths, alternating trial by trial in the same page so both see the same machine load:
 *front* (the default: the front end draws the style in the click's own frame) and *kernel*
-(``stopping_rows`` switched off, as before: the style waits for the kernel's round trip);
-and two kinds of streaming rows, alternating too: *delta* (the default ``LiveMessage``: the
-front end appends what is new) and *html* (the former ipywidgets HTML rows, whose tail is
-resent whole on each redraw). Goal: painted p99 <= 50 ms for a 2,000-word partial answer
-(delta rows, front path). The load average is printed with the figures: the machine may be
-shared.
+(``stopping_rows`` switched off, as before: the style waits for the kernel's round trip, one
+``live`` op of the transcript's model). The streaming row is a row of the transcript's one
+model (``TranscriptView``; the former ``LiveMessage`` anywidget and ipywidgets HTML rows are
+gone: run this script from an older checkout for their figures). Goal: painted p99 <= 50 ms
+for a 2,000-word partial answer (front path). The load average is printed with the figures:
+the machine may be shared.
 
 The server runs nb_hitl's Jupyter server extension (kernel websockets with ``TCP_NODELAY``), as
 a user's does; ``--nagle`` runs it without (Nagle's algorithm on: before it, the kernel path's
@@ -100,7 +100,7 @@ ENOUGH_WORDS = """(n) => {
 
 def run(args: argparse.Namespace) -> dict[str, list[dict[str, float]]]:
     paths = ["front", "kernel"] if args.paths == "both" else [args.paths]
-    fronts = args.front_ends.split(",")
+    fronts = ["transcript"]
     exts = servers(args)
     combos = [(p, f, x) for p in paths for f in fronts for x in exts]
 
@@ -115,10 +115,7 @@ def run(args: argparse.Namespace) -> dict[str, list[dict[str, float]]]:
             path, front_end, ext = combos[trial % len(combos)]
             page, kernel = pages[ext]
             rows = ".nb-hitl-live" if path == "front" else ""
-            kernel.run(
-                f"panel.chat.shortcuts.stopping_rows = {rows!r}\n"
-                f"import nb_hitl.widgets._live_rows as _t; _t.LIVE_FRONT_END = {front_end!r}"
-            )
+            kernel.run(f"panel.chat.shortcuts.stopping_rows = {rows!r}")
             page.locator(".nb-hitl-chat textarea").fill(f"Tell me everything ({trial}).")
             page.locator(".nb-hitl-chat button.nb-hitl-send").click()
             page.wait_for_function(ENOUGH_WORDS, arg=args.words, timeout=300_000,
@@ -155,8 +152,6 @@ def main() -> None:
     parser.add_argument("--paths", choices=("both", "front", "kernel"), default="both",
                         help="front: style drawn by the front end at the click; kernel: "
                         "by the kernel's answer (the path before); both: alternate")  # fmt: skip
-    parser.add_argument("--front-ends", default="html,delta",
-                        help="rows to alternate: delta (LiveMessage), html (former)")  # fmt: skip
     args = parser.parse_args()
     print(f"start: {load_average()}", flush=True)
     results = run(args)

@@ -1,11 +1,13 @@
-"""Benchmark what a panel with a long history costs to open, finished rows drawn two ways.
+"""Benchmark what a panel with a long history costs to open, this checkout and an older one.
 
     python bench/transcript_load.py [--messages 200] [--turns 20] [--trials 5] [--browser]
+                                    [--before DIR]
 
-In a real kernel (ipykernel of this venv, driven by jupyter_client), for the rows segments
-(``RowsSegment``: consecutive finished rows in one front-end widget, the default) next to the
-former rows (one ``ipywidgets.HTML`` per row, ``ROWS_FRONT_END = "html"``), measured in the
-same run:
+In a real kernel (ipykernel of this venv, driven by jupyter_client), for this checkout's rows
+(``now``: every row drawn by the transcript's one model, ``TranscriptView``) and, with
+``--before DIR``, for the nb_hitl of another checkout (``before``: e.g. a worktree of an older
+commit, whose rows segments and streaming-row anywidgets this replaced), measured in the same
+run, trials alternating:
 
 - an ``AgentPanel`` over a ``--messages`` history (the default window: the last 50 rows drawn),
   then "Show earlier messages" until every row is drawn: comms opened, comm messages and bytes
@@ -23,6 +25,7 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("NB_HITL_DISABLE_CONSOLE_OUTPUT", "true")
@@ -31,8 +34,10 @@ import _bootstrap  # noqa: F401  (this checkout's nb_hitl first on sys.path)
 from kernel_harness import KernelHarness
 from widget_streaming import COMM_TYPES, wire_size
 
-MODES = ("html", "segment")
-"""The former finished rows (one HTML widget each) and the rows segments."""
+MODES: tuple[str, ...] = ("now",)
+"""What is measured: ``now`` (this checkout), and ``before`` (``--before DIR``) first."""
+BEFORE = ""
+"""The other checkout (``--before``): its nb_hitl goes first on the kernel's path."""
 
 HISTORY = """
 import nb_hitl
@@ -51,8 +56,18 @@ agent.memory.add_sync(history({messages}))
 """
 
 
+def rows_cell(mode: str) -> str:
+    """The first cell of a kernel measuring ``mode``: the ``before`` checkout's nb_hitl."""
+    if mode == "before":
+        return f"import sys\nsys.path.insert(0, {BEFORE!r})\n" + rows_cell("now")
+    return "import nb_hitl\nprint(nb_hitl.__file__)"
+
+
 def use_rows(k: KernelHarness, mode: str) -> None:
-    k.execute(f"import nb_hitl.widgets._transcript as _t; _t.ROWS_FRONT_END = {mode!r}")
+    where = k.execute(rows_cell(mode)).strip()
+    wanted = BEFORE if mode == "before" else str(Path(__file__).resolve().parents[1])
+    if not where.startswith(wanted):
+        raise RuntimeError(f"{mode}: the kernel imported {where}, not the nb_hitl of {wanted}")
 
 
 def open_comms(k: KernelHarness) -> int:
@@ -127,10 +142,11 @@ def print_load(out: dict[str, dict[str, Any]], messages: int, turns: int) -> Non
         print(f"  {mode:>7} rows, 'Show earlier' until all {messages} are drawn: {opens} more "
               f"comms opened, {msgs} messages, {size:,} bytes; "
               f"{r['held_all']} comms held")  # fmt: skip
-    old, new = out["html"], out["segment"]
-    print(f"  ratio (segment / html): comms opened {new['first'][0] / old['first'][0]:.2f}, "
-          f"bytes {new['first'][2] / old['first'][2]:.2f}; with every row drawn: comms held "
-          f"{new['held_all'] / old['held_all']:.2f}")  # fmt: skip
+    if "before" in out:
+        old, new = out["before"], out["now"]
+        print(f"  ratio (now / before): comms opened {new['first'][0] / old['first'][0]:.2f}, "
+              f"bytes {new['first'][2] / old['first'][2]:.2f}; with every row drawn: comms "
+              f"held {new['held_all'] / old['held_all']:.2f}")  # fmt: skip
     print(f"a ChatWidget after {turns} streamed turns, comms it holds open:")
     for mode in MODES:
         print(f"  {mode:>7} rows: {out[mode]['live_held']}")
@@ -154,7 +170,7 @@ def bench_browser(messages: int, trials: int) -> None:
             for trial in range(trials):
                 for mode in MODES:
                     cells = [
-                        f"import nb_hitl.widgets._transcript as _t; _t.ROWS_FRONT_END = {mode!r}",
+                        rows_cell(mode),
                         HISTORY.format(messages=messages, turns=1)
                         + "panel = nb_hitl.show(agent, session=None, "
                         f"chat={{'max_rendered': {messages}}})\npanel",
@@ -191,7 +207,12 @@ def main() -> None:
     ap.add_argument("--turns", type=int, default=20)
     ap.add_argument("--trials", type=int, default=5)
     ap.add_argument("--browser", action="store_true", help="also time the page in Chromium")
+    ap.add_argument("--before", default="", help="another checkout to measure first (old)")
     args = ap.parse_args()
+    global MODES, BEFORE
+    if args.before:
+        BEFORE = str(Path(args.before).resolve())
+        MODES = ("before", "now")
     out = bench_load(args.messages, args.turns)
     print_load(out, args.messages, args.turns)
     if args.browser:

@@ -2,8 +2,9 @@
 
     python bench/widget_streaming.py [--tokens 20000] [--rate 1000] [--trials 40]
 
-Prints, against the goals of the widget issues, for the delta rows (``LiveMessage``, the
-default) next to the former HTML rows (``html``), measured in the same run:
+Prints, against the goals of the widget issues, for the transcript's streaming rows (rows of
+its one model, ``TranscriptView``; the former ``LiveMessage`` and HTML rows are gone: run this
+script from an older checkout for their figures):
 - streaming a 20,000-token reply at 1,000 tokens/s into a ChatWidget (and, for comparison, a
   2,000-token reply at 100 tokens/s, which is redrawn at the full rate): comm messages and bytes
   the kernel sent, comm bytes per byte of final text (goal <= 5), redraws per second (goal
@@ -36,9 +37,8 @@ from _stats import pct
 from kernel_harness import KernelHarness, chat_interrupted, chat_text, state_text
 
 COMM_TYPES = {"comm_open", "comm_msg", "comm_close"}
-FRONT_ENDS = ("html", "delta")
-"""The former streaming rows (ipywidgets HTML, the tail resent) and the delta rows, measured
-in the same run."""
+FRONT_ENDS = ("transcript",)
+"""The streaming rows measured (the transcript model's; the former kinds are gone)."""
 
 
 def wire_size(msg: dict[str, Any]) -> int:
@@ -68,8 +68,9 @@ def long_text(n):
 
 
 def use_front_end(k: KernelHarness, front_end: str) -> None:
-    """Streaming rows from now on: ``delta`` (LiveMessage) or ``html`` (the former rows)."""
-    k.execute(f"import nb_hitl.widgets._live_rows as _t; _t.LIVE_FRONT_END = {front_end!r}")
+    """Streaming rows from now on: only ``transcript`` (the transcript model's rows) exist."""
+    if front_end not in FRONT_ENDS:
+        raise ValueError(f"unknown streaming rows {front_end!r}: {FRONT_ENDS}")
 
 
 def bench_stream(
@@ -78,7 +79,7 @@ def bench_stream(
     rate: float,
     hz: float | None,
     goals: bool = True,
-    front_end: str = "delta",
+    front_end: str = "transcript",
 ) -> None:
     use_front_end(k, front_end)
     k.execute(TEXT_CODE)
@@ -157,7 +158,7 @@ def _finished(k: KernelHarness) -> bool:
     return out == "True"
 
 
-def bench_interrupt_latency(k: KernelHarness, trials: int, front_end: str = "delta") -> None:
+def bench_interrupt_latency(k: KernelHarness, trials: int, front_end: str = "transcript") -> None:
     use_front_end(k, front_end)
     k.execute(
         "from nb_hitl.widgets import AgentPanel\n"
