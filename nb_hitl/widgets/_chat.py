@@ -117,18 +117,6 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
         )
         """The input, buttons, picker, status line and toolbar: one front-end part."""
         self._build_controls()
-        top: list[w.Widget] = [html(CSS)] if css else []
-        super().__init__(
-            children=[
-                *top,
-                self.transcript.box,
-                self.controls,
-                self.shortcuts,
-            ]
-        )
-        self.add_class("nb-hitl-chat")
-        comm_pacer(self._bridge.loop).pace(walk(self))  # many chats' bursts paced (_pacer.py)
-
         self.live = LiveRows(
             self.transcript, self._bridge, 1.0 / max_updates_per_second, self.status.refresh
         )
@@ -152,6 +140,19 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
             for msg in memory.messages if memory is not None else []:
                 self.transcript.fold_continued(msg)  # a continued answer: one, with a seam
             self.transcript.render()
+        # Drawn before the transcript's model opens: the rows go in its opening message.
+        top: list[w.Widget] = [html(CSS)] if css else []
+        super().__init__(
+            children=[
+                *top,
+                self.transcript.box,
+                self.controls,
+                self.shortcuts,
+            ]
+        )
+        self.add_class("nb-hitl-chat")
+        comm_pacer(self._bridge.loop).pace(walk(self))  # many chats' bursts paced (_pacer.py)
+
         self._gauge_handle: asyncio.TimerHandle | None = None
         self._gauge_cost = 0.0
         """Seconds the last context-gauge count took (it spaces the next one)."""

@@ -124,16 +124,29 @@ class Transcript:
         """Paces the rows' updates (the panel's loop's ``comm_pacer``); None: not paced."""
         self.row_actions: Callable[[Msg, str], str] | None = None
         """Adds a message row's buttons (Edit, Regenerate) to its HTML; None: no buttons."""
-        self.view = TranscriptView(bridge=bridge)
-        """The one model that draws every row (``TranscriptView``)."""
-        self.view.on_action("show_earlier", self._earlier_pressed)
-        self.view.on_action(ROW_ACTION, self._row_pressed)
-        self.box = self.view
-        """What a panel puts among its children (the transcript's model)."""
+        self._bridge = bridge
+        self._model: TranscriptView | None = None
+        self._first_rows: tuple[list[dict[str, Any]], str] = ([], "")
         self.earlier_handlers: list[Callable[[Any], Any]] = []
         self.earlier = EarlierButton(self)
         """"Show earlier messages" (drawn by the front end when rows are hidden)."""
         self._drawn: list[Any] = []
+
+    @property
+    def view(self) -> TranscriptView:
+        """The one model that draws every row (``TranscriptView``), made on first use: rows
+        drawn before it start in its opening message (no op batch for them)."""
+        if self._model is None:
+            rows, earlier = self._first_rows
+            self._model = TranscriptView(rows, earlier, bridge=self._bridge)
+            self._model.on_action("show_earlier", self._earlier_pressed)
+            self._model.on_action(ROW_ACTION, self._row_pressed)
+        return self._model
+
+    @property
+    def box(self) -> TranscriptView:
+        """What a panel puts among its children (the transcript's model)."""
+        return self.view
 
     @property
     def rows(self) -> list[Any]:
@@ -358,10 +371,14 @@ class Transcript:
         earlier = f"Show earlier messages ({hidden} hidden)" if hidden else ""
         drawn = [self._view(e) for e in shown[hidden:]]
         self._drawn = drawn
-        if self.pacer is not None:
-            self.pacer.pace([self.view])
         keys = [e.key for e in shown[hidden:]]
-        self.view.set_rows([item_of(d, k) for d, k in zip(drawn, keys, strict=True)], earlier)
+        items = [item_of(d, k) for d, k in zip(drawn, keys, strict=True)]
+        if self._model is None:  # not shown yet: these rows go in its opening message
+            self._first_rows = (items, earlier)
+            return
+        if self.pacer is not None:
+            self.pacer.pace([self._model])
+        self._model.set_rows(items, earlier)
 
 
 def item_of(drawn: Any, key: str) -> dict[str, Any]:

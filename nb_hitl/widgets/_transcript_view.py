@@ -136,8 +136,8 @@ class TranscriptView(PanelModel):
     _esm = static_file("transcript.js")
     _css = static_file("transcript.css")
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__({"rows": [], "earlier": ""}, **kwargs)
+    def __init__(self, rows: Sequence[Item] = (), earlier: str = "", **kwargs: Any) -> None:
+        super().__init__({"rows": list(rows), "earlier": earlier}, **kwargs)
         self.add_class("nb-hitl-transcript-view")
 
     def _snapshot(self) -> dict[str, Any]:

@@ -177,6 +177,10 @@ async def test_a_200_message_history_is_one_model_and_show_earlier_adds_ops() ->
     chat = ChatWidget(agent)
     view = chat.transcript.view
     assert len(view.rows) == chat.transcript.window
+    # The rows drawn while the chat was built go in the model's opening message: no op batch
+    # (a page could not have applied one: no view exists yet, it would have to sync).
+    assert view.sent == 0 and view.seq == 0
+    assert len(view.get_state()["snapshot"]["state"]["rows"]) == chat.transcript.window
     assert len(chat.rows) == chat.transcript.window and "message 199" in all_html(chat.rows[-1])
     assert all(isinstance(r, Row) for r in chat.rows)
     assert chat.rows[-1] is chat.rows[-1]  # stable handles
