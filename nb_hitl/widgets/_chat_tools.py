@@ -21,7 +21,6 @@ from nb_hitl._render import esc, preview
 from nb_hitl.events import CompressionFinished, CompressionStarted, CompressionUndone, Event
 
 from ._export import EXPORT_FORMATS, ExportFormat, export_transcript
-from ._look import look, set_display
 from ._loop import LoopBridge
 from ._row import Row, RowButton
 from ._transcript import Entry, Transcript
