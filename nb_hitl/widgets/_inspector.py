@@ -25,7 +25,7 @@ from ._inspector_chart import Step, StepsChart
 from ._inspector_draw import InspectorView, smallest_prompt
 from ._loop import LoopBridge, WidgetRegistry
 from ._memory_table import row_id
-from ._model import PanelModel, page_css, static_file
+from ._model import PanelModel, inside_host, page_css, static_file
 from ._plan_view import note_html, outcome_text
 
 if TYPE_CHECKING:
@@ -214,7 +214,8 @@ class MemoryInspector(PanelModel):
         if self.explorer is None:
             from ._explorer import CompressionExplorer
 
-            self.explorer = CompressionExplorer(self.agent, css=False)
+            with inside_host():  # drawn by this inspector's page: no comm of its own
+                self.explorer = CompressionExplorer(self.agent, css=False)
             self.embed(self.explorer, "explorer")
         return self.explorer
 

@@ -15,7 +15,9 @@ top-level keys of the state: ``set``, ``merge``, and ``append`` / ``insert`` / `
 ``remove`` on a list of ``{id, ...}`` items. ``set_view(**parts)`` sends a ``set`` op for each
 part whose value changed, all in one batch. ``embed(child, key)`` draws another panel inside
 this one: the child's state is this panel's part ``key``, its batches become ``merge`` ops
-here, and the page's ``{t: "action", name: key, args: {name, args}}`` reaches the child.
+here, and the page's ``{t: "action", name: key, args: {name, args}}`` reaches the child. A
+child made inside ``with inside_host():`` opens no comm of its own (nor a ``Layout``): it is
+drawn only by its host's page; displaying it on its own later opens its comm then.
 
 The page sends actions, ``{t: "action", name, args}`` (a click, a key, a slider move). They
 may arrive on any thread (JupyterLab's comms over subshells), so each runs on the kernel loop
@@ -26,10 +28,12 @@ comm delivers it: headless tests drive a panel through it, the same path a click
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import inspect
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +51,17 @@ STATIC = Path(__file__).parent / "static"
 """The bundled front ends (built from ``js/src`` by ``npm run build``; committed)."""
 
 Action = Callable[..., Any]
+_INSIDE: ContextVar[bool] = ContextVar("nb_hitl_inside_host", default=False)
+
+
+@contextlib.contextmanager
+def inside_host() -> Iterator[None]:
+    """Panels made in this block open no comm: each is meant for a host's ``embed``."""
+    token = _INSIDE.set(True)
+    try:
+        yield
+    finally:
+        _INSIDE.reset(token)
 
 
 def static_file(name: str) -> Path:
@@ -149,9 +164,21 @@ class PanelModel(anywidget.AnyWidget):
         self._host: tuple[PanelModel, str] | None = None
         self.sent = 0
         """Op batches and snapshots sent (benches and tests)."""
+        self._commless = _INSIDE.get()
         _prepare_host()
         super().__init__(snapshot=self._snapshot(), **kwargs)
         self.on_msg(self._on_msg)
+
+    def open(self) -> None:
+        """Open the comm, unless this panel was made to be drawn inside a host only."""
+        if not getattr(self, "_commless", False):
+            super().open()
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        if self.comm is None:  # a panel drawn inside a host, now displayed on its own too
+            self._commless = False
+            self.open()
+        return super()._repr_mimebundle_(**kwargs)
 
     # -- the state ---------------------------------------------------------------------------
     @property
@@ -163,8 +190,9 @@ class PanelModel(anywidget.AnyWidget):
         """Every part of the state the page inserts as HTML, joined (tests, exports).
 
         Those are the string parts (the kernel rendered and escaped them), in parts drawn
-        inside this panel too; not ``css`` (the package's stylesheet) nor ``controls``
-        (values the page sets as text and attributes).
+        inside this panel and in lists of items (``[{id, html}]``) too; not ``css`` (the
+        package's stylesheet), ``controls`` (values the page sets as text and attributes)
+        nor an item's ``id``.
         """
 
         def walk(part: Any) -> list[str]:
@@ -174,9 +202,11 @@ class PanelModel(anywidget.AnyWidget):
                 return [
                     html
                     for key, value in part.items()
-                    if key not in ("css", "controls")
+                    if key not in ("css", "controls", "id")
                     for html in walk(value)
                 ]
+            if isinstance(part, list):
+                return [html for item in part if isinstance(item, dict) for html in walk(item)]
             return []
 
         return "\n".join(walk(self._state))
@@ -211,7 +241,7 @@ class PanelModel(anywidget.AnyWidget):
             host.apply_ops(
                 [{"op": "merge", "key": key, "value": {k: self._state.get(k) for k in changed}}]
             )
-        else:
+        if self._host is None or self.comm is not None:
             self._send_msg({"t": "ops", "seq": self.seq, "ops": ops})
         return ops
 
@@ -262,4 +292,12 @@ class PanelModel(anywidget.AnyWidget):
             self.bridge.spawn(result, name=f"nb_hitl {type(self).__name__} {name}")
 
 
-__all__ = ["PROTOCOL", "STATIC", "PanelModel", "apply_op", "page_css", "static_file"]
+__all__ = [
+    "PROTOCOL",
+    "STATIC",
+    "PanelModel",
+    "apply_op",
+    "inside_host",
+    "page_css",
+    "static_file",
+]

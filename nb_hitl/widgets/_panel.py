@@ -14,12 +14,26 @@ from ._chat import ChatWidget
 from ._inspector import MemoryInspector
 from ._live import html
 from ._look import look
+from ._model import PanelModel, inside_host, static_file
 from ._permissions_view import PermissionsView
 from ._remote_view import RemoteStateView, apply_limits, is_remote
 from ._session import DEFAULT_SESSION_PATH, SessionBar
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
+
+
+class PanelParts(PanelModel):
+    """The rows under the panel's columns, drawn by one front end (``js/src/panel.js``): the
+    permissions list, the session bar and a remote agent's limits note (parts ``permissions``,
+    ``session``: their panels embedded with no comm of their own; ``limits``: HTML)."""
+
+    _esm = static_file("panel.js")
+    _css = static_file("panel.css")
+
+    def __init__(self, bridge: Any = None) -> None:
+        super().__init__({"limits": ""}, bridge=bridge)
+        self.add_class("nb-hitl-panel-parts")
 
 
 class AgentPanel(w.VBox):
@@ -60,15 +74,22 @@ class AgentPanel(w.VBox):
         row = w.HBox(halves, **look(w.HBox))
         row.add_class("nb-hitl-columns")
         self._row = row
-        self.session: SessionBar | None = None
-        if session is not None and isinstance(agent, ApprovalMethods):
-            self.session = SessionBar(
-                agent, session, autosave=autosave, on_loaded=self._reload_chat
-            )
+        self.parts = PanelParts(self.chat._bridge)
+        """The permissions list, the session bar and the remote note: one front end."""
         self.permissions: PermissionsView | None = None
         """The permission mode, rules (Revoke) and background tasks (Stop)."""
         if isinstance(agent, ApprovalMethods) and permissions:
-            self.permissions = PermissionsView(agent, self.chat._bridge)
+            with inside_host():
+                self.permissions = PermissionsView(agent, self.chat._bridge, css=False)
+            self.parts.embed(self.permissions, "permissions")
+        self.session: SessionBar | None = None
+        """The session bar (Save / Load / Undo load / Autosave)."""
+        if session is not None and isinstance(agent, ApprovalMethods):
+            with inside_host():
+                self.session = SessionBar(
+                    agent, session, autosave=autosave, on_loaded=self._reload_chat, css=False
+                )
+            self.parts.embed(self.session, "session")
         self.remote: RemoteStateView | None = None
         """The server, thread and state of a remote agent (in the inspector)."""
         if is_remote(agent) and self.inspector is not None:
@@ -76,10 +97,9 @@ class AgentPanel(w.VBox):
             side = w.VBox([self.inspector, self.remote], **look(w.VBox))  # the state below it
             side.add_class("nb-hitl-column-side")
             row.children = (self.chat, side)
-        self._limits = apply_limits(self)  # what a remote agent cannot do, greyed out with why
-        limits = self._limits.view if self._limits is not None else None
-        extra = [w for w in (self.permissions, self.session, limits) if w is not None]
-        super().__init__(children=[html(CSS), row, *extra])
+        # What a remote agent cannot do, greyed out with why; the note is a part.
+        self._limits = apply_limits(self, lambda note: self.parts.set_view(limits=note))
+        super().__init__(children=[html(CSS), row, self.parts])
         self.add_class("nb-hitl-panel")
 
     def close(self) -> None:
@@ -95,6 +115,7 @@ class AgentPanel(w.VBox):
             self._limits.close()
         if self.inspector is not None:
             self.inspector.close()
+        self.parts.close()
         super().close()
 
     def _reload_chat(self, _info: Any = None) -> None:
@@ -106,4 +127,4 @@ class AgentPanel(w.VBox):
         old.close()
 
 
-__all__ = ["AgentPanel"]
+__all__ = ["AgentPanel", "PanelParts"]

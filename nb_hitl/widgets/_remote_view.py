@@ -13,6 +13,7 @@ this module does not import ``nb_hitl.remote``.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import ipywidgets as w
@@ -44,11 +45,12 @@ def _disable(control: Any, reason: str) -> None:
         control.tooltip = reason
 
 
-def apply_limits(panel: Any) -> LimitsNote | None:
-    """Grey out, with the reason as tooltip, what ``panel.agent`` cannot do; the note row."""
+def apply_limits(panel: Any, show: Callable[[str], Any]) -> LimitsNote | None:
+    """Grey out, with the reason as tooltip, what ``panel.agent`` cannot do; ``show(html)``
+    draws the note (a part of the panel's front end)."""
     if not is_remote(panel.agent):
         return None
-    return LimitsNote(panel)
+    return LimitsNote(panel, show)
 
 
 class LimitsNote:
@@ -58,9 +60,11 @@ class LimitsNote:
     (``RemoteConnected``): what it turns out to have (steering, Continue) leaves the note.
     """
 
-    def __init__(self, panel: Any) -> None:
+    def __init__(self, panel: Any, show: Callable[[str], Any]) -> None:
         self.panel = panel
-        self.view = html()
+        self.show = show
+        self.html = ""
+        """The note (HTML, every reason escaped)."""
         self.redraw()
         bridge: LoopBridge = getattr(panel.chat, "_bridge", None) or LoopBridge()
         self._sub = panel.agent.subscribe(bridge.callback(self._on_event))
@@ -89,16 +93,16 @@ class LimitsNote:
                     off.update(dict.fromkeys(controls, limits[feature]))
             inspector.set_limits(off)
         items = "".join(f"<li>{esc(text)}</li>" for text in limits.values())
-        self.view.value = (
+        self.html = (
             '<details class="nb-hitl-note nb-hitl-remote-limits"><summary>'
             f"Remote agent: some controls are off ({len(limits)})</summary><ul>{items}</ul>"
             "</details>"
         )
+        self.show(self.html)
 
     def close(self) -> None:
         """Stop listening to the agent."""
         self._sub.close()
-        self.view.close()
 
 
 class RemoteStateView(w.VBox):

@@ -1,4 +1,4 @@
-"""SessionBar: Save and Load buttons for an agent's session file, with optional autosave.
+"""SessionBar: Save and Load for an agent's session file, with optional autosave.
 
 Autosave writes the session after every finished or interrupted reply, and whenever the reply
 parks on a tool call waiting for approval, so a kernel restart at any of those points loses
@@ -8,6 +8,11 @@ and the approval cards come back. Errors (a corrupted file, a busy agent) show i
 Each agent has its own default file (``nb_hitl_session_<name>.json``). Loading over a
 conversation that is not empty asks first (Replace / Cancel), can be undone once (until the
 agent replies again), and says when the file was saved by an agent of another name.
+
+The bar is one ``PanelModel`` (``js/src/views/session.js`` draws it): inside an
+``AgentPanel`` it is a part of the panel's front end (no comm of its own); shown on its own it
+is one model. The page sends actions (``save``, ``load``, ``replace``, ``cancel``, ``undo``,
+each with the path typed in the box; ``path``; ``autosave``); each runs on the kernel loop.
 """
 
 from __future__ import annotations
@@ -21,14 +26,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import ipywidgets as w
-
 from nb_hitl._render import esc
 from nb_hitl.events import ApprovalRequested, Event, ReplyFinished, ReplyStarted
 from nb_hitl.exceptions import NbHitlError
 
-from ._look import look, set_display
 from ._loop import LoopBridge
+from ._model import PanelModel, page_css, static_file
 
 if TYPE_CHECKING:
     from nb_hitl.agent.approvals import ApprovalMethods
@@ -36,8 +39,8 @@ if TYPE_CHECKING:
 
 DEFAULT_SESSION_PATH = "nb_hitl_session_{agent}.json"
 """The default session file; ``{agent}`` becomes the agent's name, so agents never share one."""
-_BUTTON = {"width": "auto"}
-"""Buttons as wide as their label (never cut off, never wider than the bar)."""
+UNDO_TIP = "Bring back the conversation from before the last Load"
+"""The Undo load button's tooltip."""
 
 
 def session_path_for(path: str | Path, agent_name: str) -> str:
@@ -46,7 +49,7 @@ def session_path_for(path: str | Path, agent_name: str) -> str:
     return str(path).replace("{agent}", safe)
 
 
-class SessionBar(w.HBox):
+class SessionBar(PanelModel):
     """Save / Load buttons, the session file's path, and an autosave switch.
 
     Args:
@@ -57,7 +60,11 @@ class SessionBar(w.HBox):
             chat from the loaded memory), before a parked reply is resumed.
         resume_on_load: resume a reply that was parked when the session was saved.
         bridge: the loop bridge for clicks and events.
+        css: include the stylesheet (a host that draws the bar includes it once).
     """
+
+    _esm = static_file("session.js")
+    _css = static_file("session.css")
 
     def __init__(
         self,
@@ -68,76 +75,92 @@ class SessionBar(w.HBox):
         on_loaded: Callable[[SessionInfo], Any] | None = None,
         resume_on_load: bool = True,
         bridge: LoopBridge | None = None,
+        css: bool = True,
     ) -> None:
         self.agent = agent
         self.on_loaded = on_loaded
         self.resume_on_load = resume_on_load
-        self._bridge = bridge or LoopBridge()
-        self.path_input = w.Text(
-            value=session_path_for(path, agent.name),
-            description="Session",
-            **look(w.Text, layout={"flex": "1 1 320px", "min_width": "min(240px, 100%)"}),
-        )
-        self.save_button = w.Button(
-            description="Save", icon="save", **look(w.Button, layout=_BUTTON)
-        )
-        self.load_button = w.Button(
-            description="Load", icon="folder-open", **look(w.Button, layout=_BUTTON)
-        )
-        self.undo_button = w.Button(
-            description="Undo load", icon="undo", disabled=True, **look(w.Button, layout=_BUTTON)
-        )
-        self.undo_button.tooltip = "Bring back the conversation from before the last Load"
-        self.autosave_box = w.Checkbox(
-            value=autosave,
-            description="Autosave",
-            indent=False,
-            **look(w.Checkbox, layout={"width": "auto"}),
-        )
-        self.note = w.HTML(**look(w.HTML))
-        self.replace_button = w.Button(
-            description="Replace",
-            button_style="warning",
-            **look(w.Button, layout={**_BUTTON, "display": "none"}),  # shown to confirm a Load
-        )
-        self.cancel_button = w.Button(
-            description="Cancel",
-            **look(w.Button, layout={**_BUTTON, "display": "none"}),
-        )
         self.saves = 0
         """Successful saves (buttons and autosave)."""
-        super().__init__(
-            [
-                self.path_input,
-                self.save_button,
-                self.load_button,
-                self.undo_button,
-                self.autosave_box,
-                self.note,
-                self.replace_button,
-                self.cancel_button,
-            ],
-            layout={"width": "100%", "align_items": "center", "flex_flow": "row wrap"},
-        )
-        self.add_class("nb-hitl-session-bar")
         self._undo_file: Path | None = None
-        self.save_button.on_click(self._bridge.callback(lambda _b: self.save()))
-        self.load_button.on_click(self._bridge.callback(lambda _b: self.load()))
-        self.undo_button.on_click(self._bridge.callback(lambda _b: self.undo()))
-        self.replace_button.on_click(self._bridge.callback(lambda _b: self.load(confirm=True)))
-        self.cancel_button.on_click(self._bridge.callback(lambda _b: self._cancel()))
         self._autosave_task: asyncio.Task[Any] | None = None
+        super().__init__(
+            {
+                "css": page_css(css),
+                "note": "",
+                "controls": {
+                    "path": session_path_for(path, agent.name),
+                    "autosave": bool(autosave),
+                    "undo": False,
+                    "confirm": False,
+                    "undo_tip": UNDO_TIP,
+                },
+            },
+            bridge=bridge or LoopBridge(),
+        )
+        self._bridge = self.bridge
+        self.add_class("nb-hitl-session-bar")
+        for name, handler in (
+            ("save", lambda path=None: self._with_path(path) and self.save()),
+            ("load", lambda path=None: self._with_path(path) and self.load()),
+            ("replace", lambda path=None: self._with_path(path) and self.load(confirm=True)),
+            ("undo", lambda path=None: self.undo()),
+            ("cancel", lambda path=None: self._cancel()),
+            ("path", lambda value="": self._with_path(value)),
+            ("autosave", lambda value=False: setattr(self, "autosave", bool(value))),
+        ):
+            self.on_action(name, handler)
         self._sub = agent.subscribe(self._bridge.callback(self._on_event))
+
+    @property
+    def note(self) -> str:
+        """What the bar says now (HTML the kernel escaped): the last outcome or question."""
+        return str(self._state.get("note") or "")
+
+    @property
+    def autosave(self) -> bool:
+        """Whether the session is saved after every reply (the Autosave box)."""
+        return bool(self._controls.get("autosave"))
+
+    @autosave.setter
+    def autosave(self, value: bool) -> None:
+        self._set_controls(autosave=bool(value))
+
+    @property
+    def can_undo(self) -> bool:
+        """Whether Undo load would bring a replaced conversation back (its button is on)."""
+        return bool(self._controls.get("undo"))
+
+    @property
+    def confirming(self) -> bool:
+        """Whether the bar asks Replace / Cancel before a Load."""
+        return bool(self._controls.get("confirm"))
+
+    @property
+    def _controls(self) -> dict[str, Any]:
+        return dict(self._state.get("controls") or {})
+
+    def _set_controls(self, **values: Any) -> None:
+        self.set_view(controls={**self._controls, **values})
+
+    def set_path(self, value: str | Path) -> None:
+        """Set the session file (the path box); ``{agent}`` in it becomes the agent's name."""
+        self._set_controls(path=str(value))
+
+    def _with_path(self, value: Any) -> bool:
+        if isinstance(value, str):
+            self.set_path(value)
+        return True
 
     @property
     def path(self) -> Path:
         """The session file the bar saves to and loads from."""
-        value = self.path_input.value.strip() or DEFAULT_SESSION_PATH
+        value = str(self._controls.get("path") or "").strip() or DEFAULT_SESSION_PATH
         return Path(session_path_for(value, self.agent.name))
 
     def _say(self, text: str, error: bool = False) -> None:
         css = "nb-hitl-approval-error" if error else "nb-hitl-status"
-        self.note.value = f'<span class="{css}">{esc(text)}</span>'
+        self.set_view(note=f'<span class="{css}">{esc(text)}</span>')
 
     def save(self) -> bool:
         """Save now; the outcome shows in the bar. Returns whether it worked."""
@@ -236,13 +259,10 @@ class SessionBar(w.HBox):
         if self._undo_file is not None and self._undo_file != undo_file:
             _remove(self._undo_file)
         self._undo_file = undo_file
-        self.undo_button.disabled = undo_file is None
+        self._set_controls(undo=undo_file is not None)
 
     def _show_confirm(self, show: bool) -> None:
-        display = "" if show else "none"
-        set_display(self.replace_button, display)
-        set_display(self.cancel_button, display)
-        self.load_button.disabled = show
+        self._set_controls(confirm=bool(show))  # Replace / Cancel shown, Load off while it asks
 
     def _cancel(self) -> None:
         self._show_confirm(False)
@@ -252,7 +272,7 @@ class SessionBar(w.HBox):
     def _on_event(self, event: Event) -> None:
         if isinstance(event, ReplyStarted):  # the conversation moved on: undo would lose it
             self._set_undo(None)
-        if not self.autosave_box.value:
+        if not self.autosave:
             return
         if isinstance(event, (ReplyFinished, ApprovalRequested)):
             if self._autosave_task is None or self._autosave_task.done():

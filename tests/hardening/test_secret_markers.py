@@ -67,7 +67,7 @@ async def test_no_secret_fragment_anywhere_a_person_or_a_file_could_see(
         panel = AgentPanel(agent, session=tmp_path / "s.json")
         panel.chat.send("hello")
         await until(lambda p=panel: p.chat.state == "error", what="error row")  # type: ignore[misc]
-        assert panel.session is not None and panel.session.save(), panel.session.note.value
+        assert panel.session is not None and panel.session.save(), panel.session.note
         texts += [
             all_state(panel),
             all_html(panel),

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from widget_helpers import all_html
+from widget_helpers import act, all_html
 
 from nb_hitl.agent import CompressionConfig, ReActAgent
 from nb_hitl.exceptions import SessionError
@@ -175,7 +175,7 @@ async def test_a_malformed_file_is_refused_naming_the_field_and_nothing_changes(
 
     for confirm in (False, True):  # Load, and Load confirmed over the conversation
         assert panel.session.load(confirm=confirm) is None
-        assert "nb-hitl-approval-error" in panel.session.note.value
+        assert "nb-hitl-approval-error" in panel.session.note
         assert fingerprint(live) == before
     assert panel.chat is chat and all_html(panel.chat) == html_before
     panel.close()
@@ -212,7 +212,7 @@ async def test_a_lone_surrogate_in_memory_is_a_clear_save_error(tmp_path: Path) 
     assert target.read_text("utf-8") == "previous"
     panel = AgentPanel(agent, inspector=False, session=target)
     assert panel.session is not None and panel.session.save() is False
-    assert "unpaired surrogate" in panel.session.note.value
+    assert "unpaired surrogate" in panel.session.note
     panel.close()
 
 
@@ -227,8 +227,8 @@ async def test_a_nul_byte_in_the_path_is_a_clear_error_in_the_bar(
         getattr(agent, f"{action}_session")(bad)
     panel = AgentPanel(agent, inspector=False, session=bad)
     assert panel.session is not None
-    getattr(panel.session, f"{action}_button").click()
-    assert "NUL character" in panel.session.note.value
+    act(panel.parts, "session", name=action)
+    assert "NUL character" in panel.session.note
     assert fingerprint(agent) == before
     panel.close()
 

@@ -210,7 +210,7 @@ async def test_a_payload_in_every_sink_stays_inert(payload: str, tmp_path: Path)
     ]
     agent.memory.add_sync(Msg(payload, images, "assistant"))  # multimodal blocks
     panel.inspector.refresh()
-    assert panel.session is not None and panel.session.save(), panel.session.note.value
+    assert panel.session is not None and panel.session.save(), panel.session.note
     html = page(panel)
     assert payload in visible_text(html)  # drawn as text, escaped once
 

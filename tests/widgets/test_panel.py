@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 from widget_helpers import act, all_html, all_state, until
@@ -218,3 +219,23 @@ async def test_a_newer_panel_for_the_same_agent_detaches_the_older_one() -> None
     assert not new.chat.detached and not new.chat.send_button.disabled
     other = ChatWidget(ReActAgent("Other", "sys", ScriptedModel(["x"])))
     assert not new.chat.detached and not other.detached  # other agents are not affected
+
+
+async def test_the_session_bar_and_permissions_list_are_parts_of_one_model(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import comm
+    from widget_helpers import RecordingComm
+
+    RecordingComm.log, RecordingComm.by_comm = [], []
+    monkeypatch.setattr(comm, "create_comm", RecordingComm)
+    agent = ReActAgent("Friday", "sys", ScriptedModel(["Hi."]))
+    panel = AgentPanel(agent, session=tmp_path / "s.json")
+    assert panel.session is not None and panel.permissions is not None
+    assert panel.session.comm is None and panel.permissions.comm is None  # drawn by panel.parts
+    assert panel.parts.comm is not None
+    assert set(panel.parts.state) >= {"session", "permissions", "limits"}
+    act(panel.parts, "session", name="save", args={"path": str(tmp_path / "other.json")})
+    assert (tmp_path / "other.json").exists() and panel.session.saves == 1
+    assert "Saved to" in panel.parts.state["session"]["note"]
+    panel.close()

@@ -127,3 +127,30 @@ def test_python_and_javascript_reducers_agree():
         "  process.stdout.write(JSON.stringify(state)); }); });"
     )
     assert node_json(script, {"state": state, "ops": ops}) == expected
+
+
+async def test_a_panel_made_inside_a_host_opens_no_comm_and_its_changes_reach_the_host(sent):
+    from nb_hitl.widgets._model import inside_host
+
+    host = Counter({"n": 0})
+    opened = sum(kind == "comm_open" for kind, _ in RecordingComm.log)
+    with inside_host():
+        child = Counter({"n": 1})
+    assert child.comm is None
+    assert sum(kind == "comm_open" for kind, _ in RecordingComm.log) == opened
+    host.embed(child, "part")
+    child.on_action("bump", lambda by=1: child.set_view(n=child.state["n"] + by))
+    host.page_message({"t": "action", "name": "part", "args": {"name": "bump", "args": {"by": 2}}})
+    assert child.state["n"] == 3 and host.state["part"] == {"n": 3}
+    assert sent()[-1]["ops"] == [{"op": "merge", "key": "part", "value": {"n": 3}}]
+    child.add_class("x")  # a trait change on a comm-free panel sends nothing, raises nothing
+    # Displayed on its own too, it opens its comm then and gets its own batches as well.
+    bundle = child._repr_mimebundle_()
+    assert child.comm is not None and child.model_id in json.dumps(bundle, default=str)
+    child.set_view(n=4)
+    assert host.state["part"] == {"n": 4}
+    assert sent()[-1] == {
+        "t": "ops",
+        "seq": child.seq,
+        "ops": [{"op": "set", "key": "n", "value": 4}],
+    }

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import pytest
-from widget_helpers import all_html, until
+from widget_helpers import act, all_html, until
 
 from nb_hitl._render import esc
 from nb_hitl.agent import PermissionPolicy, ReActAgent, ask_user
@@ -95,16 +95,17 @@ async def test_the_panel_lists_rules_revokes_one_and_shows_the_mode() -> None:
     panel = AgentPanel(agent, session=None)
     view = panel.permissions
     assert view is not None
-    await until(lambda: rule.id in view.revoke_buttons, what="the rule row")
+    await until(lambda: rule.id in view.rule_ids, what="the rule row")
     html = all_html(view)
     assert "allow `search_notes` with query matching &#x27;notes*&#x27; for this session" in html
     assert EVIL not in html and "&lt;img" in html
     assert "(in code)" in html  # each rule says where it came from (SOURCE_TEXT)
     assert 'data-mode="allow_reads"' in panel.chat.status.value
-    view.revoke_buttons[rule.id].click()
+    assert panel.parts.state["permissions"]["rules"][0]["id"] == rule.id  # drawn in the panel
+    act(panel.parts, "permissions", name="revoke", args={"id": rule.id})  # the Revoke click
     await until(lambda: agent.permissions.rules == [], what="the revoke")
-    await until(lambda: "No permission rules" in all_html(view), what="the redraw")
-    view.mode_picker.value = "deny_all"
+    await until(lambda: view.rule_ids == [], what="the redraw")  # "No permission rules": js/test
+    act(panel.parts, "permissions", name="mode", args={"value": "deny_all"})  # the picker
     await until(lambda: agent.permissions.mode == "deny_all", what="the mode")
     await until(lambda: 'data-mode="deny_all"' in panel.chat.status.value, what="the status")
     panel.close()
@@ -119,12 +120,12 @@ async def test_a_background_task_is_listed_and_stopped_from_the_panel() -> None:
     view = panel.permissions
     assert view is not None
     await agent(Msg("User", "crawl", "user"))  # the reply ends; the task keeps running
-    await until(lambda: view.stop_buttons, what="the task row")
+    await until(lambda: view.task_ids, what="the task row")
     [task] = agent.toolkit.background_tasks
     assert "background <code>crawl</code>" in all_html(view)
-    view.stop_buttons[task.task_id].click()
+    act(panel.parts, "permissions", name="stop", args={"id": task.task_id})  # the Stop click
     await until(lambda: not agent.toolkit.background_tasks, what="the stop")
-    await until(lambda: not view.stop_buttons, what="the redraw")
+    await until(lambda: not view.task_ids, what="the redraw")
     result = await agent.toolkit.view_task(task.task_id)
     assert result.is_interrupted
     panel.close()
@@ -198,7 +199,7 @@ async def test_a_question_answered_from_code_updates_the_form() -> None:
 def test_an_agent_without_tools_shows_no_permission_row_or_mode() -> None:
     agent = ReActAgent("Friday", "T.", ScriptedModel(["Hi."]))
     panel = AgentPanel(agent, session=None)
-    assert panel.permissions is not None and panel.permissions.layout.display == "none"
+    assert panel.permissions is not None and not panel.permissions.shown
     assert "nb-hitl-permission-mode" not in panel.chat.status.value
     hidden = AgentPanel(agent_with([], []), session=None, permissions=False)
     assert hidden.permissions is None

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from widget_helpers import all_html, all_state, until
+from widget_helpers import act, all_html, all_state, until
 
 from nb_hitl.agent import ReActAgent
 from nb_hitl.message import Msg
@@ -54,21 +54,21 @@ async def test_save_and_load_buttons_round_trip_and_redraw_the_chat(tmp_path: Pa
     assert panel.session is not None
     panel.chat.send("hi")
     await until(lambda: panel.chat.state == "idle" and len(agent.memory) == 2)
-    panel.session.save_button.click()
-    assert path.exists() and "Saved to" in panel.session.note.value
+    act(panel.parts, "session", name="save")
+    assert path.exists() and "Saved to" in panel.session.note
 
     fresh = make([])
     panel2 = AgentPanel(fresh, inspector=False, session=path)
     assert "Hello from the first kernel." not in all_html(panel2.chat)
     assert panel2.session is not None
     old_chat = panel2.chat
-    panel2.session.load_button.click()
+    act(panel2.parts, "session", name="load")
     assert [m.to_dict() for m in fresh.memory.messages] == [
         m.to_dict() for m in agent.memory.messages
     ]
     assert panel2.chat is not old_chat and panel2.chat in panel2._row.children
     assert "Hello from the first kernel." in all_html(panel2.chat)
-    assert "Loaded" in panel2.session.note.value
+    assert "Loaded" in panel2.session.note
     panel.close()
     panel2.close()
 
@@ -83,8 +83,8 @@ async def test_loading_a_parked_session_brings_back_the_card_and_approving_resum
     await until(lambda: cards(panel), what="card")
     assert panel.chat.status.state == "waiting"
     assert panel.session is not None
-    panel.session.save_button.click()
-    assert "Saved to" in panel.session.note.value
+    act(panel.parts, "session", name="save")
+    assert "Saved to" in panel.session.note
     panel.chat.stop()
     await until(lambda: panel.chat.state == "idle")
 
@@ -92,8 +92,8 @@ async def test_loading_a_parked_session_brings_back_the_card_and_approving_resum
     fresh = make(["Deployed."], ran)
     panel2 = AgentPanel(fresh, inspector=False, session=path)
     assert panel2.session is not None
-    panel2.session.load_button.click()
-    assert "1 tool call(s) wait for you" in panel2.session.note.value
+    act(panel2.parts, "session", name="load")
+    assert "1 tool call(s) wait for you" in panel2.session.note
     await until(lambda: fresh.is_replying and cards(panel2), what="resumed and parked")
     [card] = cards(panel2)
     assert card.call_id == "d1" and card.decision == ""
@@ -152,8 +152,8 @@ async def test_a_bad_file_shows_an_escaped_error_and_changes_nothing(tmp_path: P
     panel = AgentPanel(agent, inspector=False, session=bad)
     assert panel.session is not None
     chat = panel.chat
-    panel.session.load_button.click()
-    note = panel.session.note.value
+    act(panel.parts, "session", name="load")
+    note = panel.session.note
     assert "newer nb_hitl" in note and "<i>" not in note and "&lt;i&gt;bad.json" in note
     assert [m.get_text_content() for m in agent.memory.messages] == ["keep me"]
     assert panel.chat is chat
@@ -190,37 +190,37 @@ async def test_each_agent_has_its_own_default_file_and_load_over_a_conversation_
         panel.chat.send("hello")
     await until(lambda: a.chat.state == b.chat.state == "idle" and len(alpha.memory) == 2)
     await until(lambda: len(beta.memory) == 2)
-    b.session.save_button.click()
-    a.session.save_button.click()
+    act(b.parts, "session", name="save")
+    act(a.parts, "session", name="save")
     with open("nb_hitl_session_Alpha.json", encoding="utf-8") as f:  # noqa: ASYNC230
         assert json.load(f)["agent"]["name"] == "Alpha"
     alpha_before = [m.to_dict() for m in alpha.memory.messages]
 
     # Load Beta's file into Alpha's panel: it asks, and Cancel changes nothing.
-    a.session.path_input.value = "nb_hitl_session_Beta.json"
-    assert a.session.undo_button.disabled
-    a.session.load_button.click()
+    act(a.parts, "session", name="path", args={"value": "nb_hitl_session_Beta.json"})
+    assert not a.session.can_undo
+    act(a.parts, "session", name="load")
     assert [m.to_dict() for m in alpha.memory.messages] == alpha_before
-    assert a.session.replace_button.layout.display != "none"
-    note = a.session.note.value
+    assert a.session.confirming
+    note = a.session.note
     assert "replaces Alpha&#x27;s conversation (2 messages)" in note and "&#x27;Beta&#x27;" in note
-    a.session.cancel_button.click()
-    assert a.session.replace_button.layout.display == "none"
+    act(a.parts, "session", name="cancel")
+    assert not a.session.confirming
     assert [m.to_dict() for m in alpha.memory.messages] == alpha_before
-    assert "cancelled" in a.session.note.value
+    assert "cancelled" in a.session.note
 
     # Replace: Beta's conversation, said so; Undo brings Alpha's back, once.
-    a.session.load_button.click()
-    a.session.replace_button.click()
+    act(a.parts, "session", name="load")
+    act(a.parts, "session", name="replace")
     assert alpha.memory.messages[-1].get_text_content() == "Beta's answer."
-    assert "saved by agent &#x27;Beta&#x27;" in a.session.note.value
+    assert "saved by agent &#x27;Beta&#x27;" in a.session.note
     assert "Beta's answer." in all_html(a.chat).replace("&#x27;", "'")
-    assert not a.session.undo_button.disabled
-    a.session.undo_button.click()
+    assert a.session.can_undo
+    act(a.parts, "session", name="undo")
     assert [m.to_dict() for m in alpha.memory.messages] == alpha_before
     assert "Alpha's answer." in all_html(a.chat).replace("&#x27;", "'")
-    assert a.session.undo_button.disabled
-    assert a.session.undo() is False and "Nothing to undo" in a.session.note.value
+    assert not a.session.can_undo
+    assert a.session.undo() is False and "Nothing to undo" in a.session.note
     a.close()
     b.close()
 
@@ -237,9 +237,9 @@ async def test_undo_is_dropped_once_the_conversation_moves_on(tmp_path: Path) ->
     await until(lambda: panel.chat.state == "idle" and len(agent.memory) == 2)
     assert panel.session is not None
     assert panel.session.load(confirm=True) is not None
-    assert not panel.session.undo_button.disabled
+    assert panel.session.can_undo
     panel.chat.send("two")
     await until(lambda: panel.chat.state == "idle" and len(agent.memory) == 4)
-    assert panel.session.undo_button.disabled  # undoing now would lose the new reply
+    assert not panel.session.can_undo  # undoing now would lose the new reply
     panel0.close()
     panel.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from widget_helpers import until
+from widget_helpers import act, until
 
 from nb_hitl.agent import ReActAgent
 from nb_hitl.message import Msg
@@ -27,14 +27,14 @@ async def test_a_queued_steer_survives_save_and_load_buttons_and_the_note_says_s
     await until(lambda: panel.chat.state == "idle" and len(agent.memory) == 2)
     steer = Msg("User", "From now on, answer in French.", "user")
     agent.steer_nowait(steer)  # queued: no reply runs
-    panel.session.save_button.click()
-    assert "Saved to" in panel.session.note.value
+    act(panel.parts, "session", name="save")
+    assert "Saved to" in panel.session.note
 
     fresh = make(["Bonjour."])
     other = AgentPanel(fresh, inspector=False, session=path)
     assert other.session is not None
-    other.session.load_button.click()
-    assert "1 steering message(s) queued, taken in by the next reply" in other.session.note.value
+    act(other.parts, "session", name="load")
+    assert "1 steering message(s) queued, taken in by the next reply" in other.session.note
     assert [m.id for m in fresh.pending_steering] == [steer.id]
     other.chat.send("How are you?")
     await until(lambda: other.chat.state == "idle" and not fresh.is_replying)
