@@ -84,12 +84,14 @@ START = '_ = hub_panel.start(msg="Open the debate.")'
 
 WIDGETS = {
     "panel": ".nb-hitl-panel",
+    "parts": ".nb-hitl-panel-parts",
     "explorer": ".nb-hitl-explorer:not(.nb-hitl-inspector .nb-hitl-explorer)",
     "sweep": ".nbh-explorer-sweep:has(> .nb-hitl-explorer-sweep)",
     "hub": ".nb-hitl-hub",
 }
 """What is checked and photographed in each state: the panel (with the explorer its inspector
-opened), the explorer of its own cell, that explorer's heat map, and the hub."""
+opened), the rows under its columns (permissions list, session bar: one model), the explorer
+of its own cell, that explorer's heat map, and the hub."""
 THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
 SIDE_BAR = {"lab": "application:toggle-left-area", "nb7": "toc:toggle-panel"}
 """The command that opens or closes the left side bar (Notebook 7's holds the contents)."""

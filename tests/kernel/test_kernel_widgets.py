@@ -166,3 +166,32 @@ def test_threshold_slider_moved_by_the_front_end_updates_the_plan(kernel: Kernel
     threshold = kernel.execute("print(ins.state['controls']['threshold'])").strip()
     assert threshold == str(int(total) // 2)
     assert kernel.execute("print(agent.compression_config.trigger_threshold)").strip() == "100000"
+
+
+def test_session_bar_and_permissions_clicks_reach_the_panel_parts(kernel: KernelHarness) -> None:
+    """The session bar and the permissions list are parts of one model (``panel.parts``): a
+    Save and a mode pick sent by its page as comm messages run on the kernel loop."""
+    out = kernel.execute(
+        "import tempfile, pathlib\n"
+        "from nb_hitl import ReActAgent, ScriptedModel\n"
+        "from nb_hitl.demo import demo_toolkit\n"
+        "from nb_hitl.widgets import AgentPanel\n"
+        "agent = ReActAgent('Friday', 'sys', ScriptedModel(['x']), toolkit=demo_toolkit())\n"
+        "where = pathlib.Path(tempfile.mkdtemp()) / 'k.json'\n"
+        "panel = AgentPanel(agent, session=where)\n"
+        "print(panel.parts.model_id, panel.session.comm is None, panel.permissions.comm is None)"
+    )
+    parts, *commless = out.split()
+    assert commless == ["True", "True"]  # no comm of their own: drawn by panel.parts' page
+    save = {"t": "action", "name": "session", "args": {"name": "save", "args": {}}}
+    kernel.send_comm(parts, {"method": "custom", "content": save})
+    kernel.wait_comm(lambda m: "Saved to" in custom_text(m), timeout=20)
+    assert kernel.execute("print(where.exists())").strip() == "True"
+    pick = {
+        "t": "action",
+        "name": "permissions",
+        "args": {"name": "mode", "args": {"value": "deny_all"}},
+    }
+    kernel.send_comm(parts, {"method": "custom", "content": pick})
+    kernel.wait_comm(lambda m: 'data-mode=\\"deny_all\\"' in custom_text(m), timeout=20)
+    assert kernel.execute("print(agent.permissions.mode)").strip() == "deny_all"
