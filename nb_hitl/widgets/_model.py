@@ -241,7 +241,7 @@ class PanelModel(anywidget.AnyWidget):
             host.apply_ops(
                 [{"op": "merge", "key": key, "value": {k: self._state.get(k) for k in changed}}]
             )
-        if self._host is None or self.comm is not None:
+        if self._host is None or (self.comm is not None and not self._commless):
             self._send_msg({"t": "ops", "seq": self.seq, "ops": ops})
         return ops
 
