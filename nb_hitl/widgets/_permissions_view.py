@@ -31,6 +31,7 @@ from ._model import PanelModel, page_css, static_file
 if TYPE_CHECKING:
     from nb_hitl.agent.approvals import ApprovalMethods
 
+
 class PermissionsView(PanelModel):
     """Mode, rules and background tasks of one agent (see the module docstring).
 
