@@ -230,7 +230,7 @@ class PanelModel(anywidget.AnyWidget):
             return ops
         ops = copy.deepcopy(ops)
         for op in ops:
-            apply_op(self._state, op)
+            self._apply_op(op)
         self.seq += 1
         state = self._snapshot()
         with self._lock_property(snapshot=state):  # ipywidgets: set, but do not send
@@ -244,6 +244,11 @@ class PanelModel(anywidget.AnyWidget):
         if self._host is None or (self.comm is not None and not self._commless):
             self._send_msg({"t": "ops", "seq": self.seq, "ops": ops})
         return ops
+
+    def _apply_op(self, op: dict[str, Any]) -> None:
+        """Apply one op to the state (``apply_op``); a panel with ops of its own (its front
+        end's ``extraOps``) overrides this and hands the rest on."""
+        apply_op(self._state, op)
 
     def embed(self, child: PanelModel, key: str) -> None:
         """Draw ``child`` inside this panel as its part ``key`` (see module doc)."""

@@ -86,7 +86,7 @@ async def test_show_hub_gives_a_hub_panel_with_a_colour_per_participant() -> Non
     html = all_html(panel)
     for name, colour in zip(("Alice", "Bob", "Carol"), colours, strict=True):
         cls = panel.speaker_class(name)
-        assert f'class="nb-hitl-chip {cls}"' in html and colour in html
+        assert f'class="nb-hitl-chip {cls}"' in html and colour in CSS  # its stylesheet's
 
     await panel.run(msg="Go.")
     assert panel.outcome == "finished"

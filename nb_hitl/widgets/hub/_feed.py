@@ -2,9 +2,13 @@
 
 Each message is drawn once, from its speaker's own events: what the other participants
 observe of a reply (the hub's broadcast) and the input a speaker is given are copies of
-messages already drawn. Rows are the chat's (``Transcript``, ``LiveRows``, one live stream per
-participant so that concurrent speakers do not end each other's rows), with a colour class per
-speaker on top.
+messages already drawn. The rows are part ``rows`` of the hub panel's one model
+(``HubTranscript``): a list of ``{id, cls, html}`` (a finished message: the chat's row HTML,
+``nb_hitl._render``; an approval card or question form: its own HTML; a note) or ``{id, cls,
+live}`` (a streaming message: the chat's streaming-row state, ``_row_deltas.RowDeltas``, kept
+up to date by keyed ``live`` ops that carry the row's deltas, ``js/src/chat/rows.js``). Every
+change is a keyed op in the panel's sequenced batches; one live stream per participant, so
+concurrent speakers do not end each other's rows; a colour class per speaker on top.
 """
 
 from __future__ import annotations
@@ -12,13 +16,22 @@ from __future__ import annotations
 import functools
 import heapq
 import itertools
+import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-import ipywidgets as w
-
-from nb_hitl._render import RemoteImages, esc, msg_flags
+from nb_hitl._render import (
+    RemoteImages,
+    esc,
+    header_html,
+    markdown,
+    msg_classes,
+    msg_flags,
+    msg_html,
+    plain,
+    with_copy_button,
+)
 from nb_hitl.agent.approvals import ApprovalMethods
 from nb_hitl.events import (
     ErrorOccurred,
@@ -33,36 +46,407 @@ from nb_hitl.message import MetaKey, Msg
 
 from .._approval import ApprovalCards
 from .._card import CardRow
-from .._live_rows import LiveRows
+from .._collapsed import COLLAPSED_PREVIEW_CHARS, human_size, is_long, message_text
+from .._live import live_extras
 from .._question import QuestionCards
-from .._row import Row
-from .._transcript import Entry, Transcript
+from .._redraw import redraw_budget
+from .._row_deltas import RowDeltas
+from .._segment import SegmentRow
+from ._buttons import Control
 from ._style import PALETTE, speaker_class
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
     from nb_hitl.events import Subscription
+    from nb_hitl.message import ToolUseBlock
 
     from .._loop import LoopBridge
 
+Ops = list[dict[str, Any]]
+INTERRUPTED = "nb-hitl-interrupted"
+EXPAND = "expand"
+"""The action a collapsed long message's "Show all" sends (its argument: the row's key)."""
 
-class _HubTranscript(Transcript):
-    """A transcript whose rows carry their speaker's colour class."""
 
-    def __init__(self, window: int, classes: Callable[[str], str], **kwargs: Any) -> None:
-        super().__init__(window, **kwargs)
+class Note:
+    """A small system line of the transcript (not a message): its HTML, escaped."""
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+        self._dom_classes: tuple[str, ...] = ("nb-hitl-row",)
+
+    def drawn_html(self) -> str:
+        """What the page shows."""
+        return self.value
+
+
+class LiveRow:
+    """A message still streaming: the chat's streaming-row state and its classes.
+
+    Args:
+        msg: the message as it first streams.
+        images: the ``RemoteImages`` policy of its markdown.
+        classes: classes besides its message's (the speaker's colour).
+    """
+
+    def __init__(self, msg: Msg, images: RemoteImages, classes: list[str]) -> None:
+        self.msg_id = msg.id
+        self.deltas = RowDeltas(header_html(msg, live=True), lambda t: markdown(t, images))
+        self.cls = " ".join([*msg_classes(msg, live=True), *classes, "nb-hitl-live-row"])
+
+    @property
+    def _dom_classes(self) -> tuple[str, ...]:
+        return tuple(self.cls.split())
+
+    @property
+    def value(self) -> str:
+        """What the page shows (as an ``HTML`` row's ``value``)."""
+        return self.drawn_html()
+
+    def update(self, msg: Msg) -> dict[str, Any] | None:
+        """The delta for the message so far (None: nothing new)."""
+        return self.deltas.update(msg.get_text_content() or "", live_extras(msg))
+
+    def item(self) -> dict[str, Any]:
+        """The row as the page holds it."""
+        return {"id": self.msg_id, "cls": self.cls, "live": self.deltas.snapshot()}
+
+    def drawn_html(self) -> str:
+        """The row's HTML as the page draws it (the tail escaped as text)."""
+        s = self.deltas
+        return s.head + "".join(s.blocks) + f"<div>{esc(s.tail)}</div>" + s.extras
+
+
+def apply_row_delta(row: Mapping[str, Any] | None, delta: Mapping[str, Any]) -> dict[str, Any]:
+    """A streaming row's state after ``delta`` (``js/src/chat/rows.js``'s ``apply``, pure)."""
+    if delta.get("t") == "snapshot":
+        return dict(delta.get("row") or {})
+    out = dict(row or {})
+    out["blocks"] = list(out.get("blocks") or [])
+    for op in delta.get("ops") or []:
+        kind = op.get("op")
+        if kind == "append":
+            out["tail"] = str(out.get("tail") or "") + str(op.get("text") or "")
+        elif kind == "freeze":
+            out["blocks"].append(op.get("html") or "")
+            out["tail"] = op.get("tail") or ""
+        elif kind == "tail":
+            out["tail"] = op.get("text") or ""
+        elif kind == "extras":
+            out["extras"] = op.get("html") or ""
+        elif kind == "head":
+            out["head"] = op.get("html") or ""
+    if isinstance(delta.get("seq"), int):
+        out["seq"] = delta["seq"]
+    return out
+
+
+class Entry:
+    """One transcript row: a message (drawn lazily), a card, a note or a streaming row."""
+
+    __slots__ = ("key", "msg", "row", "view")
+
+    def __init__(self, key: str, msg: Msg | None = None, view: Any = None) -> None:
+        self.key = key
+        self.msg = msg
+        self.view = view
+        self.row: SegmentRow | None = None
+        """A finished message's row (its HTML and classes) once drawn."""
+
+    @property
+    def drawn(self) -> Any:
+        """What draws the entry: its card, note or streaming row, else its message row."""
+        return self.view if self.view is not None else self.row
+
+
+class HubTranscript:
+    """The hub's rows: an ordered list of entries, the recent ones drawn as part ``rows``.
+
+    Only the last ``window`` rows are drawn (up to half a window more before the oldest go,
+    together); "Show earlier messages" widens the window.
+
+    Args:
+        window: rows drawn at first (and more per "Show earlier").
+        classes: a message's extra row classes (its speaker's colour).
+        images: the ``RemoteImages`` policy of the rows.
+        send: applies a batch of ops to the panel's model (sent to the page as one message).
+    """
+
+    def __init__(
+        self,
+        window: int,
+        classes: Callable[[Msg], list[str]],
+        images: RemoteImages,
+        send: Callable[[Ops], Any],
+    ) -> None:
+        self.window = self.step = window
         self.classes = classes
+        self.images: RemoteImages = images
+        self.send = send
+        self.entries: list[Entry] = []
+        self.by_key: dict[str, Entry] = {}
+        self.expanded: set[str] = set()
+        """Long messages drawn whole ("Show all" pressed)."""
+        self.earlier = Control("Show earlier messages", shown=False)
+        self._first: str | None = None
+        self._drawn: list[dict[str, Any]] = []
+        """The rows the page holds, in order."""
 
-    def row_classes(self, msg: Msg | None) -> list[str]:
-        cls = self.classes(msg.name) if msg is not None else ""
-        return [cls] if cls else []
+    @property
+    def rows(self) -> list[Any]:
+        """What draws each row on the page, oldest first."""
+        return [self.by_key[item["id"]].drawn for item in self._drawn if item["id"] in self.by_key]
 
-    def _view(self, entry: Entry) -> Any:
-        view = super()._view(entry)
-        if isinstance(view, w.Widget):
-            for cls in self.row_classes(entry.msg):
-                view.add_class(cls)  # rows made before (a no-op for those made with it)
-        return view
+    def items(self) -> list[dict[str, Any]]:
+        """The rows as the page holds them (part ``rows``)."""
+        return [dict(item) for item in self._drawn]
+
+    def get(self, key: str) -> Entry | None:
+        """The entry with ``key``."""
+        return self.by_key.get(key)
+
+    def add(self, entry: Entry, render: bool = True) -> None:
+        """Append a row."""
+        self.by_key[entry.key] = entry
+        self.entries.append(entry)
+        if render:
+            self.render()
+
+    def remove(self, key: str, render: bool = True) -> Entry | None:
+        """Remove a row; returns it."""
+        entry = self.by_key.pop(key, None)
+        if entry is not None:
+            self.entries.remove(entry)
+            if render:
+                self.render()
+        return entry
+
+    def redraw(self, msg: Msg) -> bool:
+        """Draw the row of ``msg.id`` anew from ``msg`` (memory changed it); False if none."""
+        entry = self.by_key.get(msg.id)
+        if entry is None or entry.msg is None:
+            return False
+        entry.msg, entry.view, entry.row = msg, None, None
+        self.render()
+        return True
+
+    def follow_edited_call(self, call: ToolUseBlock, messages: list[Msg]) -> bool:
+        """A tool call runs with arguments a person edited: redraw the row that asked for it
+        from ``messages`` (memory holds the edited call there)."""
+        for msg in reversed(messages):
+            for block in msg.get_content_blocks("tool_use"):
+                if block.id == call.id:
+                    entry = self.by_key.get(msg.id)
+                    drawn = entry.msg if entry is not None else None
+                    if drawn is None or drawn is msg:
+                        return False
+                    return self.redraw(msg)
+        return False
+
+    def card_action(self, text: str, form: Mapping[str, Any] | None = None) -> bool:
+        """A card's button was pressed in the page (``"<card key> <verb>"``, its form's
+        values): hand it to the card; False when no such card is in the transcript."""
+        key, _, verb = str(text).partition(" ")
+        entry = self.by_key.get(key)
+        if entry is None or not isinstance(entry.view, CardRow):
+            return False
+        entry.view.act(verb, dict(form or {}))
+        return True
+
+    def expand(self, key: str) -> bool:
+        """Draw the long message ``key`` whole ("Show all"); False if there is none."""
+        entry = self.by_key.get(str(key))
+        if entry is None or entry.msg is None or key in self.expanded:
+            return False
+        self.expanded.add(key)
+        entry.row = None
+        self.render()
+        return True
+
+    def show_earlier(self) -> None:
+        """Widen the window by one step."""
+        self.window += self.step
+        self.render()
+
+    # -- the page's part ---------------------------------------------------------------------
+    def live(self, key: str, delta: dict[str, Any]) -> None:
+        """Send a streaming row's delta (a keyed ``live`` op)."""
+        at = self._at(key)
+        if at < 0:
+            return
+        self._drawn[at] = {**self._drawn[at], "live": apply_row_delta(self._drawn[at]["live"], delta)}
+        self.send([{"op": "live", "key": "rows", "id": key, "delta": delta}])
+
+    def set_classes(self, key: str, cls: str) -> None:
+        """Give the row ``key`` the classes ``cls`` now (Stop's interrupted style)."""
+        at = self._at(key)
+        if at < 0 or self._drawn[at]["cls"] == cls:
+            return
+        self._drawn[at] = {**self._drawn[at], "cls": cls}
+        self.send([{"op": "classes", "key": "rows", "id": key, "cls": cls}])
+
+    def _at(self, key: str) -> int:
+        return next((i for i, item in enumerate(self._drawn) if item["id"] == key), -1)
+
+    def _hidden(self, shown: list[Entry]) -> int:
+        start = max(0, len(shown) - self.window)
+        kept = next((i for i, e in enumerate(shown) if e.key == self._first), start)
+        if kept < start and len(shown) - kept <= self.window + max(1, self.window // 2):
+            start = kept
+        self._first = shown[start].key if start < len(shown) else None
+        return start
+
+    def _item(self, entry: Entry) -> dict[str, Any]:
+        view = entry.view
+        if isinstance(view, LiveRow):
+            return view.item()
+        if isinstance(view, CardRow):
+            view.attach(self.render)
+            return {"id": entry.key, "cls": view.cls, "html": view.html}
+        if isinstance(view, Note):
+            return {"id": entry.key, "cls": "nb-hitl-row", "html": view.value}
+        msg = entry.msg
+        assert msg is not None
+        cls = " ".join(("nb-hitl-row", *self.classes(msg)))
+        row = entry.row
+        if row is None or row.msg is not msg:
+            row = SegmentRow(entry.key, self._row_html(entry.key, msg), cls, msg)
+        elif row.cls != cls:
+            row = SegmentRow(entry.key, row.html, cls, msg)
+        entry.row = row
+        return {"id": entry.key, "cls": row.cls, "html": row.html}
+
+    def _row_html(self, key: str, msg: Msg) -> str:
+        if is_long(msg) and key not in self.expanded:  # e.g. a 1 MB paste: a preview
+            text = message_text(msg)
+            size = human_size(len(text.encode("utf-8", "replace")))
+            shown = text[:COLLAPSED_PREVIEW_CHARS]
+            return (
+                f'<div class="nb-hitl-collapsed"><div class="{" ".join(msg_classes(msg))}" '
+                f'data-role="{esc(msg.role)}">{header_html(msg)}{plain(shown + "…")}'
+                f'<div class="nb-hitl-note">Long message, collapsed: showing {len(shown):,} '
+                f"of {len(text):,} characters ({esc(size)}).</div></div>"
+                f'<button type="button" class="nb-hitl-expand" data-nb-hitl-action="{EXPAND}" '
+                f'data-nb-hitl-arg="{esc(key)}" title="Draw the whole message">Show all '
+                f"({esc(size)})</button></div>"
+            )
+        return with_copy_button(msg, msg_html(msg, self.images))
+
+    def render(self) -> Ops:
+        """Bring the page's rows up to date: one batch of keyed ops (none: nothing sent)."""
+        hidden = self._hidden(self.entries)
+        self.earlier.shown = bool(hidden)
+        self.earlier.description = (
+            f"Show earlier messages ({hidden} hidden)" if hidden else "Show earlier messages"
+        )
+        new = [self._item(e) for e in self.entries[hidden:]]
+        ops = diff(self._drawn, new)
+        self._drawn = new
+        if ops:
+            self.send(ops)
+        return ops
+
+
+def diff(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> Ops:
+    """The keyed ops (``remove``, ``insert`` before a row, ``replace``) from ``old`` to ``new``."""
+    keep = {item["id"] for item in new}
+    ops: Ops = [{"op": "remove", "key": "rows", "id": i["id"]} for i in old if i["id"] not in keep]
+    drawn = {i["id"]: i for i in old if i["id"] in keep}
+    cur = [i["id"] for i in old if i["id"] in keep]
+    for n, item in enumerate(new):
+        if n < len(cur) and cur[n] == item["id"]:
+            if drawn[item["id"]] != item:
+                ops.append({"op": "replace", "key": "rows", "item": item})
+            continue
+        before = cur[n] if n < len(cur) else None
+        if item["id"] in drawn:
+            cur.remove(item["id"])
+        cur.insert(n, item["id"])
+        ops.append({"op": "insert", "key": "rows", "item": item, "before": before})
+    return ops
+
+
+class HubLive:
+    """One participant's streaming rows, redrawn from the loop's shared redraw budget.
+
+    ``push`` records the newest state of a streaming message (coalesced); ``commit`` makes it
+    a finished row when memory holds it; ``stop`` drops what is not drawn yet; ``end``
+    removes rows a finished reply never committed.
+    """
+
+    def __init__(self, feed: HubFeed, interval: float) -> None:
+        self.feed = feed
+        self.transcript = feed.transcript
+        self.interval = interval
+        self.views: dict[str, LiveRow] = {}
+        self.pending: dict[str, Msg] = {}
+        self.flushes = 0
+        """How many coalesced redraws happened (benches and tests)."""
+        self.budget = redraw_budget(feed.bridge.loop)
+        self.last_flush = 0.0
+
+    def push(self, msg: Msg) -> None:
+        """Draw ``msg`` (the whole message so far) at the next redraw."""
+        self.pending[msg.id] = msg
+        self.budget.request(self, self.last_flush + self.interval)
+
+    def stop(self) -> None:
+        """Forget what is not drawn yet (deltas of a stopped reply are never drawn)."""
+        self.pending.clear()
+        self.budget.cancel(self)
+
+    def mark_interrupted(self) -> None:
+        """Draw every streaming row in the interrupted style now (Stop was pressed)."""
+        for key, view in self.views.items():
+            if INTERRUPTED not in view.cls.split():
+                view.cls = f"{view.cls} {INTERRUPTED}"
+                self.transcript.set_classes(key, view.cls)
+
+    def commit(self, msg: Msg) -> bool:
+        """The streaming row of ``msg`` becomes its finished row; False if it has none."""
+        self.pending.pop(msg.id, None)
+        if not self.pending:
+            self.budget.cancel(self)
+        view = self.views.pop(msg.id, None)
+        if view is None:
+            return False
+        entry = self.transcript.get(msg.id)
+        if entry is not None:
+            entry.msg, entry.view, entry.row = msg, None, None
+            self.transcript.render()
+        return True
+
+    def flush(self) -> None:
+        """Redraw every message with pending updates (its row made on first sight)."""
+        self.budget.cancel(self)
+        self.last_flush = time.monotonic()
+        if not self.pending:
+            return
+        self.flushes += 1
+        pending, self.pending = self.pending, {}
+        for msg_id, msg in pending.items():
+            view = self.views.get(msg_id)
+            if view is None:
+                if self.transcript.get(msg_id) is not None:
+                    continue  # already committed
+                view = LiveRow(msg, self.transcript.images, self.feed.row_classes(msg))
+                view.update(msg)
+                self.views[msg_id] = view
+                self.transcript.add(Entry(msg_id, msg, view))
+                continue
+            delta = view.update(msg)
+            if delta is not None:
+                self.transcript.live(msg_id, delta)
+
+    def end(self) -> None:
+        """Remove streaming rows the reply never committed (an interrupt kept nothing)."""
+        self.stop()
+        if not self.views:
+            return
+        for msg_id in list(self.views):
+            self.views.pop(msg_id)
+            self.transcript.remove(msg_id, render=False)
+        self.transcript.render()
 
 
 class HubFeed:
@@ -74,6 +458,7 @@ class HubFeed:
         images: the ``RemoteImages`` policy of the rows.
         interval: least seconds between redraws of a streaming message.
         on_change: called when who is speaking (or stopping) changes.
+        send: applies a batch of ops to the panel's model.
     """
 
     def __init__(
@@ -83,13 +468,12 @@ class HubFeed:
         images: RemoteImages,
         interval: float,
         on_change: Callable[[], None],
+        send: Callable[[Ops], Any] = lambda ops: None,
     ) -> None:
         self.bridge = bridge
         self.interval = interval
         self.on_change = on_change
-        self.transcript = _HubTranscript(
-            window, self.speaker_class, images=images, callback=bridge.callback, bridge=bridge
-        )
+        self.transcript = HubTranscript(window, self.row_classes, images, send)
         self.agents: list[AgentBase] = []
         self.classes: dict[str, str] = {}
         """Colour class by participant name, given in the order participants are first seen."""
@@ -106,11 +490,16 @@ class HubFeed:
         self.questions: dict[int, QuestionCards] = {}
         """The ``ask_user`` forms of each participant that can ask (by ``id(agent)``)."""
         self._subs: dict[int, Subscription] = {}
-        self._live: dict[int, LiveRows] = {}
+        self._live: dict[int, HubLive] = {}
 
     def speaker_class(self, name: str) -> str:
         """The colour class of participant ``name`` (``""`` for anyone else)."""
         return self.classes.get(name, "")
+
+    def row_classes(self, msg: Msg | None) -> list[str]:
+        """The classes a message's row carries besides its own (its speaker's colour)."""
+        cls = self.speaker_class(msg.name) if msg is not None else ""
+        return [cls] if cls else []
 
     def colour_of(self, name: str) -> str | None:
         """The colour of participant ``name`` (``#rrggbb``), or ``None``."""
@@ -124,14 +513,12 @@ class HubFeed:
         self.agents.append(agent)
         if agent.name not in self.classes:
             self.classes[agent.name] = speaker_class(len(self.classes))
-        self._live[id(agent)] = LiveRows(self.transcript, self.bridge, self.interval)
+        self._live[id(agent)] = HubLive(self, self.interval)
         handler = functools.partial(self._on_event, agent)
         self._subs[id(agent)] = agent.subscribe(self.bridge.callback(handler))
         if isinstance(agent, ApprovalMethods):
             status = functools.partial(self._approval_status, agent.name)
             self.approvals[id(agent)] = ApprovalCards(agent, self._add_row, status, self.bridge)
-        if isinstance(agent, ApprovalMethods):
-            status = functools.partial(self._approval_status, agent.name)
             self.questions[id(agent)] = QuestionCards(agent, self._add_row, status, self.bridge)
         return True
 
@@ -173,11 +560,8 @@ class HubFeed:
 
     def note(self, text: str) -> None:
         """A small system line in the transcript (not a message of the conversation)."""
-        key = "note-" + uuid.uuid4().hex[:12]
-        row = Row(
-            key, f'<div class="nb-hitl-msg nb-hitl-role-system nb-hitl-event">{esc(text)}</div>'
-        )
-        self.transcript.add(Entry(key, None, row))
+        row = Note(f'<div class="nb-hitl-msg nb-hitl-role-system nb-hitl-event">{esc(text)}</div>')
+        self.transcript.add(Entry("note-" + uuid.uuid4().hex[:12], None, row))
 
     def error(self, text: str, name: str = "nb_hitl") -> None:
         """An error row (the chat's error style)."""
@@ -198,11 +582,11 @@ class HubFeed:
         for live in self._live.values():
             live.stop()
 
-    def _add_row(self, widget: w.Widget | CardRow) -> None:
-        """A row at the end of the transcript: a widget (a question form), or a card drawn
-        inside the transcript (an approval card)."""
-        key = widget.key if isinstance(widget, CardRow) else "widget-" + uuid.uuid4().hex[:12]
-        self.transcript.add(Entry(key, None, widget))
+    def _add_row(self, card: CardRow) -> None:
+        """A card (an approval card, a question form) at the end of the transcript."""
+        if not isinstance(card, CardRow):
+            raise TypeError(f"the hub's transcript draws cards (CardRow), got {type(card)!r}")
+        self.transcript.add(Entry(card.key, None, card))
 
     def _approval_status(self, name: str, state: str, detail: str) -> None:
         if state == "waiting":
@@ -213,7 +597,9 @@ class HubFeed:
 
     # -- events ----------------------------------------------------------------------------------
     def _on_event(self, agent: AgentBase, ev: Event) -> None:
-        live = self._live[id(agent)]
+        live = self._live.get(id(agent))
+        if live is None:  # closed
+            return
         if isinstance(ev, MessageUpdated):
             if ev.msg is not None and agent.name not in self.stopping:
                 live.push(ev.msg)
@@ -242,20 +628,16 @@ class HubFeed:
                 self.speaking.remove(agent.name)
             self.on_change()
 
-    def _on_added(self, agent: AgentBase, live: LiveRows, msg: Msg) -> None:
+    def _on_added(self, agent: AgentBase, live: HubLive, msg: Msg) -> None:
         if self._is_copy(agent, msg):
             return
         if live.commit(msg):
-            entry = self.transcript.get(msg.id)
-            cls = self.speaker_class(msg.name)
-            if entry is not None and isinstance(entry.view, Row) and cls:
-                entry.view.add_class(cls)  # finish() reset the row's classes
             return
         entry = self.transcript.get(msg.id)
         if entry is None:
             self.transcript.add(Entry(msg.id, msg))
         elif entry.msg is not None and msg_flags(entry.msg) != msg_flags(msg):
-            entry.msg, entry.view = msg, None
+            entry.msg, entry.view, entry.row = msg, None, None
             self.transcript.render()
 
     def _is_copy(self, agent: AgentBase, msg: Msg) -> bool:
@@ -322,4 +704,4 @@ def _merged(orders: list[list[Msg]]) -> list[Msg]:
     return out
 
 
-__all__ = ["HubFeed"]
+__all__ = ["EXPAND", "Entry", "HubFeed", "HubLive", "HubTranscript", "LiveRow", "Note", "diff"]

@@ -1,7 +1,8 @@
 """HubInputBar: where the person types when a ``UserAgent`` in the discussion waits for them.
 
 It is the ``WaitingDisplay`` of a ``WidgetInput`` (see ``_input.py``): Send is on only while a
-``UserAgent`` awaits the input source, and what is sent becomes that agent's reply.
+``UserAgent`` awaits the input source, and what is sent becomes that agent's reply. The hub's
+front end draws the box and Send (``Control`` objects: ``_buttons.py``).
 """
 
 from __future__ import annotations
@@ -10,14 +11,11 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-import ipywidgets as w
-
 from nb_hitl.message import Msg
 
 from .._input import WidgetInput
 from .._invisible import is_blank
-from .._look import look
-from .._loop import LoopBridge
+from ._buttons import Control
 
 NOT_WAITING_NOTE = (
     "Nothing was sent: no one in the discussion is waiting for your message. Send works while "
@@ -30,46 +28,33 @@ IDLE_PLACEHOLDER = "Your turn comes when a UserAgent in the discussion waits for
 _MADE: weakref.WeakSet[WidgetInput] = weakref.WeakSet()
 
 
-class HubInputBar(w.HBox):
-    """A text box and Send (plus any extra buttons, e.g. Stop, in the same column).
+class HubInputBar:
+    """A text box and Send.
 
     Args:
-        bridge: the panel's loop bridge.
-        extra: buttons shown under Send.
         on_waiting: called with ``True`` when a UserAgent starts waiting, ``False`` after.
         say: shows a note to the person (why nothing was sent).
+        on_change: called when what the bar shows changes (the panel draws itself anew).
     """
 
     def __init__(
         self,
-        bridge: LoopBridge,
-        extra: list[w.Widget],
         on_waiting: Callable[[bool], None],
         say: Callable[[str], None],
+        on_change: Callable[[], None],
     ) -> None:
-        self.input = w.Textarea(
-            placeholder=IDLE_PLACEHOLDER,
-            **look(w.Textarea, layout={"width": "100%", "height": "52px"}),
+        self.input = Control(placeholder=IDLE_PLACEHOLDER)
+        """``value``: what is typed (the page sends it with Send, Start...)."""
+        self.send_button = Control(
+            "Send", self.send_typed, disabled=True, tooltip="Send your message (Ctrl+Enter)"
         )
-        self.input.add_class("nb-hitl-hub-input")
-        self.send_button = w.Button(
-            description="Send",
-            button_style="primary",
-            icon="paper-plane",
-            disabled=True,
-            **look(w.Button),
-        )
-        self.send_button.add_class("nb-hitl-hub-send")
-        self.send_button.on_click(bridge.callback(lambda _b: self.send_typed()))
+        self.input.on_change = self.send_button.on_change = on_change
+        self.cleared = 0
+        """How many times the box was emptied by the kernel (the page empties it too)."""
         self._on_waiting = on_waiting
         self._say = say
+        self._on_change = on_change
         self._source: WidgetInput | None = None
-        buttons = w.VBox(
-            [self.send_button, *extra],
-            **look(w.VBox, layout={"width": "132px", "flex": "0 0 auto"}),
-        )
-        buttons.add_class("nb-hitl-chat-buttons")  # buttons as wide as the column (chat CSS)
-        super().__init__([self.input, buttons], **look(w.HBox, layout={"width": "100%"}))
 
     def source(self) -> WidgetInput:
         """The input source a ``UserAgent`` reads (one per bar)."""
@@ -102,7 +87,13 @@ class HubInputBar(w.HBox):
         """Send ``text`` (default: the box's value) and clear the box if it went."""
         typed = self.input.value if text is None else text
         if self.send(typed) and self.input.value.strip() == typed.strip():
-            self.input.value = ""
+            self.clear()
+
+    def clear(self) -> None:
+        """Empty the box (here and in the page)."""
+        self.input.value = ""
+        self.cleared += 1
+        self._on_change()
 
     # -- what WidgetInput needs -----------------------------------------------------------------
     def _set_waiting(self, waiting: bool, prompt: Msg | None = None) -> None:

@@ -1,57 +1,79 @@
 """InspectorSwitch: the memory inspector of one participant at a time, picked from a list.
 
 One ``MemoryInspector`` per participant, made the first time it is picked and kept (its
-what-if settings and chart survive switching back and forth).
+what-if settings and chart survive switching back and forth). The inspector shown is drawn
+inside the hub panel (``PanelModel.embed``: part ``inspector`` of the panel's state); the
+"Memory of" picker is the hub's front end's (``picker``: the ``Control`` code sets).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
-
-import ipywidgets as w
-
-from .._look import look
-from .._loop import LoopBridge
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
 
     from .._inspector import MemoryInspector
+    from .._model import PanelModel
 
 
-class InspectorSwitch(w.VBox):
+class Picker:
+    """The "Memory of" picker: ``options`` (``(name, index)`` pairs) and ``value``.
+
+    Setting ``value`` (code, a test, or the page's select) shows that participant.
+    """
+
+    def __init__(self, on_pick: Callable[[int], None], on_change: Callable[[], None]) -> None:
+        self.description = "Memory of"
+        self.options: list[tuple[str, int]] = []
+        self._value: int | None = None
+        self._on_pick = on_pick
+        self._on_change = on_change
+
+    @property
+    def value(self) -> int | None:
+        """The index (in the panel's ``agents``) of the participant shown."""
+        return self._value
+
+    @value.setter
+    def value(self, new: int | None) -> None:
+        if new == self._value:
+            return
+        self._value = new
+        self._on_change()
+        if isinstance(new, int):
+            self._on_pick(new)
+
+
+class InspectorSwitch:
     """A "Memory of" picker above the inspector of the participant picked.
 
     Args:
-        bridge: the panel's loop bridge (the picker's callback runs on its loop).
+        host: the hub panel (the inspector shown is drawn inside it).
+        on_change: called when the picker changes (the panel draws itself anew).
     """
 
-    def __init__(self, bridge: LoopBridge) -> None:
+    def __init__(self, host: PanelModel, on_change: Callable[[], None]) -> None:
         self.agents: list[AgentBase] = []
-        self.picker = w.Dropdown(description="Memory of", options=[], **look(w.Dropdown))
-        self.picker.add_class("nb-hitl-hub-picker")
-        self._box = w.VBox(**look(w.VBox))
+        self.host = host
+        self.picker = Picker(self._picked, on_change)
         self._inspectors: dict[int, MemoryInspector] = {}
-        super().__init__(children=[self.picker, self._box])
-        self.picker.observe(bridge.callback(self._picked), "value")
+        self._shown: MemoryInspector | None = None
 
     @property
     def inspector(self) -> MemoryInspector | None:
         """The inspector shown, or ``None``."""
-        kids = self._box.children
-        return kids[0] if kids else None
+        return self._shown
 
     def set_agents(self, agents: Sequence[AgentBase]) -> None:
         """The participants to choose from (those without memory, e.g. a UserAgent, are left
         out); the first one is shown if none is yet."""
         self.agents = list(agents)
         options = [(a.name, i) for i, a in enumerate(self.agents) if a.memory is not None]
-        if list(self.picker.options) != options:
-            current = self.picker.value
+        if self.picker.options != options:
             self.picker.options = options
-            if current is not None:
-                self.picker.value = current
+            self.picker._on_change()
         if self.inspector is None and options:
             self.show(self.agents[options[0][1]])
 
@@ -65,22 +87,29 @@ class InspectorSwitch(w.VBox):
         if insp is None:
             insp = MemoryInspector(agent, css=False)
             self._inspectors[id(agent)] = insp
-        self._box.children = (insp,)
+        if insp is not self._shown:
+            if self._shown is not None:
+                self._shown._host = None  # drawn no more: its changes stay its own
+            self._shown = insp
+            self.host.embed(insp, "inspector")
         index = self.agents.index(agent)
         if self.picker.value != index:
             self.picker.value = index
         return insp
 
+    def drawn(self) -> dict[str, Any]:
+        """The picker as the page draws it."""
+        return {"label": self.picker.description, "options": self.picker.options,
+                "value": self.picker.value}  # fmt: skip
+
     def close(self) -> None:
         """Close every inspector made."""
         for insp in self._inspectors.values():
             insp.close()
-        super().close()
 
-    def _picked(self, change: dict[str, Any]) -> None:
-        new = change.get("new")
-        if isinstance(new, int) and 0 <= new < len(self.agents):
-            self.show(self.agents[new])
+    def _picked(self, index: int) -> None:
+        if 0 <= index < len(self.agents):
+            self.show(self.agents[index])
 
 
-__all__ = ["InspectorSwitch"]
+__all__ = ["InspectorSwitch", "Picker"]

@@ -9,34 +9,40 @@ style), each speaker in a colour of its own. Stop interrupts whoever is speaking
 pipeline stops at an interrupted reply, the panel asks the person: Retry (the same agent, with
 the typed instruction), Skip (the next agent) or Stop; that drives ``pipeline.resume()``. A
 ``UserAgent`` taking part reads its input from the panel. The memory inspector switches
-between participants. Widget callbacks go through a ``LoopBridge`` (see ``_chat.py``).
+between participants.
+
+The panel is one model (``PanelModel``): its front end (``js/src/hub.js``) draws the speakers,
+the transcript's rows (part ``rows``, keyed ops: ``_feed.py``), the pause prompt, the buttons,
+the input and the inspector of the participant picked (drawn inside: ``PanelModel.embed``).
+A click, a key or a pick arrives as an action (``{t: "action", name, args}``) and runs on the
+kernel loop the panel was made on, whatever thread delivered it (``LoopBridge``); code and
+tests press the same ``Control`` objects (``panel.stop_button.click()``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import contextlib
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from nb_hitl._render import CSS, RemoteImages, check_remote_images, copy_text, esc
+from nb_hitl._render import RemoteImages, check_remote_images, copy_text, esc
 from nb_hitl.agent import AgentBase, UserAgent
 from nb_hitl.pipeline import MsgHub
 
 from .._approval import CARD_KEYS
 from .._card import CARD_ACTION
 from .._invisible import is_blank
-from .._keys import KeyBindings
-from .._live import html
-from .._look import look
 from .._loop import LoopBridge, WidgetRegistry
-from .._pacer import comm_pacer, walk
-from ._buttons import RunButtons
-from ._feed import HubFeed
+from .._model import PanelModel, apply_op, page_css, static_file
+from ._buttons import Control, RunButtons
+from ._feed import EXPAND, HubFeed, apply_row_delta
 from ._input import HubInputBar
 from ._inspect import InspectorSwitch
 from ._pause import PausePrompt
 from ._run import REPLACED_NOTE, DiscussionRun
-from ._style import HUB_CSS, speakers_html
+from ._style import chips_html, speakers_html
 
 if TYPE_CHECKING:
     from .._input import WidgetInput
@@ -55,9 +61,41 @@ ERROR_CONTINUE = (
 )
 _HUBS = WidgetRegistry()
 """The newest HubPanel of each hub."""
+KEYS: list[dict[str, Any]] = [
+    {"key": "Enter", "mod": True, "within": ".nb-hitl-hub-input", "action": "send",
+     "clear": True},
+    {"key": "Escape", "action": "stop", "anywhere": True, "enabled": ".nb-hitl-hub-stop"},
+    {"key": "Enter", "mod": True, "within": ".nb-hitl-hub-instruction",
+     "click": ".nb-hitl-pause-retry"},
+    *CARD_KEYS,
+]  # fmt: skip
+"""The hub's keyboard shortcuts (``js/src/hub.js`` reads them; ``chat/keys.js`` matches)."""
 
 
-class HubPanel(DiscussionRun, w.VBox):
+class HubKeys:
+    """The hub's keyboard shortcuts as code presses them (``press``), and their bindings.
+
+    The page's keys arrive as the panel's actions (``send``, ``stop``), the same path.
+    """
+
+    def __init__(self, bindings: list[dict[str, Any]]) -> None:
+        self.bindings = [dict(b) for b in bindings]
+        self.scope = "nb-hitl-hub"
+        self.focus_scope = "nb-hitl-hub"
+        self._actions: dict[str, Callable[[str], Any]] = {}
+
+    def on_action(self, name: str, callback: Callable[[str], Any]) -> None:
+        """Run ``callback(text)`` when the shortcut ``name`` is pressed."""
+        self._actions[name] = callback
+
+    def press(self, name: str, text: str = "", form: Mapping[str, Any] | None = None) -> None:
+        """Press the shortcut ``name`` (``text``: what the box held)."""
+        callback = self._actions.get(name)
+        if callback is not None:
+            callback(text)
+
+
+class HubPanel(DiscussionRun, PanelModel):
     """The transcript of every participant of a ``MsgHub``, Stop, the pause prompt, memory.
 
     Args:
@@ -95,83 +133,190 @@ class HubPanel(DiscussionRun, w.VBox):
             raise ValueError("max_rendered must be at least 1 and max_updates_per_second > 0.")
         self.hub = hub
         self.user_name = user_name
-        self._bridge = LoopBridge()
-        self._bridge.on_error = self._show_internal_error
+        self._drawing = 0
+        self._ready = False
+        self._run_state = "idle"
+        bridge = LoopBridge()
+        bridge.on_error = self._show_internal_error
+        super().__init__({"css": page_css(True)}, bridge=bridge)
+        self._bridge = bridge
+        self.add_class("nb-hitl-hub")
         rate = 1.0 / max_updates_per_second
-        self.feed = HubFeed(self._bridge, max_rendered, remote_images, rate, self._draw_speakers)
+        self.feed = HubFeed(
+            bridge, max_rendered, remote_images, rate, self._draw_speakers, self._send_ops
+        )
         self.transcript = self.feed.transcript
+        self.transcript.earlier.on_click(self.transcript.show_earlier)
+        self.transcript.earlier.on_change = self._draw
         self.state = "idle"
         """``idle``, ``running``, ``paused`` (asking the person) or ``waiting`` (a UserAgent)."""
         self._init_run()
-
-        self.speakers = html()
-        self.speakers.add_class("nb-hitl-hub-speakers")
-        self.pause = PausePrompt(self._bridge, self._chosen)
-        self._note = html()
-        self.stop_button = w.Button(  # named apart from the pause prompt's End discussion
-            description=STOP_LABEL,
-            button_style="danger",
-            icon="stop",
+        self.speakers = Control()
+        """``value``: the participants' chips and the status line (HTML, escaped)."""
+        self._note = Control()
+        """``value``: a note to the person (HTML, escaped)."""
+        self._now = ""
+        self._chips = ""
+        self.pause = PausePrompt(self._chosen, self._draw)
+        self.stop_button = Control(  # named apart from the pause prompt's End discussion
+            STOP_LABEL,
+            self.stop,
+            tooltip="Interrupt whoever is speaking (Esc)",
             disabled=True,
-            **look(w.Button),
         )
-        self.stop_button.tooltip = "Interrupt whoever is speaking (Esc)"
-        self.stop_button.add_class("nb-hitl-hub-stop")
-        self.stop_button.on_click(self._bridge.callback(lambda _b: self.stop()))
-        self.shortcuts = KeyBindings(
-            "nb-hitl-hub",
-            [
-                {"key": "Enter", "mod": True, "within": ".nb-hitl-hub-input", "action": "send",
-                 "clear": True},
-                {"key": "Escape", "action": "stop", "anywhere": True,
-                 "enabled": ".nb-hitl-hub-stop"},
-                {"key": "Enter", "mod": True, "within": ".nb-hitl-hub-instruction",
-                 "click": ".nb-hitl-pause-retry"},
-                *CARD_KEYS,
-            ],
-            self._bridge,
-            inactive_scope="nb-hitl-hub",
-            copy_buttons=".nb-hitl-copy",
-            action_buttons=f"[data-nb-hitl-action='{CARD_ACTION}']",  # the cards' buttons
-        )  # fmt: skip
-        self.runs = RunButtons(self._bridge, self._start_clicked, self._continue_clicked)
+        self.runs = RunButtons(self._start_clicked, self._continue_clicked)
         """Start / Next round / Continue (shown while no discussion runs)."""
-        self.bar = HubInputBar(self._bridge, [self.stop_button], self._waiting, self._say)
+        self.bar = HubInputBar(self._waiting, self._say, self._draw)
         self.input, self.send_button = self.bar.input, self.bar.send_button
+        for control in (self.speakers, self._note, self.stop_button, *self.runs.buttons):
+            control.on_change = self._draw
+        self.shortcuts = HubKeys(KEYS)
+        """The keyboard shortcuts (drawn by the front end; ``press`` is a key's twin)."""
         self.shortcuts.on_action("send", self.bar.send_typed)
         self.shortcuts.on_action("stop", lambda _text: self.stop())
-        self.shortcuts.on_copy(self._copy_text)
-        self.shortcuts.on_form_action(CARD_ACTION, self.feed.transcript.card_action)
-        left = w.VBox(
-            [
-                self.speakers,
-                self.transcript.box,
-                self.pause,
-                self._note,
-                self.runs.box,
-                self.bar,
-                self.shortcuts,
-            ],
-            **look(w.VBox),
-        )
-        left.add_class("nb-hitl-column-main")
-        halves: list[w.Widget] = [left]
         self.inspectors: InspectorSwitch | None = None
         """The memory inspector with its participant picker (``None``: ``inspector=False``)."""
         if inspector:
-            self.inspectors = InspectorSwitch(self._bridge)
-            self.inspectors.add_class("nb-hitl-column-side")
-            halves.append(self.inspectors)
-        row = w.HBox(halves, **look(w.HBox))
-        row.add_class("nb-hitl-columns")  # side by side, or stacked when narrow
-        super().__init__(children=[html(CSS + HUB_CSS), row])
-        self.add_class("nb-hitl-hub")
-        comm_pacer(self._bridge.loop).pace(walk(self))  # many panels' bursts paced (_pacer.py)
+            self.inspectors = InspectorSwitch(self, self._draw)
+        self._actions_from_page()
         self.detached = False
         """True once a newer panel for the same hub took over (re-running the cell)."""
-        self._sync_participants()
-        self.feed.preload()
+        self._ready = True
+        with self._batch():
+            self._sync_participants()
+            self.feed.preload()
         _HUBS.replace(hub, self, REPLACED_NOTE)
+
+    _esm = static_file("hub.js")
+    _css = static_file("hub.css")
+
+    # -- the model ---------------------------------------------------------------------------
+    @property  # type: ignore[override]
+    def state(self) -> str:  # the run's state; the view state is ``view_state``
+        """``idle``, ``running``, ``paused`` (asking the person) or ``waiting`` (a UserAgent)."""
+        return self._run_state
+
+    @state.setter
+    def state(self, value: str) -> None:
+        self._run_state = value
+
+    @property
+    def view_state(self) -> dict[str, Any]:
+        """A copy of the view state, as the page holds it after the last batch."""
+        return PanelModel.state.fget(self)  # type: ignore[attr-defined,no-any-return]
+
+    def drawn_html(self) -> str:
+        """Every part the page inserts as HTML, the rows' included (tests, exports)."""
+        rows = []
+        for item in self._state.get("rows") or []:
+            live = item.get("live")
+            if isinstance(live, dict):
+                rows.append(
+                    live.get("html")
+                    if live.get("done")
+                    else live.get("head", "") + "".join(live.get("blocks") or [])
+                    + f"<div>{esc(live.get('tail', ''))}</div>" + live.get("extras", "")
+                )
+            else:
+                rows.append(str(item.get("html") or ""))
+        return "\n".join([PanelModel.drawn_html(self), *rows])
+
+    def _send_msg(self, content: dict[str, Any]) -> None:
+        self.sent += 1
+        if self.comm is not None:
+            w.Widget.send(self, content)  # ``send`` is the panel's own (a UserAgent's input)
+
+    def _apply_op(self, op: dict[str, Any]) -> None:
+        kind = op.get("op")
+        if kind not in ("live", "classes"):
+            apply_op(self._state, op)
+            return
+        rows = list(self._state.get("rows") or [])
+        for i, item in enumerate(rows):
+            if item.get("id") == op.get("id"):
+                if kind == "live":
+                    rows[i] = {**item, "live": apply_row_delta(item.get("live"), op["delta"])}
+                else:
+                    rows[i] = {**item, "cls": op.get("cls")}
+                self._state["rows"] = rows
+                return
+
+    def _send_ops(self, ops: list[dict[str, Any]]) -> None:
+        self.apply_ops(ops)
+
+    def _actions_from_page(self) -> None:
+        def typed(handler: Callable[[], None]) -> Callable[..., None]:
+            def run(text: Any = "", **_: Any) -> None:
+                self.input.value = text if isinstance(text, str) else ""
+                handler()
+
+            return run
+
+        self.on_action("start", typed(self.runs.start_button.click))
+        self.on_action("next", typed(self.runs.next_button.click))
+        self.on_action("continue", typed(self.runs.continue_button.click))
+        self.on_action("stop", lambda **_: self.stop_button.click())
+        self.on_action("send", lambda text="", **_: self.shortcuts.press("send", str(text)))
+        self.on_action(
+            "pause",
+            lambda choice="", text="", **_: self.pause.choose(str(choice), str(text or "")),
+        )
+        self.on_action("earlier", lambda **_: self.transcript.earlier.click())
+        self.on_action(
+            CARD_ACTION,
+            lambda text="", form=None, **_: self.transcript.card_action(
+                str(text), form if isinstance(form, dict) else {}
+            ),
+        )
+        self.on_action(EXPAND, lambda text="", **_: self.transcript.expand(str(text)))
+        self.on_action("copy", self._answer_copy)
+        if self.inspectors is not None:
+            inspectors = self.inspectors
+
+            def pick(index: Any = None, **_: Any) -> None:
+                if isinstance(index, int) and not isinstance(index, bool):
+                    inspectors.picker.value = index
+
+            self.on_action("pick", pick)
+
+    def _answer_copy(self, text: Any = "", **_: Any) -> None:
+        copied = self._copy_text(str(text))
+        self._send_msg({"t": "copy", "id": str(text), "text": copied})
+
+    @contextlib.contextmanager
+    def _batch(self) -> Iterator[None]:
+        """Draw once, at the end, whatever changes inside."""
+        self._drawing += 1
+        try:
+            yield
+        finally:
+            self._drawing -= 1
+            self._draw()
+
+    def _draw(self) -> None:
+        """Send the parts of the view that changed (one batch)."""
+        if self._drawing or not self._ready:
+            return
+        controls: dict[str, Any] = {
+            "now": self._now,
+            "stop": self.stop_button.drawn(),
+            "send": self.send_button.drawn(),
+            "input": {"value": self.input.value, "placeholder": self.input.placeholder,
+                      "cleared": self.bar.cleared},  # fmt: skip
+            "start": self.runs.start_button.drawn(),
+            "next": self.runs.next_button.drawn(),
+            "continue": self.runs.continue_button.drawn(),
+            "earlier": self.transcript.earlier.drawn(),
+            "picker": self.inspectors.drawn() if self.inspectors is not None else None,
+            "keys": self.shortcuts.bindings,
+            "live": not self.detached,
+        }
+        self.set_view(
+            speakers=self._chips,
+            pause=self.pause.drawn(),
+            note=self._note.value,
+            controls=controls,
+        )
 
     # -- public API ----------------------------------------------------------------------------
     @property
@@ -194,9 +339,10 @@ class HubPanel(DiscussionRun, w.VBox):
 
     def stop(self) -> bool:
         """Interrupt whoever is speaking (the Stop button's twin); ``False`` if no one is."""
-        stopped = self.feed.stop()
-        if stopped:
-            self.stop_button.description = "Stopping…"
+        with self._batch():  # the rows' interrupted style goes first, in a batch of its own
+            stopped = self.feed.stop()
+            if stopped:
+                self.stop_button.description = "Stopping…"
         return stopped
 
     def send(self, text: str) -> bool:
@@ -234,12 +380,13 @@ class HubPanel(DiscussionRun, w.VBox):
         self.detached = True
         self.feed.speaking.clear()
         self.feed.stopping.clear()
-        self._draw_speakers()
-        self.pause.hide()
-        for button in (self.stop_button, self.send_button, *self.runs.buttons):
-            button.disabled = True
-        if reason:
-            self._say(reason)
+        with self._batch():
+            self._draw_speakers()
+            self.pause.hide()
+            for button in (self.stop_button, self.send_button, *self.runs.buttons):
+                button.disabled = True
+            if reason:
+                self._say(reason)
 
     def close(self) -> None:
         """Stop following the agents, end a run, leave the hub if the panel entered it."""
@@ -255,7 +402,7 @@ class HubPanel(DiscussionRun, w.VBox):
             self._opened_hub = False
         if getattr(self, "inspectors", None) is not None:
             self.inspectors.close()  # type: ignore[union-attr]
-        super().close()
+        PanelModel.close(self)
 
     # -- participants ----------------------------------------------------------------------------
     def _find(self, agent: AgentBase | str | int) -> AgentBase:
@@ -295,6 +442,10 @@ class HubPanel(DiscussionRun, w.VBox):
         self._draw_speakers()
 
     def _draw_speakers(self) -> None:
+        with self._batch():
+            self._speakers_now()
+
+    def _speakers_now(self) -> None:
         stopping = self.feed.stopping
         if self.detached:
             now = "No longer live: a newer panel for this hub took over."
@@ -318,6 +469,8 @@ class HubPanel(DiscussionRun, w.VBox):
                 now = ERROR_CONTINUE
         names = [a.name for a in self.agents]
         self.speakers.value = speakers_html(names, self.feed.classes, self.speaking, now)
+        self._chips = chips_html(names, self.feed.classes, self.speaking)
+        self._now = now
         self.stop_button.disabled = not self.speaking or bool(stopping)
         if not stopping:
             self.stop_button.description = STOP_LABEL
@@ -338,7 +491,7 @@ class HubPanel(DiscussionRun, w.VBox):
         text = self.input.value
         if is_blank(text):
             return None
-        self.input.value = ""
+        self.bar.clear()
         return str(text)
 
     def _start_clicked(self) -> None:
@@ -354,7 +507,9 @@ class HubPanel(DiscussionRun, w.VBox):
             self._say(str(exc))
 
     def _say(self, text: str) -> None:
-        self._note.value = f'<span class="nb-hitl-note">{esc(text)}</span>' if text else ""
+        self._note.value = (
+            f'<span class="nb-hitl-note" role="status">{esc(text)}</span>' if text else ""
+        )
 
     def _show_internal_error(self, exc: BaseException) -> None:
         self.feed.error(f"Widget error: {type(exc).__name__}: {exc}")

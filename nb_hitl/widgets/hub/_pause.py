@@ -1,75 +1,62 @@
 """PausePrompt: a paused pipeline asks the person what to do (Retry, Skip or End discussion).
 
-It only shows the question and reports the choice; ``HubPanel`` resumes the pipeline.
+It only holds the question and reports the choice; ``HubPanel`` resumes the pipeline. The
+hub's front end draws it (part ``pause`` of the panel's state) from ``drawn()``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-
-import ipywidgets as w
+from typing import Any
 
 from nb_hitl._render import esc
 
-from .._live import html
-from .._look import look
-from .._loop import LoopBridge
+from ._buttons import Control
+
+ACTIONS = ("retry", "skip", "stop")
 
 
-class PausePrompt(w.VBox):
+class PausePrompt:
     """The prompt shown while a pipeline waits for ``resume()``; hidden otherwise.
 
     Args:
-        bridge: the panel's loop bridge (button callbacks run on its loop).
         on_choice: called with ``(action, instruction)`` when a button is pressed.
+        on_change: called when what it shows changes (the panel draws itself anew).
     """
 
-    def __init__(self, bridge: LoopBridge, on_choice: Callable[[str, str], None]) -> None:
-        self.question = html()
-        self.instruction = w.Textarea(
-            placeholder="Instruction (optional): what should happen next?",
-            **look(w.Textarea, layout={"width": "100%", "height": "52px"}),
-        )
-        self.instruction.add_class("nb-hitl-hub-instruction")
-        self.retry_button = w.Button(
-            description="Retry", button_style="primary", icon="redo", **look(w.Button)
-        )
-        self.skip_button = w.Button(description="Skip", icon="forward", **look(w.Button))
+    def __init__(
+        self, on_choice: Callable[[str, str], None], on_change: Callable[[], None]
+    ) -> None:
+        self._on_choice = on_choice
+        self.question = Control()
+        """``value``: the question's HTML (escaped)."""
+        self.instruction = Control(placeholder="Instruction (optional): what should happen next?")
+        self.retry_button = Control("Retry", lambda: self._clicked("retry"))
+        self.skip_button = Control("Skip", lambda: self._clicked("skip"))
         # Named by what it does: the panel's own Stop (interrupt the speaker) sits above it.
-        self.stop_button = w.Button(
-            description="End discussion", button_style="danger", icon="stop", **look(w.Button)
+        self.stop_button = Control(
+            "End discussion",
+            lambda: self._clicked("stop"),
+            tooltip="End the discussion here: no one else speaks",
         )
-        self.stop_button.tooltip = "End the discussion here: no one else speaks"
-        for button, action in (
-            (self.retry_button, "retry"),
-            (self.skip_button, "skip"),
-            (self.stop_button, "stop"),
-        ):
-            button.add_class(f"nb-hitl-pause-{action}")
-            button.on_click(bridge.callback(self._clicked(action, on_choice)))
-        super().__init__(
-            children=[
-                self.question,
-                self.instruction,
-                w.HBox([self.retry_button, self.skip_button, self.stop_button], **look(w.HBox)),
-            ],
-            layout={"display": "none"},
-        )
-        self.add_class("nb-hitl-hub-pause")
-
-    @property
-    def visible(self) -> bool:
+        self.visible = False
         """True while the prompt is shown."""
-        return self.layout.display != "none"
+        self.cleared = 0
+        """How many times the instruction box was emptied (the page empties it too)."""
+        for control in (self.question, self.retry_button, self.skip_button, self.stop_button):
+            control.on_change = on_change
+        self._on_change = on_change
 
-    def _clicked(
-        self, action: str, on_choice: Callable[[str, str], None]
-    ) -> Callable[[w.Button], None]:
-        def clicked(_button: w.Button) -> None:
-            if self.visible:
-                on_choice(action, self.instruction.value)
+    def _clicked(self, action: str) -> None:
+        if self.visible:
+            self._on_choice(action, str(self.instruction.value or ""))
 
-        return clicked
+    def choose(self, action: str, instruction: str = "") -> None:
+        """A button of the page's prompt: ``action`` with the instruction typed there."""
+        if action not in ACTIONS:
+            return
+        self.instruction.value = instruction if isinstance(instruction, str) else ""
+        getattr(self, f"{action}_button").click()
 
     def show(self, speakers: list[str], next_name: str | None, skip: str) -> None:
         """Ask about the interrupted ``speakers``.
@@ -89,12 +76,31 @@ class PausePrompt(w.VBox):
         self.retry_button.description = f"Retry {speakers[0]}" if len(speakers) == 1 else "Retry"
         self.retry_button.tooltip = f"Ask {who} again (with the instruction, if any)"
         self.skip_button.description = f"Skip to {next_name}" if next_name else "Skip"
+        self.skip_button.tooltip = skip
         self.instruction.value = ""
-        self.layout.display = ""
+        self.cleared += 1
+        self.visible = True
+        self._on_change()
 
     def hide(self) -> None:
         """Hide the prompt (a choice was made, or the run ended)."""
-        self.layout.display = "none"
+        if self.visible:
+            self.visible = False
+            self._on_change()
+
+    def drawn(self) -> dict[str, Any]:
+        """Part ``pause`` of the panel's state."""
+        return {
+            "shown": self.visible,
+            "question": self.question.value,
+            "controls": {  # text and attributes the page sets (not HTML)
+                "retry": self.retry_button.drawn(),
+                "skip": self.skip_button.drawn(),
+                "stop": self.stop_button.drawn(),
+                "placeholder": self.instruction.placeholder,
+                "cleared": self.cleared,
+            },
+        }
 
 
-__all__ = ["PausePrompt"]
+__all__ = ["ACTIONS", "PausePrompt"]

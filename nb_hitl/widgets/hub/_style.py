@@ -29,13 +29,8 @@ HUB_CSS = ""
 the chips, the pause prompt and the speakers' colours (CSS variables switched per theme)."""
 
 
-def speakers_html(
-    names: Sequence[str],
-    classes: dict[str, str],
-    speaking: Iterable[str],
-    now: str,
-) -> str:
-    """The participants as coloured chips (the speaking ones filled) and a status line."""
+def chips_html(names: Sequence[str], classes: dict[str, str], speaking: Iterable[str]) -> str:
+    """The participants as coloured chips (the speaking ones filled), escaped."""
     active = set(speaking)
     chips = []
     for name in names:
@@ -44,7 +39,19 @@ def speakers_html(
         if name in active:
             cls += " nb-hitl-speaking"
         chips.append(f'<span class="{cls}" data-name="{esc(name)}">{mark}{esc(name)}</span>')
-    return f'<div>{"".join(chips)}</div><div class="nb-hitl-now">{esc(now)}</div>'
+    return f"<div>{''.join(chips)}</div>"
 
 
-__all__ = ["DARK_PALETTE", "HUB_CSS", "PALETTE", "speaker_class", "speakers_html"]
+def speakers_html(
+    names: Sequence[str],
+    classes: dict[str, str],
+    speaking: Iterable[str],
+    now: str,
+) -> str:
+    """The participants as coloured chips (the speaking ones filled) and a status line."""
+    return chips_html(names, classes, speaking) + f'<div class="nb-hitl-now">{esc(now)}</div>'
+
+
+__all__ = [
+    "DARK_PALETTE", "HUB_CSS", "PALETTE", "chips_html", "speaker_class", "speakers_html"
+]  # fmt: skip

@@ -1,0 +1,1173 @@
+/* Built by js/build.mjs from js/src: edit the source, then `npm run build`. */
+
+// src/shared/actions.js
+function sendAction(model, name, args = {}) {
+  model.send({ t: "action", name, args });
+}
+function sendSync(model, seq) {
+  model.send({ t: "sync", seq });
+}
+
+// src/shared/ops.js
+var emptySnapshot = () => ({ v: 1, seq: 0, state: {} });
+var indexOf = (items, id) => items.findIndex((item) => item && item.id === id);
+function applyOp(state, op, extraOps = {}) {
+  if (!op || typeof op !== "object") return state;
+  const custom = extraOps[op.op];
+  if (custom) return custom(state, op);
+  const key = op.key;
+  if (typeof key !== "string") return state;
+  const list = Array.isArray(state[key]) ? state[key] : [];
+  switch (op.op) {
+    case "set":
+      return { ...state, [key]: op.value };
+    case "merge":
+      return { ...state, [key]: { ...state[key] || {}, ...op.value || {} } };
+    case "append":
+      return { ...state, [key]: list.concat(op.items || []) };
+    case "insert": {
+      const items = list.filter((item) => !item || item.id !== op.item?.id);
+      const at = op.before == null ? -1 : indexOf(items, op.before);
+      items.splice(at < 0 ? items.length : at, 0, op.item);
+      return { ...state, [key]: items };
+    }
+    case "replace": {
+      const at = indexOf(list, op.item?.id);
+      const items = list.slice();
+      if (at < 0) items.push(op.item);
+      else items[at] = op.item;
+      return { ...state, [key]: items };
+    }
+    case "remove": {
+      const at = indexOf(list, op.id);
+      if (at < 0) return state;
+      return { ...state, [key]: list.filter((_, i) => i !== at) };
+    }
+    default:
+      return state;
+  }
+}
+function readSnapshot(raw) {
+  if (!raw || typeof raw !== "object") return emptySnapshot();
+  const seq = Number.isInteger(raw.seq) && raw.seq >= 0 ? raw.seq : 0;
+  const state = raw.state && typeof raw.state === "object" ? raw.state : {};
+  return { v: raw.v || 1, seq, state };
+}
+function reduce(snapshot, msg, extraOps = {}) {
+  const same = { verdict: "stale", snapshot, changed: /* @__PURE__ */ new Set() };
+  if (!msg || typeof msg !== "object") return same;
+  if (msg.t === "snapshot") {
+    const next = readSnapshot(msg.snapshot);
+    if (next.seq < snapshot.seq) return same;
+    const changed2 = /* @__PURE__ */ new Set([...Object.keys(snapshot.state), ...Object.keys(next.state)]);
+    return { verdict: "reset", snapshot: next, changed: changed2 };
+  }
+  if (msg.t !== "ops" || !Number.isInteger(msg.seq) || msg.seq <= snapshot.seq) return same;
+  if (msg.seq !== snapshot.seq + 1) return { ...same, verdict: "gap" };
+  let state = snapshot.state;
+  for (const op of Array.isArray(msg.ops) ? msg.ops : []) state = applyOp(state, op, extraOps);
+  const changed = /* @__PURE__ */ new Set();
+  for (const key of /* @__PURE__ */ new Set([...Object.keys(snapshot.state), ...Object.keys(state)])) {
+    if (state[key] !== snapshot.state[key]) changed.add(key);
+  }
+  return { verdict: "ok", snapshot: { ...snapshot, seq: msg.seq, state }, changed };
+}
+
+// src/shared/store.js
+var stores = /* @__PURE__ */ new WeakMap();
+function storeFor(model, extraOps = {}) {
+  let store = stores.get(model);
+  if (store) return store;
+  const listeners = /* @__PURE__ */ new Set();
+  let snapshot = readSnapshot(model.get("snapshot"));
+  let waiting = false;
+  const notify = (changed, verdict) => {
+    for (const fn of listeners) fn(snapshot.state, changed, verdict);
+  };
+  const onMessage = (msg) => {
+    const out = reduce(snapshot, msg, extraOps);
+    if (out.verdict === "gap") {
+      if (!waiting) sendSync(model, snapshot.seq);
+      waiting = true;
+      return;
+    }
+    if (out.verdict === "stale") return;
+    waiting = false;
+    snapshot = out.snapshot;
+    model.set("snapshot", snapshot);
+    notify(out.changed, out.verdict);
+  };
+  const onTrait = () => {
+    const next = readSnapshot(model.get("snapshot"));
+    if (next === snapshot || next.seq <= snapshot.seq) return;
+    onMessage({ t: "snapshot", snapshot: next });
+  };
+  model.on("msg:custom", onMessage);
+  model.on("change:snapshot", onTrait);
+  store = {
+    get snapshot() {
+      return snapshot;
+    },
+    get state() {
+      return snapshot.state;
+    },
+    subscribe(fn) {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
+    receive: onMessage
+  };
+  stores.set(model, store);
+  sendSync(model, snapshot.seq);
+  return store;
+}
+
+// src/shared/panel.js
+function panelView({ className, setup, draw: draw2, extraOps }) {
+  return ({ model, el }) => {
+    const store = storeFor(model, extraOps);
+    const classes = () => {
+      for (const name of model.get("_dom_classes") || []) el.classList.add(name);
+    };
+    classes();
+    model.on("change:_dom_classes", classes);
+    const root = document.createElement("div");
+    root.className = className;
+    el.append(root);
+    const ctx = { model, el, root, act: (name, args) => sendAction(model, name, args), store };
+    setup?.(ctx);
+    const all = () => new Set(Object.keys(store.state));
+    draw2(ctx, store.state, all(), "reset");
+    const off = store.subscribe((state, changed, verdict) => draw2(ctx, state, changed, verdict));
+    return () => {
+      off();
+      model.off?.("change:_dom_classes", classes);
+      ctx.teardown?.();
+      root.remove();
+    };
+  };
+}
+
+// src/shared/dom.js
+var SVG_NS = "http://www.w3.org/2000/svg";
+function fill(el, attrs, children) {
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value == null || value === false) continue;
+    if (name === "class")
+      el.setAttribute("class", Array.isArray(value) ? value.filter(Boolean).join(" ") : value);
+    else if (name === "text") el.textContent = String(value);
+    else if (name === "dataset") Object.assign(el.dataset, value);
+    else if (name.startsWith("on") && typeof value === "function")
+      el.addEventListener(name.slice(2), value);
+    else el.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children.flat(Number.POSITIVE_INFINITY)) {
+    if (child == null || child === false) continue;
+    el.append(child instanceof el.ownerDocument.defaultView.Node ? child : String(child));
+  }
+  return el;
+}
+function h(tag, attrs = {}, ...children) {
+  return fill(document.createElement(tag), attrs, children);
+}
+function svg(tag, attrs = {}, ...children) {
+  return fill(document.createElementNS(SVG_NS, tag), attrs, children);
+}
+function replaceChildren(el, ...children) {
+  el.replaceChildren();
+  return fill(el, {}, children);
+}
+function setKernelHtml(el, html) {
+  el.innerHTML = String(html ?? "");
+  return el;
+}
+function formatCount(n) {
+  return Number(n || 0).toLocaleString("en-US");
+}
+
+// src/chat/rows.js
+var copyRow = (r) => ({
+  v: 1,
+  seq: (r?.seq ?? 0) | 0,
+  head: r?.head || "",
+  blocks: Array.isArray(r?.blocks) ? r.blocks.slice() : [],
+  tail: r?.tail || "",
+  extras: r?.extras || "",
+  done: !!r?.done,
+  html: r?.html || ""
+});
+function applyOp2(row, op) {
+  if (op.op === "append") row.tail += op.text;
+  else if (op.op === "freeze") {
+    row.blocks.push(op.html);
+    row.tail = op.tail || "";
+  } else if (op.op === "tail") row.tail = op.text;
+  else if (op.op === "extras") row.extras = op.html;
+  else if (op.op === "head") row.head = op.html;
+  else if (op.op === "finish") {
+    row.html = (op.before || "") + row.blocks.slice(0, op.keep | 0).join("") + (op.after || "");
+    Object.assign(row, { done: true, blocks: [], tail: "", extras: "" });
+  }
+}
+function apply(row, msg) {
+  if (!msg || typeof msg !== "object") return "stale";
+  if (msg.t === "snapshot") {
+    const seq = msg.row ? msg.row.seq | 0 : -1;
+    if (seq < row.seq || seq === row.seq && row.done) return "stale";
+    Object.assign(row, copyRow(msg.row));
+    return "reset";
+  }
+  if (msg.t !== "delta") return "stale";
+  if (row.done || msg.seq <= row.seq) return "stale";
+  if (msg.seq !== row.seq + 1) return "gap";
+  for (const op of msg.ops || []) applyOp2(row, op);
+  row.seq = msg.seq;
+  return "ok";
+}
+
+// src/shared/rows.js
+function mapRow(state, op, fn) {
+  const list = Array.isArray(state[op.key]) ? state[op.key] : [];
+  const at = list.findIndex((item) => item && item.id === op.id);
+  if (at < 0) return state;
+  const items = list.slice();
+  items[at] = fn(list[at]);
+  return { ...state, [op.key]: items };
+}
+var rowOps = {
+  live: (state, op) => mapRow(state, op, (item) => {
+    const row = copyRow(item.live);
+    apply(row, op.delta);
+    return { ...item, live: row };
+  }),
+  classes: (state, op) => mapRow(state, op, (item) => ({ ...item, cls: String(op.cls || "") }))
+};
+var part = (cls) => {
+  const d = document.createElement("div");
+  d.className = cls;
+  return d;
+};
+function drawLive(d, live) {
+  d.el.textContent = "";
+  const head = setKernelHtml(part("nb-hitl-live-head"), live.head);
+  const blocks = part("nb-hitl-live-blocks");
+  for (const html of live.blocks) blocks.append(setKernelHtml(part("nb-hitl-block"), html));
+  const tail = part("nb-hitl-tail");
+  const text = document.createTextNode(live.tail);
+  tail.append(text);
+  const extras = setKernelHtml(part("nb-hitl-live-extras"), live.extras);
+  d.el.append(head, blocks, tail, extras);
+  d.parts = { head, blocks, text, extras };
+}
+function updateLive(d, was, live) {
+  const p = d.parts;
+  if (!p || !was || live.blocks.length < was.blocks.length) return drawLive(d, live);
+  if (live.head !== was.head) setKernelHtml(p.head, live.head);
+  for (const html of live.blocks.slice(was.blocks.length))
+    p.blocks.append(setKernelHtml(part("nb-hitl-block"), html));
+  if (live.tail.startsWith(p.text.data)) p.text.appendData(live.tail.slice(p.text.data.length));
+  else p.text.data = live.tail;
+  if (live.extras !== was.extras) setKernelHtml(p.extras, live.extras);
+}
+function update(d, item) {
+  const was = d.item;
+  if (d.el.className !== item.cls) d.el.className = item.cls || "";
+  d.el.dataset.key = item.id;
+  const live = item.live && !item.live.done ? item.live : null;
+  if (live) {
+    if (was?.live && !was.live.done && d.parts) updateLive(d, was.live, live);
+    else drawLive(d, live);
+  } else {
+    const html = item.live ? item.live.html : item.html;
+    if (!was || d.parts || html !== (was.live ? was.live.html : was.html)) {
+      setKernelHtml(d.el, html);
+      d.parts = null;
+    }
+  }
+  d.item = item;
+}
+function rowsView(inner) {
+  const drawn = /* @__PURE__ */ new Map();
+  return function draw2(rows) {
+    const list = Array.isArray(rows) ? rows : [];
+    const want = new Set(list.map((item) => item.id));
+    for (const [id, d] of drawn) {
+      if (!want.has(id)) {
+        d.el.remove();
+        drawn.delete(id);
+      }
+    }
+    let prev = null;
+    for (const item of list) {
+      let d = drawn.get(item.id);
+      if (!d) {
+        d = { el: document.createElement("div"), item: null, parts: null };
+        drawn.set(item.id, d);
+      }
+      if (d.item !== item) update(d, item);
+      const next = prev ? prev.nextSibling : inner.firstChild;
+      if (next !== d.el) inner.insertBefore(d.el, next);
+      prev = d.el;
+    }
+    return drawn;
+  };
+}
+
+// src/chat/keys.js
+var INACTIVE = "nb-hitl-inactive";
+var STOPPING = "nb-hitl-stopping";
+var INACTIVE_STATUS = "● inactive: no kernel behind this panel";
+var EDITABLE = "input, textarea, select, [contenteditable=''], [contenteditable='true']";
+function matches(ev, b) {
+  if (ev.key !== b.key) return false;
+  const mod = ev.ctrlKey || ev.metaKey;
+  if (!!b.mod !== mod) return false;
+  if (!b.mod && (!!b.shift !== ev.shiftKey || ev.altKey)) return false;
+  return true;
+}
+var origin = (ev) => ev.composedPath?.()[0] || ev.target;
+function markStopping(scope, rows, stopButton) {
+  if (!scope || !rows || scope.classList.contains(INACTIVE)) return 0;
+  const button2 = scope.querySelector(stopButton);
+  if (!button2 || button2.disabled) return 0;
+  let marked = 0;
+  for (const row of scope.querySelectorAll(rows)) {
+    if (row.classList.contains(STOPPING)) continue;
+    row.classList.add(STOPPING);
+    marked += 1;
+    const answer = new MutationObserver(() => {
+      answer.disconnect();
+      row.classList.remove(STOPPING);
+    });
+    answer.observe(row, { attributes: true, attributeFilter: ["class"] });
+  }
+  return marked;
+}
+async function copyText(text) {
+  if (window.isSecureContext && navigator.clipboard) {
+    try {
+      await navigator.clipboard.writeText(text);
+      return true;
+    } catch {
+    }
+  }
+  const box = document.createElement("textarea");
+  box.value = text;
+  box.setAttribute("readonly", "");
+  box.style.position = "fixed";
+  box.style.opacity = "0";
+  document.body.appendChild(box);
+  box.select();
+  let done = false;
+  try {
+    done = document.execCommand("copy");
+  } catch {
+    done = false;
+  }
+  box.remove();
+  return done;
+}
+function bindingFor(ev, bindings, scope, inside) {
+  for (const b of bindings || []) {
+    if (!matches(ev, b)) continue;
+    if (!inside && !b.anywhere) continue;
+    if (!inside && b.enabled) {
+      const needed = scope.querySelector(b.enabled);
+      if (!needed || needed.disabled) continue;
+    }
+    const field = b.within ? origin(ev).closest(b.within) : origin(ev);
+    if (!field) continue;
+    return { binding: b, field };
+  }
+  return null;
+}
+function formValues(card) {
+  const form = {};
+  for (const field of card.querySelectorAll("input[name], textarea[name], select[name]")) {
+    const { name } = field;
+    if (field.type === "checkbox" || field.type === "radio") {
+      if (!field.checked) continue;
+      if (field.type === "checkbox") form[name] = [...form[name] || [], field.value];
+      else form[name] = field.value;
+    } else form[name] = field.value;
+  }
+  for (const choice of card.querySelectorAll("[data-nb-hitl-choice][aria-pressed='true']")) {
+    const group = choice.dataset.nbHitlChoice;
+    form[group] = [...form[group] || [], choice.value];
+  }
+  return form;
+}
+function toggleChoice(choice) {
+  const on = choice.getAttribute("aria-pressed") !== "true";
+  const card = choice.closest("[data-nb-hitl-card]");
+  if (on && card && choice.dataset.nbHitlSingle !== void 0) {
+    for (const other of card.querySelectorAll("[data-nb-hitl-choice]")) {
+      if (other !== choice && other.dataset.nbHitlChoice === choice.dataset.nbHitlChoice)
+        setPressed(other, false);
+    }
+  }
+  setPressed(choice, on);
+}
+function setPressed(choice, on) {
+  choice.setAttribute("aria-pressed", on ? "true" : "false");
+  choice.classList.toggle("mod-active", on);
+  choice.classList.toggle("mod-info", on);
+}
+function goInactive(scope, text) {
+  scope.classList.add(INACTIVE);
+  for (const node of scope.querySelectorAll("button, textarea, input, select"))
+    node.disabled = true;
+  for (const status of scope.querySelectorAll(".nb-hitl-status")) {
+    status.dataset.state = "inactive";
+    status.className = "nb-hitl-status nb-hitl-status-inactive";
+    status.textContent = INACTIVE_STATUS;
+  }
+  const note = document.createElement("div");
+  note.className = "nb-hitl-inactive-note";
+  note.textContent = text;
+  scope.insertBefore(note, scope.firstChild);
+}
+function areaFocused(area, target, pointed, cell) {
+  if (!area) return false;
+  if (area.contains(target)) return true;
+  if (!pointed || target instanceof Element && target.closest(EDITABLE)) return false;
+  return !cell || cell.classList.contains("jp-mod-active");
+}
+
+// src/shared/controls.js
+var nextId = 0;
+var uid = (prefix) => `${prefix}-${++nextId}`;
+function button(label, onclick, { title, primary, className } = {}) {
+  const el = h(
+    "button",
+    { type: "button", class: [className, primary && "nbh-primary"], title },
+    label
+  );
+  el.addEventListener("click", () => {
+    if (!el.disabled) onclick();
+  });
+  el.dataset.title = title || "";
+  return el;
+}
+function setOff(el, reason) {
+  const off = reason != null;
+  el.disabled = off;
+  if (off && reason) el.title = reason;
+  else if (el.dataset.title !== void 0) el.title = el.dataset.title;
+  else el.removeAttribute("title");
+}
+function setValue(el, value) {
+  if (el.ownerDocument.activeElement === el && el.type !== "range") return;
+  const text = String(value ?? "");
+  if (el.value !== text) el.value = text;
+}
+function numberPair(label, onChange, { throttleMs = 80 } = {}) {
+  const id = uid("nbh-range");
+  const range = h("input", { type: "range", id, min: 0, step: 1, "aria-label": label });
+  const box = h("input", {
+    type: "number",
+    min: 0,
+    step: 1,
+    "aria-label": `${label} (number)`,
+    class: "nbh-number"
+  });
+  const row = h(
+    "div",
+    { class: "nbh-pair" },
+    h("label", { for: id, class: "nbh-pair-label" }, label),
+    range,
+    box
+  );
+  let continuous = true;
+  let dragging = false;
+  range.addEventListener("pointerdown", () => {
+    dragging = true;
+  });
+  const release = () => {
+    dragging = false;
+  };
+  range.addEventListener("pointerup", release);
+  range.addEventListener("pointercancel", release);
+  range.addEventListener("change", release);
+  let last = 0;
+  let timer = null;
+  const send = (value) => {
+    clearTimeout(timer);
+    timer = null;
+    last = Date.now();
+    onChange(value);
+  };
+  range.addEventListener("input", () => {
+    box.value = range.value;
+    if (!continuous) return;
+    const wait = throttleMs - (Date.now() - last);
+    if (wait <= 0) send(Number(range.value));
+    else if (timer == null) timer = setTimeout(() => send(Number(range.value)), wait);
+  });
+  range.addEventListener("change", () => send(Number(range.value)));
+  box.addEventListener("change", () => {
+    const value = Number(box.value);
+    if (!Number.isFinite(value) || box.value === "") return;
+    if (value > Number(range.max)) range.max = String(Math.ceil(value * 1.5));
+    range.value = String(value);
+    send(value);
+  });
+  const set = ({ value, min = 0, max, boxMax, continuous: c = true, off }) => {
+    continuous = c;
+    range.min = String(min);
+    box.min = String(min);
+    if (max != null) range.max = String(Math.max(max, value));
+    if (boxMax != null) box.max = String(boxMax);
+    if (!dragging) setValue(range, value);
+    setValue(box, value);
+    setOff(range, off);
+    setOff(box, off);
+  };
+  return { row, range, box, set };
+}
+function select(label, onChange) {
+  const id = uid("nbh-select");
+  const el = h("select", { id });
+  el.addEventListener("change", () => onChange(el.value));
+  const row = h(
+    "div",
+    { class: "nbh-pair" },
+    h("label", { for: id, class: "nbh-pair-label" }, label),
+    el
+  );
+  let drawn = "";
+  const set = (options, value, off) => {
+    const key = JSON.stringify(options);
+    if (key !== drawn) {
+      el.replaceChildren(...options.map(([v, text]) => h("option", { value: v }, text)));
+      drawn = key;
+    }
+    setValue(el, value);
+    setOff(el, off);
+  };
+  return { row, select: el, set };
+}
+
+// src/shared/chart.js
+var W = 400;
+var KINDS = {
+  replayed: ["grey", "replayed call"],
+  turn: ["blue", "call in this session"],
+  now: ["blue", "now"],
+  compress: ["purple", "compressed"],
+  undo: ["green", "undone"]
+};
+var colour = (name) => `var(--nb-hitl-${name})`;
+function marker(kind, x, y, tip) {
+  const fill2 = colour((KINDS[kind] || KINDS.turn)[0]);
+  const title = svg("title", {}, tip);
+  if (kind === "compress") {
+    const d = `M${(x - 5).toFixed(1)},${(y - 4).toFixed(1)} h10 l-5,8 z`;
+    return svg("path", { class: "nb-hitl-compression-mark", d, fill: fill2 }, title);
+  }
+  if (kind === "undo") {
+    const d = `M${(x - 5).toFixed(1)},${(y + 4).toFixed(1)} h10 l-5,-8 z`;
+    return svg("path", { class: "nb-hitl-undo-mark", d, fill: fill2 }, title);
+  }
+  const r = kind === "replayed" ? 2 : 3.5;
+  return svg(
+    "circle",
+    { class: `nb-hitl-point-${kind}`, cx: x.toFixed(1), cy: y.toFixed(1), r, fill: fill2 },
+    title
+  );
+}
+function legend(items) {
+  return h(
+    "div",
+    { class: "nb-hitl-legend" },
+    items.map(
+      ([name, style, label]) => h(
+        "span",
+        {},
+        h("i", {
+          class: `nb-hitl-swatch nb-hitl-swatch-${style}`,
+          style: `${style === "dash" ? "border-color" : "background"}:${colour(name)}`
+        }),
+        label
+      )
+    )
+  );
+}
+function layout(steps, threshold, height = 150) {
+  const left = 48;
+  const topPad = 8;
+  const inner = height - topPad - 6;
+  const peak = Math.max(...steps.map((s) => s[1]), threshold || 0, 1);
+  const top = peak * 1.1;
+  const px = (i) => left + (W - left - 6) * i / Math.max(steps.length - 1, 1);
+  const py = (v) => topPad + inner * (1 - v / top);
+  return { left, topPad, inner, peak, px, py };
+}
+function stepsChart(steps, threshold, height = 150) {
+  if (!steps.length) return [svg("svg", { class: "nb-hitl-chart", width: "100%", height: 20 })];
+  const { left, topPad, inner, peak, px, py } = layout(steps, threshold, height);
+  const base = (topPad + inner).toFixed(1);
+  const parts = [
+    svg("line", { x1: left, y1: base, x2: W - 4, y2: base, stroke: colour("grey") }),
+    svg("polyline", {
+      class: "nb-hitl-chart-line",
+      fill: "none",
+      "stroke-width": 1.2,
+      stroke: colour("blue"),
+      points: steps.map(([, v], i) => `${px(i).toFixed(1)},${py(v).toFixed(1)}`).join(" ")
+    })
+  ];
+  if (threshold > 0) {
+    const y = py(threshold).toFixed(1);
+    parts.push(
+      svg(
+        "line",
+        {
+          class: "nb-hitl-chart-threshold",
+          x1: left,
+          y1: y,
+          x2: W - 4,
+          y2: y,
+          "stroke-dasharray": "4,3",
+          stroke: colour("red")
+        },
+        svg("title", {}, `trigger_threshold: ${formatCount(threshold)}`)
+      )
+    );
+  }
+  steps.forEach(([kind, v, tip], i) => {
+    parts.push(marker(kind, px(i), py(v), tip));
+  });
+  parts.push(
+    svg(
+      "text",
+      { x: left - 4, y: (py(peak) + 4).toFixed(1), "font-size": 12, "text-anchor": "end" },
+      formatCount(peak)
+    ),
+    svg("text", { x: left - 4, y: base, "font-size": 12, "text-anchor": "end" }, "0")
+  );
+  const kinds = Object.keys(KINDS).filter((k) => steps.some((s) => s[0] === k));
+  const items = kinds.map((k) => [KINDS[k][0], "dot", KINDS[k][1]]);
+  if (threshold > 0) items.push(["red", "dash", "threshold"]);
+  const last = steps[steps.length - 1][1];
+  const label = `Prompt tokens over ${steps.length} steps, now ${formatCount(last)}${threshold > 0 ? `, threshold ${formatCount(threshold)}` : ", no threshold"}`;
+  return [
+    legend(items),
+    svg(
+      "svg",
+      {
+        class: "nb-hitl-chart",
+        viewBox: `0 0 ${W} ${height}`,
+        width: "100%",
+        height,
+        role: "img",
+        "aria-label": label,
+        "data-steps": steps.length
+      },
+      parts
+    ),
+    h("div", { class: "nb-hitl-caption" }, "prompt tokens, step by step (hover a point)")
+  ];
+}
+
+// src/views/explorer.js
+function explorerView(root, act) {
+  const header = h("div", { class: "nbh-explorer-header" });
+  const threshold = numberPair("threshold", (value) => act("threshold", { value }));
+  const keep = numberPair("keep_recent", (value) => act("keep", { value }));
+  const budgetId = `nbh-budget-${Math.random().toString(36).slice(2)}`;
+  const budget = h("input", { type: "number", id: budgetId, min: 1, step: 1, class: "nbh-number" });
+  budget.addEventListener("change", () => {
+    const value = Number(budget.value);
+    if (budget.value !== "" && Number.isFinite(value)) act("budget", { value });
+  });
+  const budgetRow = h(
+    "div",
+    { class: "nbh-pair" },
+    h("label", { for: budgetId, class: "nbh-pair-label" }, "budget"),
+    budget
+  );
+  const policy = select("summary", (label) => act("policy", { label }));
+  const metric = select("colour by", (key) => act("metric", { key }));
+  const curve = h("div", { class: "nbh-explorer-curve" });
+  const totals = h("div", { class: "nbh-explorer-totals" });
+  const sweep = button("Run sweep", () => act("sweep"), { className: "nbh-sweep" });
+  const cheapest = button("Use cheapest", () => act("cheapest"), { className: "nbh-cheapest" });
+  const apply2 = button("Apply to agent", () => act("apply"), {
+    className: "nbh-apply",
+    title: "Set the agent's compression_config to these settings",
+    primary: true
+  });
+  const heat = h("div", { class: "nbh-explorer-sweep" });
+  const note = h("div", { class: "nbh-note", role: "status", "aria-live": "polite" });
+  root.append(
+    header,
+    h("div", { class: "nbh-row" }, threshold.row, keep.row),
+    h("div", { class: "nbh-row" }, budgetRow, policy.row),
+    curve,
+    totals,
+    h("div", { class: "nbh-row nbh-buttons" }, sweep, metric.row, cheapest, apply2),
+    heat,
+    note
+  );
+  const drawn = {};
+  const html = (el, key, value) => {
+    if (drawn[key] !== value) setKernelHtml(el, value || "");
+    drawn[key] = value;
+  };
+  return (state) => {
+    if (!state) return;
+    html(header, "header", state.header);
+    html(curve, "curve", state.curve);
+    html(totals, "totals", state.totals);
+    html(heat, "sweep", state.sweep);
+    html(note, "note", state.note);
+    const c = state.controls;
+    if (!c) return;
+    const off = c.off || {};
+    threshold.set({
+      value: c.threshold,
+      min: 1,
+      max: c.threshold_max,
+      boxMax: c.threshold_box_max,
+      continuous: c.continuous,
+      off: off.threshold
+    });
+    keep.set({
+      value: c.keep,
+      max: c.keep_max,
+      boxMax: c.keep_box_max,
+      continuous: c.continuous,
+      off: off.keep
+    });
+    if (budget.ownerDocument.activeElement !== budget) budget.value = String(c.budget);
+    policy.set(
+      (c.policies || []).map((p) => [p, p]),
+      c.policy,
+      off.policy
+    );
+    metric.set(c.metrics || [], c.metric, off.metric);
+    setOff(sweep, off.sweep);
+    setOff(cheapest, off.cheapest);
+    setOff(apply2, off.apply);
+  };
+}
+
+// src/views/style.js
+function kernelStyle(root) {
+  const style = document.createElement("style");
+  root.prepend(style);
+  let drawn = null;
+  return (css) => {
+    if (css === drawn) return;
+    style.textContent = css || "";
+    drawn = css;
+  };
+}
+
+// src/views/inspector.js
+function inspectorView(root, act) {
+  const ctx = { root, act };
+  ctx.style = kernelStyle(root);
+  const part2 = (cls, attrs = {}) => h("div", { class: cls, ...attrs });
+  const els = {
+    header: part2("nbh-inspector-header"),
+    approx: part2("nbh-inspector-approx"),
+    bar: part2("nbh-inspector-bar"),
+    plan: part2("nbh-inspector-plan"),
+    note: part2("nbh-note", { role: "status", "aria-live": "polite" }),
+    chart: part2("nbh-inspector-chart"),
+    table: part2("nb-hitl-table-box nbh-inspector-table", {
+      role: "region",
+      "aria-label": "Memory",
+      tabindex: 0
+    }),
+    explorer: part2("nbh-inspector-explorer")
+  };
+  const threshold = numberPair("threshold", (value) => act("threshold", { value }));
+  const keep = numberPair("keep_recent", (value) => act("keep", { value }));
+  const buttons = {
+    compress: button("Compress now", () => act("compress"), { className: "nbh-compress" }),
+    undo: button("Undo", () => act("undo"), { className: "nbh-undo" }),
+    reset: button("Reset what-if", () => act("reset"), { className: "nbh-reset" }),
+    explore: button("Explore settings", () => act("explore"), {
+      className: "nbh-explore",
+      title: "Replay this conversation under any threshold and keep_recent, and sweep"
+    })
+  };
+  const pinId = uid("nbh-pin");
+  const pinRef = h("input", {
+    type: "text",
+    id: pinId,
+    class: "nbh-pin-ref",
+    placeholder: "row # or message id",
+    "aria-label": "Row number or message id to pin"
+  });
+  const pin = button("Pin", () => act("pin", { ref: pinRef.value }), {
+    className: "nbh-pin",
+    title: "Pin (Enter)"
+  });
+  const unpin = button("Unpin", () => act("unpin", { ref: pinRef.value }), {
+    className: "nbh-unpin"
+  });
+  pinRef.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) {
+      ev.preventDefault();
+      pin.click();
+    }
+  });
+  const showAll = button(
+    "Show all rows",
+    () => act("show_all", { value: showAll.getAttribute("aria-pressed") !== "true" }),
+    {
+      className: "nbh-show-all"
+    }
+  );
+  showAll.setAttribute("aria-pressed", "false");
+  const controls = h(
+    "div",
+    { class: "nbh-controls", role: "group", "aria-label": "What-if compression settings" },
+    h("div", { class: "nbh-row" }, threshold.row),
+    h("div", { class: "nbh-row" }, keep.row),
+    h("div", { class: "nbh-row nbh-buttons" }, Object.values(buttons)),
+    h("div", { class: "nbh-row nbh-buttons" }, pinRef, pin, unpin, showAll)
+  );
+  root.append(
+    els.header,
+    els.approx,
+    els.bar,
+    els.plan,
+    controls,
+    els.explorer,
+    els.note,
+    els.chart,
+    els.table
+  );
+  Object.assign(ctx, { els, threshold, keep, buttons, pinRef, pin, unpin, showAll, drawn: {} });
+  return (state, changed) => draw(ctx, state || {}, changed || new Set(Object.keys(state || {})));
+}
+function draw(ctx, state, changed) {
+  const { els, drawn } = ctx;
+  if (changed.has("css")) ctx.style(state.css);
+  for (const key of ["header", "approx", "bar", "plan", "note", "table"]) {
+    if (changed.has(key) && drawn[key] !== state[key]) {
+      setKernelHtml(els[key], state[key] || "");
+      drawn[key] = state[key];
+    }
+  }
+  if (changed.has("chart")) {
+    const chart = state.chart || { steps: [], threshold: 0 };
+    replaceChildren(els.chart, chart.steps.length ? stepsChart(chart.steps, chart.threshold) : []);
+  }
+  if (changed.has("controls") && state.controls) {
+    const c = state.controls;
+    const off = c.off || {};
+    ctx.threshold.set({
+      value: c.threshold,
+      max: c.threshold_max,
+      boxMax: c.threshold_box_max,
+      off: off.threshold
+    });
+    ctx.keep.set({ value: c.keep, max: c.keep_max, boxMax: c.keep_box_max, off: off.keep });
+    for (const [name, el] of Object.entries(ctx.buttons)) setOff(el, off[name]);
+    setOff(ctx.pinRef, off.pin);
+    setOff(ctx.pin, off.pin);
+    setOff(ctx.unpin, off.unpin);
+    setOff(ctx.showAll, off.show_all);
+    ctx.showAll.setAttribute("aria-pressed", String(Boolean(c.show_all)));
+    ctx.showAll.textContent = c.show_all ? "Show recent rows" : "Show all rows";
+  }
+  if (changed.has("explorer")) {
+    if (state.explorer && !ctx.explorer) {
+      els.explorer.classList.add("nb-hitl-explorer");
+      const act = (name, args = {}) => ctx.act("explorer", { name, args });
+      ctx.explorer = explorerView(els.explorer, act);
+    }
+    if (ctx.explorer) ctx.explorer(state.explorer);
+  }
+}
+
+// src/views/hub.js
+var LIVE_ROWS = ".nb-hitl-live";
+var STOP = ".nb-hitl-hub-stop";
+function hubButton(className, onclick, style = "") {
+  const el = h("button", {
+    type: "button",
+    class: ["nbh-hub-button", className, style && `nbh-${style}`]
+  });
+  el.addEventListener("click", () => {
+    if (!el.disabled) onclick();
+  });
+  return el;
+}
+function setButton(el, c) {
+  if (!c) return;
+  if (el.textContent !== c.label) el.textContent = c.label || "";
+  if (c.tip) el.title = c.tip;
+  else el.removeAttribute("title");
+  el.disabled = !!c.off;
+  el.hidden = c.shown === false;
+}
+function changedKeys(prev, next) {
+  const keys = /* @__PURE__ */ new Set();
+  for (const key of /* @__PURE__ */ new Set([...Object.keys(prev || {}), ...Object.keys(next || {})]))
+    if (!prev || prev[key] !== next?.[key]) keys.add(key);
+  return keys;
+}
+function hubView(ctx) {
+  const { root, act, model } = ctx;
+  const style = kernelStyle(root);
+  const chips = h("div", { class: "nb-hitl-hub-chips" });
+  const now = h("div", { class: "nb-hitl-now", role: "status", "aria-live": "polite" });
+  const speakers = h("div", { class: "nb-hitl-hub-speakers" }, chips, now);
+  const earlier = hubButton("nb-hitl-hub-earlier", () => act("earlier"));
+  const inner = h("div", { class: "nb-hitl-rows" });
+  const transcript = h(
+    "div",
+    { class: "nb-hitl-transcript", role: "log", "aria-label": "Discussion", tabindex: 0 },
+    inner
+  );
+  const drawRows = rowsView(inner);
+  const question = h("div", { class: "nb-hitl-pause-question" });
+  const instruction = h("textarea", {
+    class: "nb-hitl-hub-instruction nbh-hub-text",
+    rows: 2,
+    "aria-label": "Instruction (optional): what should happen next?"
+  });
+  const choose = (choice) => act("pause", { choice, text: instruction.value });
+  const retry = hubButton("nb-hitl-pause-retry", () => choose("retry"), "primary");
+  const skip = hubButton("nb-hitl-pause-skip", () => choose("skip"));
+  const end = hubButton("nb-hitl-pause-stop", () => choose("stop"), "danger");
+  const pause = h(
+    "div",
+    { class: "nb-hitl-hub-pause", role: "group", "aria-label": "Paused", hidden: true },
+    question,
+    instruction,
+    h("div", { class: "nbh-row nb-hitl-hub-choices" }, retry, skip, end)
+  );
+  const note = h("div", { class: "nb-hitl-hub-note", role: "status", "aria-live": "polite" });
+  const input = h("textarea", {
+    class: "nb-hitl-hub-input nbh-hub-text",
+    rows: 2,
+    "aria-label": "Your message"
+  });
+  const typed = () => {
+    const text = input.value;
+    if (text.trim()) input.value = "";
+    return text;
+  };
+  const start = hubButton("nb-hitl-hub-start", () => act("start", { text: typed() }), "primary");
+  const next = hubButton("nb-hitl-hub-next", () => act("next", { text: typed() }));
+  const goOn = hubButton("nb-hitl-hub-continue", () => act("continue", { text: typed() }));
+  const runs = h("div", { class: "nbh-row nb-hitl-hub-runs" }, start, next, goOn);
+  const send = hubButton("nb-hitl-hub-send", () => act("send", { text: input.value }), "primary");
+  const stopNow = () => {
+    markStopping(root, LIVE_ROWS, STOP);
+    act("stop");
+  };
+  const stop = hubButton("nb-hitl-hub-stop", stopNow, "danger");
+  const bar = h(
+    "div",
+    { class: "nb-hitl-hub-bar" },
+    input,
+    h("div", { class: "nb-hitl-chat-buttons nb-hitl-hub-buttons" }, send, stop)
+  );
+  const main = h(
+    "div",
+    { class: "nb-hitl-column-main" },
+    speakers,
+    earlier,
+    transcript,
+    pause,
+    note,
+    runs,
+    bar
+  );
+  const pickId = uid("nbh-hub-pick");
+  const pickSelect = h("select", { id: pickId });
+  pickSelect.addEventListener("change", () => act("pick", { index: Number(pickSelect.value) }));
+  const pickLabel = h("label", { for: pickId, class: "nbh-pair-label" }, "Memory of");
+  const picker = h("div", { class: "nbh-row nb-hitl-hub-picker" }, pickLabel, pickSelect);
+  const inspectorBox = h("div", { class: "nb-hitl-inspector nbh-hub-inspector" });
+  const side = h("div", { class: "nb-hitl-column-side", hidden: true }, picker, inspectorBox);
+  root.append(h("div", { class: "nb-hitl-columns" }, main, side));
+  let drawnOptions = "";
+  let inspector = null;
+  let prev = {};
+  const answers = /* @__PURE__ */ new Map();
+  model.on("msg:custom", (msg) => {
+    if (msg && msg.t === "copy" && answers.has(msg.id)) {
+      answers.get(msg.id)(typeof msg.text === "string" ? msg.text : null);
+      answers.delete(msg.id);
+    }
+  });
+  const fetchText = (id) => new Promise((resolve) => {
+    answers.set(id, resolve);
+    act("copy", { text: id });
+    setTimeout(() => {
+      if (answers.has(id)) {
+        answers.delete(id);
+        resolve(null);
+      }
+    }, 1e4);
+  });
+  transcript.addEventListener("click", (ev) => {
+    const target = origin(ev);
+    if (!(target instanceof Element) || root.classList.contains(INACTIVE)) return;
+    const copy = target.closest(".nb-hitl-copy");
+    if (copy) {
+      ev.preventDefault();
+      const byId = copy.dataset.copyId !== void 0 && copy.dataset.copy === void 0;
+      const text = byId ? fetchText(copy.dataset.copyId) : Promise.resolve(copy.dataset.copy);
+      text.then((t) => t == null ? false : copyText(t)).then((done) => {
+        copy.classList.toggle("nb-hitl-copied", done);
+        copy.title = done ? "Copied" : "Copy failed: select the text and press Ctrl+C";
+        setTimeout(() => {
+          copy.classList.remove("nb-hitl-copied");
+          copy.title = "Copy this message";
+        }, 1500);
+      });
+      return;
+    }
+    const choice = target.closest("[data-nb-hitl-choice]");
+    if (choice && !choice.disabled) {
+      toggleChoice(choice);
+      return;
+    }
+    const button2 = target.closest("[data-nb-hitl-action]");
+    if (!button2 || button2.disabled) return;
+    ev.preventDefault();
+    const args = { text: button2.dataset.nbHitlArg || "" };
+    const card = button2.closest("[data-nb-hitl-card]");
+    if (card) args.form = formValues(card);
+    act(button2.dataset.nbHitlAction || "", args);
+  });
+  let bindings = [];
+  let pointed = false;
+  const scope = () => root.closest(".nb-hitl-hub") || root;
+  const onPointer = (ev) => {
+    pointed = origin(ev) instanceof Node && scope().contains(origin(ev));
+  };
+  const onKey = (ev) => {
+    const area = scope();
+    const target = origin(ev);
+    if (!(target instanceof Node) || ev.isComposing || root.classList.contains(INACTIVE)) return;
+    const inside = area.contains(target);
+    if (!inside && !areaFocused(area, target, pointed, area.closest(".jp-Cell"))) return;
+    const found = bindingFor(ev, bindings, area, inside);
+    if (!found) return;
+    const { binding: b, field } = found;
+    const near = b.near ? target.closest(b.near) || area : area;
+    ev.preventDefault();
+    ev.stopPropagation();
+    ev.stopImmediatePropagation();
+    if (b.click) {
+      const button2 = near.querySelector(b.click);
+      if (button2 && !button2.disabled) button2.click();
+    }
+    if (b.action === "stop") stopNow();
+    else if (b.action) {
+      const box = field?.matches?.("textarea, input") ? field : field?.querySelector?.("textarea");
+      const text = box ? box.value : "";
+      act(b.action, { text });
+      if (b.clear && box && text.trim()) box.value = "";
+    }
+  };
+  window.addEventListener("keydown", onKey, true);
+  window.addEventListener("pointerdown", onPointer, true);
+  let inactive = false;
+  const offline = () => {
+    if (inactive) return;
+    inactive = true;
+    goInactive(root, INACTIVE_STATUS);
+  };
+  model.on("comm_live_update", offline);
+  const kernelOf = () => {
+    try {
+      return model.widget_manager?.kernel;
+    } catch {
+      return void 0;
+    }
+  };
+  const firstId = kernelOf()?.id;
+  const timer = firstId ? setInterval(() => {
+    const k = kernelOf();
+    if (!k || k.isDisposed || k.id !== firstId || k.status === "dead") offline();
+  }, 1e3) : null;
+  ctx.teardown = () => {
+    window.removeEventListener("keydown", onKey, true);
+    window.removeEventListener("pointerdown", onPointer, true);
+    if (timer) clearInterval(timer);
+  };
+  return function draw2(state, changed) {
+    const c = state.controls || {};
+    if (changed.has("controls")) {
+      if (now.textContent !== (c.now || "")) now.textContent = c.now || "";
+      setButton(stop, c.stop);
+      setButton(send, c.send);
+      setButton(start, c.start);
+      setButton(next, c.next);
+      setButton(goOn, c.continue);
+      setButton(earlier, c.earlier);
+      const box = c.input || {};
+      if (box.placeholder !== void 0) input.placeholder = box.placeholder;
+      const was = prev.controls?.input || {};
+      if (box.cleared !== was.cleared && was.cleared !== void 0) input.value = "";
+      else if (box.value !== was.value) setValue(input, box.value);
+      bindings = Array.isArray(c.keys) ? c.keys : [];
+      if (c.picker) {
+        side.hidden = false;
+        const key = JSON.stringify(c.picker.options || []);
+        if (key !== drawnOptions) {
+          pickSelect.replaceChildren(
+            ...(c.picker.options || []).map(
+              ([label, value]) => h("option", { value: String(value) }, label)
+            )
+          );
+          drawnOptions = key;
+        }
+        if (c.picker.value != null) setValue(pickSelect, String(c.picker.value));
+      }
+    }
+    if (changed.has("pause")) {
+      const p = state.pause || {};
+      const pc = p.controls || {};
+      pause.hidden = !p.shown;
+      setKernelHtml(question, p.question || "");
+      setButton(retry, pc.retry);
+      setButton(skip, pc.skip);
+      setButton(end, pc.stop);
+      if (pc.placeholder) instruction.placeholder = pc.placeholder;
+      if (pc.cleared !== prev.pause?.controls?.cleared) instruction.value = "";
+    }
+    if (changed.has("css")) style(state.css);
+    if (changed.has("speakers")) setKernelHtml(chips, state.speakers || "");
+    if (changed.has("note")) setKernelHtml(note, state.note || "");
+    if (changed.has("rows")) drawRows(state.rows);
+    if (changed.has("inspector") && state.inspector) {
+      if (!inspector) {
+        const actInside = (name, args = {}) => act("inspector", { name, args });
+        inspector = inspectorView(inspectorBox, actInside);
+      }
+      inspector(state.inspector, changedKeys(prev.inspector, state.inspector));
+    }
+    prev = state;
+  };
+}
+
+// src/hub.js
+var hub_default = {
+  render: panelView({
+    className: "nbh-panel nbh-hub",
+    extraOps: rowOps,
+    setup(ctx) {
+      ctx.draw = hubView(ctx);
+    },
+    draw(ctx, state, changed) {
+      ctx.draw(state, changed);
+    }
+  })
+};
+export {
+  hub_default as default
+};
