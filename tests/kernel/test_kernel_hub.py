@@ -1,4 +1,5 @@
-"""The hub panel in a real ipykernel: Stop, the instruction and Retry arrive as comm messages.
+"""The hub panel in a real ipykernel: Stop, then Retry with the instruction, arrive as the page's
+action messages on the panel's one comm (``{t: "action", name, args}``).
 
 The discussion runs as a background task started by a cell that returned, so the kernel is
 idle and clicks land on ipykernel 6.x and 7.x alike.
@@ -9,7 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from kernel_harness import KernelHarness, chat_text, state_text
+from kernel_harness import KernelHarness, comm_text
 
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(240)]
 
@@ -30,20 +31,24 @@ bob = speaker("Bob", [LONG, "Redirected: spaces."], 100)
 carol = speaker("Carol", ["Carol sums up."], 500)
 panel = HubPanel(MsgHub([alice, bob, carol]), inspector=False)
 _ = panel.start(msg="Open the debate.")
-print(json.dumps({"stop": panel.stop_button.model_id, "retry": panel.pause.retry_button.model_id,
-                  "instruction": panel.pause.instruction.model_id}))
+print(json.dumps({"panel": panel.model_id}))
 """
 
 
+def act(kernel: KernelHarness, panel: str, name: str, **args: object) -> float:
+    """Send the hub panel an action, as its page does (a click, a key)."""
+    content = {"t": "action", "name": name, "args": args}
+    return kernel.send_comm(panel, {"method": "custom", "content": content})
+
+
 def test_stop_the_second_speaker_then_retry_with_an_instruction(kernel: KernelHarness) -> None:
-    ids = json.loads(kernel.execute(SETUP).strip().splitlines()[-1])
-    kernel.wait_comm(lambda m: "Bob is speaking" in state_text(m), timeout=60)
-    kernel.wait_comm(lambda m: "point5 " in chat_text(m), timeout=60)
-    kernel.click(ids["stop"])
-    kernel.wait_comm(lambda m: "Bob was interrupted" in state_text(m), timeout=60)
-    kernel.set_value(ids["instruction"], {"value": "One line, please."})
-    kernel.click(ids["retry"])
-    kernel.wait_comm(lambda m: "Finished." in state_text(m), timeout=60)
+    panel = json.loads(kernel.execute(SETUP).strip().splitlines()[-1])["panel"]
+    kernel.wait_comm(lambda m: "Bob is speaking" in comm_text(m), timeout=60)
+    kernel.wait_comm(lambda m: "point5 " in comm_text(m), timeout=60)
+    act(kernel, panel, "stop")
+    kernel.wait_comm(lambda m: "Bob was interrupted" in comm_text(m), timeout=60)
+    act(kernel, panel, "pause", choice="retry", text="One line, please.")
+    kernel.wait_comm(lambda m: "Finished." in comm_text(m), timeout=60)
     out = kernel.execute(
         "print(json.dumps([panel.outcome, panel.result.get_text_content(),"
         " [m.get_text_content() for m in bob.memory.messages][-3:],"
