@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> dict[str, list[dict[str, Any]]]:
     exts = servers(args)
     results: dict[str, list[dict[str, Any]]] = {ext: [] for ext in exts}
     setup = SETUP.format(rate=args.rate, inspector=not args.no_inspector)
-    ready = (f"{HUB} .nb-hitl-hub-stop", f"{HUB} .nb-hitl-keys")
+    ready = (f"{HUB} .nb-hitl-hub-stop", f"{HUB} .nb-hitl-transcript")
     with lab_pages(args, "hub-bench.ipynb", [setup], ready) as pages:
         for trial in range(args.trials):
             ext = exts[trial % len(exts)]

@@ -274,7 +274,10 @@ class HubTranscript:
         at = self._at(key)
         if at < 0:
             return
-        self._drawn[at] = {**self._drawn[at], "live": apply_row_delta(self._drawn[at]["live"], delta)}
+        self._drawn[at] = {
+            **self._drawn[at],
+            "live": apply_row_delta(self._drawn[at]["live"], delta),
+        }
         self.send([{"op": "live", "key": "rows", "id": key, "delta": delta}])
 
     def set_classes(self, key: str, cls: str) -> None:
@@ -301,7 +304,7 @@ class HubTranscript:
         if isinstance(view, LiveRow):
             return view.item()
         if isinstance(view, CardRow):
-            view.attach(self.render)
+            view.attach(self.redraw_rows)
             return {"id": entry.key, "cls": view.cls, "html": view.html}
         if isinstance(view, Note):
             return {"id": entry.key, "cls": "nb-hitl-row", "html": view.value}
@@ -331,6 +334,10 @@ class HubTranscript:
                 f"({esc(size)})</button></div>"
             )
         return with_copy_button(msg, msg_html(msg, self.images))
+
+    def redraw_rows(self) -> None:
+        """``render``, for a card that drew itself anew."""
+        self.render()
 
     def render(self) -> Ops:
         """Bring the page's rows up to date: one batch of keyed ops (none: nothing sent)."""

@@ -99,8 +99,8 @@ class InspectorSwitch:
 
     def drawn(self) -> dict[str, Any]:
         """The picker as the page draws it."""
-        return {"label": self.picker.description, "options": self.picker.options,
-                "value": self.picker.value}  # fmt: skip
+        picker = self.picker
+        return {"label": picker.description, "options": picker.options, "value": picker.value}
 
     def close(self) -> None:
         """Close every inspector made."""

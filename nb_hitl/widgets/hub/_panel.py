@@ -203,19 +203,21 @@ class HubPanel(DiscussionRun, PanelModel):
     @property
     def view_state(self) -> dict[str, Any]:
         """A copy of the view state, as the page holds it after the last batch."""
-        return PanelModel.state.fget(self)  # type: ignore[attr-defined,no-any-return]
+        return PanelModel.state.fget(self)  # type: ignore[attr-defined]
 
     def drawn_html(self) -> str:
         """Every part the page inserts as HTML, the rows' included (tests, exports)."""
-        rows = []
+        rows: list[str] = []
         for item in self._state.get("rows") or []:
             live = item.get("live")
             if isinstance(live, dict):
                 rows.append(
-                    live.get("html")
+                    str(live.get("html") or "")
                     if live.get("done")
-                    else live.get("head", "") + "".join(live.get("blocks") or [])
-                    + f"<div>{esc(live.get('tail', ''))}</div>" + live.get("extras", "")
+                    else live.get("head", "")
+                    + "".join(live.get("blocks") or [])
+                    + f"<div>{esc(live.get('tail', ''))}</div>"
+                    + live.get("extras", "")
                 )
             else:
                 rows.append(str(item.get("html") or ""))
@@ -301,8 +303,11 @@ class HubPanel(DiscussionRun, PanelModel):
             "now": self._now,
             "stop": self.stop_button.drawn(),
             "send": self.send_button.drawn(),
-            "input": {"value": self.input.value, "placeholder": self.input.placeholder,
-                      "cleared": self.bar.cleared},  # fmt: skip
+            "input": {
+                "value": self.input.value,
+                "placeholder": self.input.placeholder,
+                "cleared": self.bar.cleared,
+            },
             "start": self.runs.start_button.drawn(),
             "next": self.runs.next_button.drawn(),
             "continue": self.runs.continue_button.drawn(),
