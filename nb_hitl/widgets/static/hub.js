@@ -8,6 +8,43 @@ function sendSync(model, seq) {
   model.send({ t: "sync", seq });
 }
 
+// src/shared/host.js
+function pageIsDark(doc) {
+  const html = doc.documentElement;
+  const body = doc.body;
+  return html.classList.contains("dark") || !!body?.classList.contains("dark") || !!body?.classList.contains("vscode-dark") || body?.dataset?.jpThemeLight === "false";
+}
+function followPageTheme(el, root) {
+  const doc = el.ownerDocument;
+  const win = doc?.defaultView;
+  if (!win) return () => {
+  };
+  let watch = null;
+  let frame = null;
+  let tries = 0;
+  const apply2 = () => {
+    root.dataset.nbhTheme = pageIsDark(doc) ? "dark" : "light";
+  };
+  const look = () => {
+    frame = null;
+    const place = el.getRootNode();
+    if (place instanceof win.ShadowRoot) {
+      apply2();
+      watch = new win.MutationObserver(apply2);
+      const marks = { attributes: true, attributeFilter: ["class", "data-jp-theme-light"] };
+      watch.observe(doc.documentElement, marks);
+      if (doc.body) watch.observe(doc.body, marks);
+    } else if (place === el || !el.isConnected) {
+      if (tries++ < 20 && win.requestAnimationFrame) frame = win.requestAnimationFrame(look);
+    }
+  };
+  look();
+  return () => {
+    if (frame !== null) win.cancelAnimationFrame?.(frame);
+    watch?.disconnect();
+  };
+}
+
 // src/shared/ops.js
 var emptySnapshot = () => ({ v: 1, seq: 0, state: {} });
 var indexOf = (items, id) => items.findIndex((item) => item && item.id === id);
@@ -134,6 +171,7 @@ function panelView({ className, setup, draw: draw2, extraOps }) {
     const root = document.createElement("div");
     root.className = className;
     el.append(root);
+    const unfollow = followPageTheme(el, root);
     const ctx = { model, el, root, act: (name, args) => sendAction(model, name, args), store };
     setup?.(ctx);
     const all = () => new Set(Object.keys(store.state));
@@ -141,6 +179,7 @@ function panelView({ className, setup, draw: draw2, extraOps }) {
     const off = store.subscribe((state, changed, verdict) => draw2(ctx, state, changed, verdict));
     return () => {
       off();
+      unfollow();
       model.off?.("change:_dom_classes", classes);
       ctx.teardown?.();
       root.remove();
