@@ -21,6 +21,7 @@ tests press the same ``Control`` objects (``panel.stop_button.click()``).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -136,6 +137,7 @@ class HubPanel(DiscussionRun, PanelModel):
         self._drawing = 0
         self._ready = False
         self._run_state = "idle"
+        self._snapshot_due: asyncio.TimerHandle | None = None
         bridge = LoopBridge()
         bridge.on_error = self._show_internal_error
         super().__init__({"css": page_css(True)}, bridge=bridge)
@@ -245,6 +247,35 @@ class HubPanel(DiscussionRun, PanelModel):
 
     def _send_ops(self, ops: list[dict[str, Any]]) -> None:
         self.apply_ops(ops)
+
+    SNAPSHOT_DELAY = 0.25
+    """Seconds after a batch before the ``snapshot`` trait takes the state (see ``apply_ops``)."""
+
+    def apply_ops(self, ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Apply ``ops`` and send them as one batch, at once.
+
+        Unlike ``PanelModel.apply_ops`` the ops are not copied (the hub builds each op afresh
+        and replaces parts of its state, never changes them in place), and the ``snapshot``
+        trait takes the state once the batches pause (``SNAPSHOT_DELAY``), not after each
+        one: copying and comparing the whole state (every row drawn, the inspector) for each
+        batch was most of the kernel's time between Stop and "Paused". A view made meanwhile
+        starts from the older snapshot and asks for the current one (``{t: "sync"}``).
+        """
+        if not ops:
+            return ops
+        for op in ops:
+            self._apply_op(op)
+        self.seq += 1
+        if self._snapshot_due is None:
+            self._snapshot_due = self._bridge.later(self.SNAPSHOT_DELAY, self._settle)
+        self._send_msg({"t": "ops", "seq": self.seq, "ops": ops})
+        return ops
+
+    def _settle(self) -> None:
+        self._snapshot_due = None
+        state = self._snapshot()
+        with self._lock_property(snapshot=state):  # ipywidgets: set, but do not send
+            self.snapshot = state
 
     def _actions_from_page(self) -> None:
         def typed(handler: Callable[[], None]) -> Callable[..., None]:
@@ -402,6 +433,10 @@ class HubPanel(DiscussionRun, PanelModel):
         runner = getattr(self, "_runner", None)
         if runner is not None and not runner.done():
             runner.cancel()
+        due = getattr(self, "_snapshot_due", None)
+        if due is not None:
+            due.cancel()
+            self._settle()  # the last state, for the notebook's saved widget state
         if getattr(self, "_opened_hub", False):
             self.hub.close()
             self._opened_hub = False
