@@ -5,8 +5,8 @@ Continue with a typed instruction resumes the same answer; Ctrl+Enter sends and 
 (the keyboard anywidget, hosted); an approval card approves; the buttons' and the transcript's
 icons are drawn (no Font Awesome in marimo, no internet: ``_marimo_icons``); and the look in
 light and dark at 600, 800 and 1,400 px: every visible text at 4.5:1, nothing clipped, no word
-wrapped inside itself (``look_checks``); ``nb_hitl.show(hub)`` runs a round and Stop pauses it
-(dark, 800 px). ``marimo run`` shows the app alone, with no side bar to open or close (unlike
+wrapped inside itself (``look_checks``); ``nb_hitl.show(hub)`` (one ``PanelModel``: marimo's native
+route, no ``MarimoHost``) runs a round and Stop pauses it (dark, 800 px). ``marimo run`` shows the app alone, with no side bar to open or close (unlike
 JupyterLab and Notebook 7), so its look matrix is theme x width. Screenshots go to
 ``test-artifacts/marimo-*.png``.
 """
@@ -26,6 +26,8 @@ BOX = f"{CHAT} textarea"
 STATUS = ".nb-hitl-status"
 INTERRUPTED = f"{CHAT} .nb-hitl-msg.nb-hitl-interrupted"
 HOST = ".nb-hitl-marimo"
+HUB = ".nbh-hub"
+"""The hub panel's front end (one ``PanelModel``, drawn natively in marimo's shadow root)."""
 INSTRUCTION = "Continue, but keep it to one short paragraph."
 
 
@@ -212,9 +214,11 @@ def test_hub_panel_runs_a_round_and_stops_in_marimo(
     page.locator(".nb-hitl-hub button.nb-hitl-hub-stop").click()  # mid-stream
     page.locator(".nb-hitl-hub >> text=/Paused/").first.wait_for(timeout=30_000)
     page.locator(".nb-hitl-hub .nb-hitl-msg.nb-hitl-interrupted").first.wait_for(timeout=10_000)
+    assert not page.locator(HOST).count(), "the hub is one PanelModel: marimo's native route"
+    page.locator(f"{HUB}[data-nbh-theme='dark']").first.wait_for(state="attached")
     page.set_viewport_size({"width": 800, "height": 2400})  # the whole panel in the picture
     page.wait_for_timeout(300)
-    page.locator(HOST).first.screenshot(path=str(artifacts / "marimo-hub-dark-800.png"))
-    assert look_problems(page, HOST) == []
+    page.locator(HUB).first.screenshot(path=str(artifacts / "marimo-hub-dark-800.png"))
+    assert look_problems(page, HUB) == []
     assert not page.errors, page.errors  # type: ignore[attr-defined]
     page.context.close()
