@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import ipywidgets as w
 import pytest
 from test_approval_card import agent_with, sql_turn
 from widget_helpers import act, all_html, until
@@ -29,15 +28,15 @@ from nb_hitl.widgets import (
     MemoryInspector,
 )
 from nb_hitl.widgets._approval import ApprovalCard
-from nb_hitl.widgets._row import Row
 
 LONG = " ".join(f"word{i}" for i in range(400))
 COUNTER = TokenCounter()
 
 
 def error_rows(rows: list[Any]) -> list[str]:
-    drawn = (w.HTML, Row)  # a card, or a finished row the transcript draws
-    return [r.value for r in rows if isinstance(r, drawn) and "nb-hitl-error" in r.value]
+    # a card, a finished row a segment draws, a hub's message row: each has its HTML as value
+    drawn = [r.value for r in rows if isinstance(getattr(r, "value", None), str)]
+    return [html for html in drawn if "nb-hitl-error" in html]
 
 
 async def test_error_cards_have_no_stray_true_line_in_chat_and_hub() -> None:

@@ -51,7 +51,6 @@ from .._live import live_extras
 from .._question import QuestionCards
 from .._redraw import redraw_budget
 from .._row_deltas import RowDeltas
-from .._segment import SegmentRow
 from ._buttons import Control
 from ._style import PALETTE, speaker_class
 
@@ -141,6 +140,35 @@ def apply_row_delta(row: Mapping[str, Any] | None, delta: Mapping[str, Any]) -> 
     return out
 
 
+class MessageRow:
+    """A finished message's row: its key, HTML (escaped) and classes, and the message.
+
+    Args:
+        key: the row's key (the message id).
+        html: the row's whole HTML (the chat's: ``nb_hitl._render``).
+        cls: the row's classes, space-separated.
+        msg: the message it was drawn from (a new message object means a redraw).
+    """
+
+    __slots__ = ("cls", "html", "key", "msg")
+
+    def __init__(self, key: str, html: str, cls: str, msg: Msg | None = None) -> None:
+        self.key, self.html, self.cls, self.msg = key, html, cls, msg
+
+    @property
+    def value(self) -> str:
+        """The row's HTML (as an ``HTML`` row's ``value``)."""
+        return self.html
+
+    @property
+    def _dom_classes(self) -> tuple[str, ...]:
+        return tuple(self.cls.split())
+
+    def drawn_html(self) -> str:
+        """What the page shows."""
+        return self.html
+
+
 class Entry:
     """One transcript row: a message (drawn lazily), a card, a note or a streaming row."""
 
@@ -150,7 +178,7 @@ class Entry:
         self.key = key
         self.msg = msg
         self.view = view
-        self.row: SegmentRow | None = None
+        self.row: MessageRow | None = None
         """A finished message's row (its HTML and classes) once drawn."""
 
     @property
@@ -313,9 +341,9 @@ class HubTranscript:
         cls = " ".join(("nb-hitl-row", *self.classes(msg)))
         row = entry.row
         if row is None or row.msg is not msg:
-            row = SegmentRow(entry.key, self._row_html(entry.key, msg), cls, msg)
+            row = MessageRow(entry.key, self._row_html(entry.key, msg), cls, msg)
         elif row.cls != cls:
-            row = SegmentRow(entry.key, row.html, cls, msg)
+            row = MessageRow(entry.key, row.html, cls, msg)
         entry.row = row
         return {"id": entry.key, "cls": row.cls, "html": row.html}
 
@@ -711,4 +739,14 @@ def _merged(orders: list[list[Msg]]) -> list[Msg]:
     return out
 
 
-__all__ = ["EXPAND", "Entry", "HubFeed", "HubLive", "HubTranscript", "LiveRow", "Note", "diff"]
+__all__ = [
+    "EXPAND",
+    "Entry",
+    "HubFeed",
+    "HubLive",
+    "HubTranscript",
+    "LiveRow",
+    "MessageRow",
+    "Note",
+    "diff",
+]
