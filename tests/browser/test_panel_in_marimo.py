@@ -5,9 +5,10 @@ Continue with a typed instruction resumes the same answer; Ctrl+Enter sends and 
 (the keyboard anywidget, hosted); an approval card approves; the buttons' and the transcript's
 icons are drawn (no Font Awesome in marimo, no internet: ``_marimo_icons``); and the look in
 light and dark at 600, 800 and 1,400 px: every visible text at 4.5:1, nothing clipped, no word
-wrapped inside itself (``look_checks``); ``nb_hitl.show(hub)`` (one ``PanelModel``: marimo's native
-route, no ``MarimoHost``) runs a round and Stop pauses it (dark, 800 px). ``marimo run`` shows the app alone, with no side bar to open or close (unlike
-JupyterLab and Notebook 7), so its look matrix is theme x width. Screenshots go to
+wrapped inside itself (``look_checks``); ``nb_hitl.show(hub)`` (one ``PanelModel``:
+marimo's native route, no ``MarimoHost``) runs a round and Stop pauses it (dark, 800 px).
+``marimo run`` shows the app alone, with no side bar to open or close (unlike JupyterLab and
+Notebook 7), so its look matrix is theme x width. Screenshots go to
 ``test-artifacts/marimo-*.png``.
 """
 

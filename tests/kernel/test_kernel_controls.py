@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from kernel_harness import KernelHarness, chat_text, comm_text, state_text
+from kernel_harness import KernelHarness, chat_text, comm_text
 
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(240)]
 
