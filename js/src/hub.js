@@ -1,7 +1,7 @@
 // HubPanel's front end (nb_hitl/widgets/hub/_panel.py): one model, one view, for the whole
 // multi-agent discussion. Bundled into nb_hitl/widgets/static/hub.js (+ hub.css).
 import "./shared/theme.css";
-import "./chat/live_row.css";
+import "./chat/transcript.css";
 import "./hub.css";
 import { panelView } from "./shared/panel.js";
 import { rowOps } from "./shared/rows.js";
