@@ -244,3 +244,17 @@ async def test_the_legacy_route_builds_its_tree_for_the_host(hook: Hook) -> None
     assert host.root.inspector not in hook.seen  # built for the host, not opened by marimo
     assert host.root in hook.seen  # an ipywidgets box: marimo's as before
     await asyncio.sleep(0)
+
+
+async def test_show_gives_the_hub_panel_natively(monkeypatch: pytest.MonkeyPatch) -> None:
+    from nb_hitl.message import Msg
+    from nb_hitl.pipeline import MsgHub
+    from nb_hitl.widgets import HubPanel
+
+    monkeypatch.setattr(marimo, "running_in_notebook", lambda: True)
+    bob = ReActAgent("Bob", "You are Bob.", ScriptedModel(["Spaces."]))
+    hub = MsgHub([friday(["Tabs."]), bob], announcement=Msg("Host", f"Tabs? {XSS}", "user"))
+    view = nb_hitl.show(hub)
+    assert isinstance(view, marimo.ui.anywidget) and isinstance(view.widget, HubPanel)
+    assert view.widget.hub is hub
+    assert XSS not in view.widget.drawn_html()
