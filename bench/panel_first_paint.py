@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import statistics
 
+import _bootstrap  # noqa: F401  (this checkout's nb_hitl and test servers)
 from _page_timing import PAGE_HELPERS, chromium_or_exit, figures, load_average, new_page
 from _stats import pct
 from lab_server import LabServer
