@@ -252,7 +252,7 @@ test("drawn inside a host panel, the controls act through the host's `controls` 
   root.querySelector("textarea").value = "hi";
   root.querySelector("button.nb-hitl-send").click();
   assert.deepEqual(sent, [["controls", { name: "send", args: { text: "hi" } }]]);
-  // A merge op for the part: only the sub-parts whose value changed are redrawn.
+  // The controls' own ops on the part: only the sub-parts whose value changed are redrawn.
   const status = root.querySelector(".nb-hitl-status-line .widget-html-content");
   const before = status.firstChild;
   draw({ ...first, stop: button("Stopping…", { disabled: true }) });

@@ -178,11 +178,17 @@ test("the panel draws its parts in order and routes each part's actions to it", 
   assert.deepEqual(model.actions(), [
     ["session", { name: "save", args: { path: "nb_hitl_session_Friday.json" } }],
   ]);
-  // A change inside the embedded bar arrives as a merge op on the part.
+  // A change inside the embedded bar arrives as the bar's own ops, in a `child` op.
   model.custom({
     t: "ops",
     seq: 2,
-    ops: [{ op: "merge", key: "session", value: { note: "<span>Saved.</span>" } }],
+    ops: [
+      {
+        op: "child",
+        key: "session",
+        ops: [{ op: "set", key: "note", value: "<span>Saved.</span>" }],
+      },
+    ],
   });
   assert.equal(el.querySelector(".nbh-session-note").textContent, "Saved.");
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { applyOp, emptySnapshot, readSnapshot, reduce } from "../src/shared/ops.js";
+import { applyOp, emptySnapshot, readSnapshot, reduce, withChildren } from "../src/shared/ops.js";
 
 const snap = (seq, state) => ({ v: 1, seq, state });
 
@@ -71,4 +71,78 @@ test("a snapshot resets to a newer state and reports every key as changed", () =
 test("readSnapshot makes anything from the wire well-formed", () => {
   assert.deepEqual(readSnapshot(undefined), emptySnapshot());
   assert.deepEqual(readSnapshot({ seq: -2, state: 5 }), { v: 1, seq: 0, state: {} });
+});
+
+test("a child's batch is one `child` op: its own ops on the host's part, nested ones too", () => {
+  const bump = { bump: (s, op) => ({ ...s, n: (s.n || 0) + op.by }) };
+  const chatOps = withChildren({}, { transcript: bump });
+  const ops = withChildren({ own: (s) => ({ ...s, own: true }) }, { chat: chatOps });
+  const s0 = { title: "t", chat: { note: "x", transcript: { n: 1, rows: [] } } };
+  const s1 = applyOp(
+    s0,
+    {
+      op: "child",
+      key: "chat",
+      ops: [{ op: "child", key: "transcript", ops: [{ op: "bump", by: 2 }] }],
+    },
+    ops,
+  );
+  assert.equal(s1.chat.transcript.n, 3, "the nested child's own op, by its own reducer");
+  assert.equal(s0.chat.transcript.n, 1, "the old state is left alone");
+  assert.equal(s1.chat.transcript.rows, s0.chat.transcript.rows, "untouched parts shared");
+  assert.equal(s1.chat.note, "x");
+  // A child's ops are not the host's: `bump` at the top level is unknown there.
+  assert.equal(applyOp(s0, { op: "bump", by: 1 }, ops), s0);
+  assert.equal(applyOp(s0, { op: "own" }, ops).own, true);
+  // Junk: no list of ops, no key, a part that is not an object; an op named like a property.
+  assert.equal(applyOp(s0, { op: "child", key: "chat", ops: "x" }, ops), s0);
+  assert.equal(applyOp(s0, { op: "child", ops: [] }, ops), s0);
+  const made = applyOp(
+    { chat: [1] },
+    { op: "child", key: "chat", ops: [{ op: "set", key: "a", value: 1 }] },
+  );
+  assert.deepEqual(made.chat, { a: 1 });
+  assert.equal(applyOp(s0, { op: "constructor", key: "title" }, ops), s0);
+  assert.equal(applyOp(s0, { op: "child", key: "chat", ops: [null, 3] }, ops), s0);
+});
+
+test("the transcript's `live` op applies inside a child; a gap in the host's batches syncs", async () => {
+  const { EXTRA_OPS } = await import("../src/chat/transcript.js");
+  const extra = withChildren({}, { chat: withChildren({}, { transcript: EXTRA_OPS }) });
+  const live = { v: 1, seq: 0, head: "", blocks: [], tail: "", extras: "", done: false, html: "" };
+  const state = { chat: { transcript: { rows: [{ id: "m", cls: "", live }], earlier: "" } } };
+  const delta = (seq, text) => ({
+    op: "child",
+    key: "chat",
+    ops: [
+      {
+        op: "child",
+        key: "transcript",
+        ops: [
+          {
+            op: "live",
+            key: "rows",
+            id: "m",
+            msg: { t: "delta", seq, ops: [{ op: "append", text }] },
+          },
+        ],
+      },
+    ],
+  });
+  let s = snap(3, state);
+  let out = reduce(s, { t: "ops", seq: 4, ops: [delta(1, "<img src=x onerror=alert(1)>")] }, extra);
+  assert.equal(out.verdict, "ok");
+  assert.deepEqual([...out.changed], ["chat"]);
+  const tail = (x) => x.state.chat.transcript.rows[0].live.tail;
+  assert.equal(tail(out.snapshot), "<img src=x onerror=alert(1)>", "kept as text, never parsed");
+  s = out.snapshot;
+  out = reduce(s, { t: "ops", seq: 6, ops: [delta(3, "lost")] }, extra);
+  assert.equal(out.verdict, "gap");
+  out = reduce(
+    s,
+    { t: "snapshot", snapshot: snap(6, { chat: { transcript: { rows: [] } } }) },
+    extra,
+  );
+  assert.equal(out.verdict, "reset");
+  assert.deepEqual(out.snapshot.state.chat.transcript.rows, []);
 });

@@ -512,7 +512,7 @@ class ChatControls(PanelModel):
         if self._building:
             self._parts[key] = value
             return
-        self._state[key] = value
+        self._quietly(key, value)
 
 
 __all__ = [

@@ -14,10 +14,12 @@ The ops (``apply_op``; ``js/src/shared/ops.js`` is the same reducer in JavaScrip
 top-level keys of the state: ``set``, ``merge``, and ``append`` / ``insert`` / ``replace`` /
 ``remove`` on a list of ``{id, ...}`` items. ``set_view(**parts)`` sends a ``set`` op for each
 part whose value changed, all in one batch. ``embed(child, key)`` draws another panel inside
-this one: the child's state is this panel's part ``key``, its batches become ``merge`` ops
-here, and the page's ``{t: "action", name: key, args: {name, args}}`` reaches the child. A
-child made inside ``with inside_host():`` opens no comm of its own (nor a ``Layout``): it is
-drawn only by its host's page; displaying it on its own later opens its comm then.
+this one: the child's state is this panel's part ``key``, each of its batches becomes one op
+of a batch here, ``{op: "child", key, ops: [...]}`` (the child's own ops, applied to that part
+with the child's own extra ops: a streaming row's delta stays a delta, however deep the
+nesting), and the page's ``{t: "action", name: key, args: {name, args}}`` reaches the child.
+A child made inside ``with inside_host():`` opens no comm of its own (nor a ``Layout``): it
+is drawn only by its host's page; displaying it on its own later opens its comm then.
 
 The page sends actions, ``{t: "action", name, args}`` (a click, a key, a slider move). They
 may arrive on any thread (JupyterLab's comms over subshells), so each runs on the kernel loop
@@ -79,11 +81,32 @@ def page_css(css: bool) -> str:
     return CSS.replace("<style>", "").replace("</style>", "").strip()
 
 
-def apply_op(state: dict[str, Any], op: Mapping[str, Any]) -> None:
-    """Apply one op to ``state`` in place, as ``js/src/shared/ops.js``'s ``applyOp`` does."""
+def apply_op(
+    state: dict[str, Any], op: Mapping[str, Any], children: Mapping[str, PanelModel] | None = None
+) -> None:
+    """Apply one op to ``state`` in place, as ``js/src/shared/ops.js``'s ``applyOp`` does.
+
+    A ``child`` op's ops go to the part ``key`` (a new dict), each applied by the panel
+    ``children[key]`` (its own extra ops), or as shared ops when there is none."""
     kind = op.get("op")
     key = op.get("key")
     if not isinstance(key, str):
+        return
+    if kind == "child":
+        inner = op.get("ops")
+        if not isinstance(inner, list):
+            return
+        part = state.get(key)
+        part = dict(part) if isinstance(part, Mapping) else {}
+        child = (children or {}).get(key)
+        for each in inner:
+            if not isinstance(each, Mapping):
+                continue
+            if child is not None:
+                child._apply_to(part, each)
+            else:
+                apply_op(part, each)
+        state[key] = part
         return
     items = state.get(key)
     items = list(items) if isinstance(items, list) else []
@@ -162,6 +185,8 @@ class PanelModel(anywidget.AnyWidget):
         self.bridge = bridge if bridge is not None else LoopBridge()
         self._actions: dict[str, Action] = {}
         self._host: tuple[PanelModel, str] | None = None
+        self._embedded: dict[str, PanelModel] = {}
+        """The panels drawn inside this one, by their part (``embed``)."""
         self.sent = 0
         """Op batches and snapshots sent (benches and tests)."""
         self._commless = _INSIDE.get()
@@ -177,6 +202,7 @@ class PanelModel(anywidget.AnyWidget):
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         if self.comm is None:  # a panel drawn inside a host, now displayed on its own too
             self._commless = False
+            self._keep_snapshot()  # its view starts from the state now
             self.open()
         return super()._repr_mimebundle_(**kwargs)
 
@@ -225,34 +251,68 @@ class PanelModel(anywidget.AnyWidget):
         return self.apply_ops(ops)
 
     def apply_ops(self, ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Apply ``ops`` here and send them to the page as one batch (none: nothing sent)."""
+        """Apply ``ops`` here and send them to the page as one batch (none: nothing sent).
+
+        The ops are copied first (the caller may keep changing what it passed), unless the
+        panel's ``_fresh_ops`` says its callers build every op afresh."""
         if not ops:
             return ops
-        ops = copy.deepcopy(ops)
+        if not self._fresh_ops:
+            ops = copy.deepcopy(ops)
+        return self._apply_batch(ops)
+
+    _fresh_ops = False
+    """True: every op given to ``apply_ops`` is new and never changed after (no copy)."""
+
+    def _apply_batch(self, ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Apply ``ops`` (owned: not copied), keep the snapshot, send or forward the batch."""
         for op in ops:
             self._apply_op(op)
         self.seq += 1
-        state = self._snapshot()
-        with self._lock_property(snapshot=state):  # ipywidgets: set, but do not send
-            self.snapshot = state
-        if self._host is not None:  # drawn inside its host: the host's page gets the change
+        self._keep_snapshot()
+        if self._host is not None:  # drawn inside its host: the host's page gets the batch
             host, key = self._host
-            changed = {op["key"] for op in ops if isinstance(op.get("key"), str)}
-            host.apply_ops(
-                [{"op": "merge", "key": key, "value": {k: self._state.get(k) for k in changed}}]
-            )
+            host._apply_batch([{"op": "child", "key": key, "ops": ops}])
         if self._host is None or (self.comm is not None and not self._commless):
             self._send_msg({"t": "ops", "seq": self.seq, "ops": ops})
         return ops
 
+    def _keep_snapshot(self) -> None:
+        """The ``snapshot`` trait takes the state after a batch (kept, not sent; a panel with
+        no comm, drawn by its host only, takes it when it is displayed on its own)."""
+        if self.comm is None and self._commless:
+            return
+        state = self._snapshot()
+        with self._lock_property(snapshot=state):  # ipywidgets: set, but do not send
+            self.snapshot = state
+
     def _apply_op(self, op: dict[str, Any]) -> None:
-        """Apply one op to the state (``apply_op``); a panel with ops of its own (its front
-        end's ``extraOps``) overrides this and hands the rest on."""
-        apply_op(self._state, op)
+        """Apply one op to the state (``_apply_to``)."""
+        self._apply_to(self._state, op)
+
+    def _apply_to(self, state: dict[str, Any], op: Mapping[str, Any]) -> None:
+        """Apply one op to ``state``, this panel's state or its host's copy of it (``apply_op``,
+        the embedded panels' ops by them); a panel with ops of its own (its front end's
+        ``extraOps``) overrides this and hands the rest on."""
+        apply_op(state, op, self._embedded)
+
+    def _quietly(self, key: str, value: Any) -> None:
+        """Record part ``key`` as the page already shows it (what a person typed): nothing is
+        sent; a host's copy of this panel's state takes it too (a later view starts from it)."""
+        self._state[key] = value
+        if self._host is not None:
+            host, part = self._host
+            inner = host._state.get(part)
+            host._quietly(part, {**(inner if isinstance(inner, Mapping) else {}), key: value})
 
     def embed(self, child: PanelModel, key: str) -> None:
-        """Draw ``child`` inside this panel as its part ``key`` (see module doc)."""
+        """Draw ``child`` inside this panel as its part ``key`` (see module doc); a panel drawn
+        there before is drawn no more (its changes stay its own)."""
+        old = self._embedded.get(key)
+        if old is not None and old is not child and old._host == (self, key):
+            old._host = None
         child._host = (self, key)
+        self._embedded[key] = child
         self.set_view(**{key: child.state})
         self.on_action(key, lambda name="", args=None: child._run_action(name, args or {}))
 

@@ -145,21 +145,15 @@ class TranscriptView(PanelModel):
         # snapshot shares the parts: no deep copy of every row on every batch.
         return {"v": 1, "seq": self.seq, "state": dict(self._state)}
 
-    def apply_ops(self, ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Apply ``ops`` (the shared ones and ``live``) and send them as one batch."""
-        if not ops:
-            return ops
-        for op in ops:
-            if op.get("op") == "live":
-                apply_live(self._state, op)
-            else:
-                apply_op(self._state, op)
-        self.seq += 1
-        state = self._snapshot()
-        with self._lock_property(snapshot=state):  # ipywidgets: set, but do not send
-            self.snapshot = state
-        self._send_msg({"t": "ops", "seq": self.seq, "ops": ops})
-        return ops
+    _fresh_ops = True
+    """Every op is built afresh (``diff_rows``, ``live``): sent as it is, not copied."""
+
+    def _apply_to(self, state: dict[str, Any], op: Mapping[str, Any]) -> None:
+        """The shared ops and ``live`` (also on a host's copy of the rows: ``embed``)."""
+        if op.get("op") == "live":
+            apply_live(state, op)
+        else:
+            apply_op(state, op)
 
     def state_part(self, key: str) -> Any:
         """One part of the state as the page holds it (do not change it)."""

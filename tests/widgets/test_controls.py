@@ -215,9 +215,11 @@ def test_embedded_controls_open_no_comm_and_act_through_their_host(
     controls.ready()
     assert host.state["controls"]["send"]["tooltip"] == "Send it"
     assert host.state["controls"]["mode"]["value"] == "queue"
-    controls.stop_button.disabled = False  # a change: a merge op of the host's part
+    controls.stop_button.disabled = False  # a change: the controls' own op, in a child op
     op = sent[-1]["ops"][-1]
-    assert op["op"] == "merge" and op["key"] == "controls" and list(op["value"]) == ["stop"]
+    assert op["op"] == "child" and op["key"] == "controls"
+    assert [(o["op"], o["key"]) for o in op["ops"]] == [("set", "stop")]
+    assert host.state["controls"]["stop"]["disabled"] is False
     host.page_message(
         {"t": "action", "name": "controls", "args": {"name": "send", "args": {"text": "hi"}}}
     )

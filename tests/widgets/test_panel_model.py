@@ -115,6 +115,21 @@ def test_python_and_javascript_reducers_agree():
         {"op": "remove", "key": "rows", "id": "b"},
         {"op": "remove", "key": "rows", "id": "?"},
         {"op": "nonsense", "key": "rows"},
+        {"op": "child", "key": "part", "ops": [{"op": "set", "key": "n", "value": 1}]},
+        {
+            "op": "child",
+            "key": "part",
+            "ops": [
+                {
+                    "op": "child",
+                    "key": "deep",
+                    "ops": [{"op": "append", "key": "rows", "items": [{"id": "z"}]}],
+                }
+            ],
+        },
+        {"op": "child", "key": "meta", "ops": [{"op": "set", "key": "q", "value": "<i>"}]},
+        {"op": "child", "key": "bad", "ops": "not a list"},
+        {"op": "child", "key": "part", "ops": [None, 3, {"op": "set", "key": "m", "value": 2}]},
     ]
     expected = json.loads(json.dumps(state))
     for op in ops:
@@ -142,7 +157,10 @@ async def test_a_panel_made_inside_a_host_opens_no_comm_and_its_changes_reach_th
     child.on_action("bump", lambda by=1: child.set_view(n=child.state["n"] + by))
     host.page_message({"t": "action", "name": "part", "args": {"name": "bump", "args": {"by": 2}}})
     assert child.state["n"] == 3 and host.state["part"] == {"n": 3}
-    assert sent()[-1]["ops"] == [{"op": "merge", "key": "part", "value": {"n": 3}}]
+    # The child's batch reaches the host's page as one op: the child's own ops, not its parts.
+    assert sent()[-1]["ops"] == [
+        {"op": "child", "key": "part", "ops": [{"op": "set", "key": "n", "value": 3}]}
+    ]
     child.add_class("x")  # a trait change on a comm-free panel sends nothing, raises nothing
     # Displayed on its own too, it opens its comm then and gets its own batches as well.
     bundle = child._repr_mimebundle_()
@@ -154,3 +172,39 @@ async def test_a_panel_made_inside_a_host_opens_no_comm_and_its_changes_reach_th
         "seq": child.seq,
         "ops": [{"op": "set", "key": "n", "value": 4}],
     }
+
+
+async def test_a_nested_child_forwards_its_own_ops_through_every_host(sent):
+    """A transcript inside a chat inside a panel: a streaming row's ``live`` op reaches the
+    outer page as that op, nested in ``child`` ops (not the whole row list resent), and each
+    host's copy of the state is what the child's own is."""
+    from nb_hitl.widgets._model import inside_host
+    from nb_hitl.widgets._transcript_view import TranscriptView
+
+    panel = Counter({})
+    with inside_host():
+        chat = Counter({"title": "chat"})
+        rows = TranscriptView()
+    live = {"v": 1, "seq": 0, "head": "", "blocks": [], "tail": "", "extras": "", "done": False}
+    rows.set_rows(
+        [{"id": "old", "cls": "", "html": "<p>x</p>"}, {"id": "m", "cls": "", "live": live}]
+    )
+    chat.embed(rows, "transcript")
+    panel.embed(chat, "chat")
+    before = len(sent())
+    rows.live("m", {"t": "delta", "seq": 1, "ops": [{"op": "append", "text": "<b>hi"}]})
+    assert len(sent()) == before + 1, "one batch on the one comm (the panel's)"
+    assert sent()[-1]["ops"] == [
+        {"op": "child", "key": "chat", "ops": [{"op": "child", "key": "transcript", "ops": [
+            {"op": "live", "key": "rows", "id": "m",
+             "msg": {"t": "delta", "seq": 1, "ops": [{"op": "append", "text": "<b>hi"}]}}]}]}
+    ]  # fmt: skip
+    assert panel.state["chat"]["transcript"] == rows.state
+    assert panel.state["chat"]["transcript"]["rows"][1]["live"]["tail"] == "<b>hi"
+    assert chat.state["transcript"] == rows.state
+    # Re-embedding another child at the key: the old one's changes stay its own.
+    with inside_host():
+        other = TranscriptView()
+    chat.embed(other, "transcript")
+    rows.set_rows([])
+    assert chat.state["transcript"] == other.state

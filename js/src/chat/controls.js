@@ -244,7 +244,7 @@ export function controlsView(root, act, { typePause = TYPE_PAUSE_MS } = {}) {
  * controls' state is the host's part `controls`, their actions go as the host's action
  * `controls` with `{name, args}`). Returns `draw(part)`: call it with the host's
  * `state.controls` whenever that part changed; it redraws only the sub-parts whose value did
- * (the ops' `merge` keeps the others' identity).
+ * (the controls' own ops, applied to the part by a `child` op, keep the others' identity).
  */
 export function embeddedControls(root, act, options) {
   const draw = controlsView(root, (name, args) => act("controls", { name, args }), options);

@@ -9,9 +9,25 @@
 //
 // `reduce` is the pure reducer; `applyOp` the ops every panel shares. A panel may add its own
 // ops by passing `extraOps` (a map from op name to `(state, op) => state`).
+//
+// A panel drawn inside another (`embed(child, key)` in Python) has its state as the host's
+// part `key`; each batch of the child reaches the host's page as one op of the host's batch,
+// `{op: "child", key, ops: [...]}`: the child's own ops, applied to that part with the child's
+// extra ops (`withChildren(ownOps, {key: childOps})`; a child nested in a child the same way).
 
 /** The state a panel starts from before the kernel said anything. */
 export const emptySnapshot = () => ({ v: 1, seq: 0, state: {} });
+
+/** Where `withChildren` keeps the extra ops of the panels drawn inside (never an op name). */
+export const CHILD_OPS = Symbol("nb_hitl child ops");
+
+/**
+ * `ownOps` (a panel's extra ops) together with the extra ops of the panels it embeds, by
+ * their part: `withChildren(rowOps, { chat: withChildren({}, { transcript: EXTRA_OPS }) })`.
+ */
+export function withChildren(ownOps, children) {
+  return { ...ownOps, [CHILD_OPS]: { ...(ownOps?.[CHILD_OPS] || {}), ...children } };
+}
 
 const indexOf = (items, id) => items.findIndex((item) => item && item.id === id);
 
@@ -22,11 +38,13 @@ const indexOf = (items, id) => items.findIndex((item) => item && item.id === id)
  * `{op: "append", key, items}`, `{op: "insert", key, item, before}` (a list of `{id, ...}`:
  * before the item `before`, at the end when it is null or unknown; an item with that id
  * moves), `{op: "replace", key, item}` (the item with `item.id`; appended when missing),
- * `{op: "remove", key, id}`. Unknown ops leave the state alone.
+ * `{op: "remove", key, id}`, `{op: "child", key, ops}` (the ops of the panel drawn as part
+ * `key`, applied to that part). Unknown ops leave the state alone.
  */
 export function applyOp(state, op, extraOps = {}) {
   if (!op || typeof op !== "object") return state;
-  const custom = extraOps[op.op];
+  if (op.op === "child") return childOp(state, op, extraOps);
+  const custom = Object.hasOwn(extraOps, op.op) ? extraOps[op.op] : null;
   if (custom) return custom(state, op);
   const key = op.key;
   if (typeof key !== "string") return state;
@@ -59,6 +77,17 @@ export function applyOp(state, op, extraOps = {}) {
     default:
       return state;
   }
+}
+
+/** The `child` op: the embedded panel's ops applied to its part (an object) of `state`. */
+function childOp(state, op, extraOps) {
+  const key = op.key;
+  if (typeof key !== "string" || !Array.isArray(op.ops)) return state;
+  const own = extraOps[CHILD_OPS]?.[key] || {};
+  const old = state[key];
+  let part = old && typeof old === "object" && !Array.isArray(old) ? old : {};
+  for (const inner of op.ops) part = applyOp(part, inner, own);
+  return part === old ? state : { ...state, [key]: part };
 }
 
 /** A well-formed copy of a snapshot from the wire (anything else: the empty one). */

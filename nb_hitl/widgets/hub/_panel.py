@@ -230,19 +230,19 @@ class HubPanel(DiscussionRun, PanelModel):
         if self.comm is not None:
             w.Widget.send(self, content)  # ``send`` is the panel's own (a UserAgent's input)
 
-    def _apply_op(self, op: dict[str, Any]) -> None:
+    def _apply_to(self, state: dict[str, Any], op: Mapping[str, Any]) -> None:
         kind = op.get("op")
         if kind not in ("live", "classes"):
-            apply_op(self._state, op)
+            apply_op(state, op, self._embedded)  # the inspector's batches: ``child`` ops
             return
-        rows = list(self._state.get("rows") or [])
+        rows = list(state.get("rows") or [])
         for i, item in enumerate(rows):
             if item.get("id") == op.get("id"):
                 if kind == "live":
                     rows[i] = {**item, "live": apply_row_delta(item.get("live"), op["delta"])}
                 else:
                     rows[i] = {**item, "cls": op.get("cls")}
-                self._state["rows"] = rows
+                state["rows"] = rows
                 return
 
     def _send_ops(self, ops: list[dict[str, Any]]) -> None:
@@ -251,25 +251,18 @@ class HubPanel(DiscussionRun, PanelModel):
     SNAPSHOT_DELAY = 0.25
     """Seconds after a batch before the ``snapshot`` trait takes the state (see ``apply_ops``)."""
 
-    def apply_ops(self, ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Apply ``ops`` and send them as one batch, at once.
+    _fresh_ops = True
+    """Unlike ``PanelModel.apply_ops`` the ops are not copied (the hub builds each op afresh
+    and replaces parts of its state, never changes them in place)."""
 
-        Unlike ``PanelModel.apply_ops`` the ops are not copied (the hub builds each op afresh
-        and replaces parts of its state, never changes them in place), and the ``snapshot``
-        trait takes the state once the batches pause (``SNAPSHOT_DELAY``), not after each
-        one: copying and comparing the whole state (every row drawn, the inspector) for each
-        batch was most of the kernel's time between Stop and "Paused". A view made meanwhile
-        starts from the older snapshot and asks for the current one (``{t: "sync"}``).
-        """
-        if not ops:
-            return ops
-        for op in ops:
-            self._apply_op(op)
-        self.seq += 1
+    def _keep_snapshot(self) -> None:
+        """The ``snapshot`` trait takes the state once the batches pause (``SNAPSHOT_DELAY``),
+        not after each one: copying and comparing the whole state (every row drawn, the
+        inspector) for each batch was most of the kernel's time between Stop and "Paused". A
+        view made meanwhile starts from the older snapshot and asks for the current one
+        (``{t: "sync"}``)."""
         if self._snapshot_due is None:
             self._snapshot_due = self._bridge.later(self.SNAPSHOT_DELAY, self._settle)
-        self._send_msg({"t": "ops", "seq": self.seq, "ops": ops})
-        return ops
 
     def _settle(self) -> None:
         self._snapshot_due = None
