@@ -119,6 +119,9 @@ class RemoteAgent(AgentBase):
         """Interrupts the thread waits on at the server (its history on attach):
         ``resume_pending()`` shows them and resumes."""
         self.last_run_id: str | None = None
+        self.last_error: BaseException | None = None
+        """What ended the last reply (or the first attempt to reach the server), ``None`` once
+        a reply ends well: a ``RemoteAgentError`` says with its ``kind`` what happened."""
         self.mirror = MirroredMemory(self)
         """Memory kept as the server's (``_memory.py``)."""
         self.decisions = RemoteDecisions(self)
@@ -140,6 +143,18 @@ class RemoteAgent(AgentBase):
         return f"RemoteAgent(name={self.name!r}, {where}, {status})"
 
     # -- connecting ---------------------------------------------------------------------------
+    @property
+    def connected(self) -> bool:
+        """Whether the server has said what it can do (``connect()`` succeeded once)."""
+        return self._connected
+
+    async def wait_connected(self) -> bool:
+        """Wait for the attempt to reach the server made when the agent was created (in a
+        notebook), if one is under way; whether the agent is connected now."""
+        if self._connecting is not None and not self._connecting.done():
+            await asyncio.shield(self._connecting)
+        return self._connected
+
     def _start_connect(self) -> None:
         """In a notebook (a running loop), learn the server's capabilities and load the
         thread's history at once, so the panel shows them; elsewhere on the first reply."""
@@ -154,6 +169,7 @@ class RemoteAgent(AgentBase):
             await self.connect()
         except RemoteAgentError as exc:  # told again, in the panel, by the first run
             logger.info("%s: not connected yet: %s", self.name, exc)
+            self.last_error = exc
             return
         if self.server_interrupts and not self.is_replying:  # parked there: show its cards
             self._spawn(self.resume_pending())
@@ -165,6 +181,7 @@ class RemoteAgent(AgentBase):
         caps = info.get("capabilities") if isinstance(info, dict) else None
         self.capabilities = {k: bool(v) for k, v in caps.items()} if isinstance(caps, dict) else {}
         self._connected = True
+        self.last_error = None
         if self.capabilities.get("steer"):
             self.unsupported.pop("steer", None)
         if self.capabilities.get("continue"):
@@ -246,6 +263,7 @@ class RemoteAgent(AgentBase):
             if kind == "cancelled":  # the server stopped it (another client, a steer...)
                 self.interrupt_nowait(cause="server")
                 await asyncio.sleep(0)
+            self.last_error = None
             return mapper.result or Msg(self.name, "", "assistant")
 
     async def _one_run(self, resume: list[dict[str, Any]] | None) -> RunMapper:
@@ -356,6 +374,7 @@ class RemoteAgent(AgentBase):
 
     async def _on_error(self, exc: BaseException) -> None:
         """Keep memory valid after a failed run: partial text kept, open calls closed."""
+        self.last_error = exc
         self.mirror.keep_partial(error=f"{type(exc).__name__}: {exc}")
         self.mirror.close_open_calls(f"not completed: {exc}", interrupted=False)
         self._needs_sync = bool(self.capabilities.get("history"))

@@ -93,10 +93,9 @@ class AgentPanel(w.VBox):
         self.remote: RemoteStateView | None = None
         """The server, thread and state of a remote agent (in the inspector)."""
         if is_remote(agent) and self.inspector is not None:
-            self.remote = RemoteStateView(agent, self.chat._bridge)
-            side = w.VBox([self.inspector, self.remote], **look(w.VBox))  # the state below it
-            side.add_class("nb-hitl-column-side")
-            row.children = (self.chat, side)
+            with inside_host():  # drawn at the inspector's foot, by its page: no comm
+                self.remote = RemoteStateView(agent, self.chat._bridge, css=False)
+            self.inspector.embed(self.remote, "remote")
         # What a remote agent cannot do, greyed out with why; the note is a part.
         self._limits = apply_limits(self, lambda note: self.parts.set_view(limits=note))
         super().__init__(children=[html(CSS), row, self.parts])

@@ -12,17 +12,23 @@ this module does not import ``nb_hitl.remote``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from typing import Any
 
-import ipywidgets as w
-
 from nb_hitl._render import esc
-from nb_hitl.events import Event, MessageAdded, RemoteConnected, ReplyFinished
+from nb_hitl.events import (
+    ErrorOccurred,
+    Event,
+    MessageAdded,
+    RemoteConnected,
+    ReplyFinished,
+    ReplyStarted,
+)
 
-from ._live import html
 from ._loop import LoopBridge
+from ._model import PanelModel, page_css, static_file
 
 STATE_CHARS = 4000
 """The longest state text drawn (the rest is cut, said so)."""
@@ -105,39 +111,113 @@ class LimitsNote:
         self._sub.close()
 
 
-class RemoteStateView(w.VBox):
-    """The server, thread, capabilities and state of a remote agent (in the inspector)."""
+LINK_TEXT = {
+    "connecting": "connecting…",
+    "connected": "connected",
+    "disconnected": "not reachable",
+    "error": "the last run failed",
+}
+"""What the view says of the agent's link to its server (``RemoteStateView.link``)."""
+UNREACHABLE = ("connection", "timeout", "dropped")
+"""``RemoteAgentError.kind`` values that mean the server could not be reached (or went)."""
 
-    def __init__(self, agent: Any, bridge: LoopBridge | None = None) -> None:
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+class RemoteStateView(PanelModel):
+    """The server, thread, capabilities and state of a remote agent (in the inspector).
+
+    One ``PanelModel`` drawn by ``js/src/views/remote.js``: inside an ``AgentPanel`` it is
+    the inspector's part ``remote`` (made ``inside_host()``, no comm of its own); shown on its
+    own it is one model. It also says how the link to the server stands (``link``:
+    connecting, connected, not reachable, the last run failed, with the error). Every value
+    is text the page sets as text (the state's ``controls``), never HTML.
+
+    Args:
+        agent: a remote agent (``nb_hitl.remote.RemoteAgent``; read duck-typed).
+        bridge: the loop bridge its events are handled on.
+        css: include the stylesheet (a host that draws the view includes it once).
+    """
+
+    _esm = static_file("remote.js")
+    _css = static_file("remote.css")
+
+    def __init__(self, agent: Any, bridge: LoopBridge | None = None, *, css: bool = True) -> None:
         self.agent = agent
-        self.view = html()
-        self.view.add_class("nb-hitl-remote-state")
-        super().__init__(children=[self.view])
-        self._bridge = bridge or LoopBridge()
+        super().__init__({"css": page_css(css), "controls": {}}, bridge=bridge or LoopBridge())
+        self._bridge = self.bridge
+        self.add_class("nb-hitl-remote-state")
         self._sub = agent.subscribe(self._bridge.callback(self._on_event))
+        self.refresh()
+        waiting = getattr(agent, "wait_connected", None)
+        if callable(waiting) and not getattr(agent, "connected", True) and _loop_running():
+            # The agent is still reaching its server: redraw once it has (or has failed).
+            self._bridge.spawn(self._after_connect(waiting()), name="nb_hitl remote link")
+
+    async def _after_connect(self, attempt: Any) -> None:
+        await attempt
         self.refresh()
 
     def _on_event(self, ev: Event) -> None:
-        if isinstance(ev, (ReplyFinished, MessageAdded, RemoteConnected)):
+        if isinstance(
+            ev, (ReplyStarted, ReplyFinished, MessageAdded, RemoteConnected, ErrorOccurred)
+        ):
             self.refresh()
+
+    @property
+    def link(self) -> str:
+        """``"connecting"``, ``"connected"``, ``"disconnected"`` or ``"error"`` (as drawn)."""
+        return str((self._state.get("controls") or {}).get("link", ""))
+
+    @property
+    def text(self) -> str:
+        """What the view shows, as plain text (tests, a log)."""
+        c = self._state.get("controls") or {}
+        lines = [
+            f"server: {c.get('server', '')}",
+            f"thread: {c.get('thread', '')}",
+            f"link: {c.get('link_text', '')}" + (f": {c['error']}" if c.get("error") else ""),
+            f"server can: {c.get('can', '')}",
+            "state:",
+            str(c.get("state", "")),
+        ]
+        return "\n".join(lines)
 
     def refresh(self) -> None:
         """Redraw from the agent."""
         agent = self.agent
         caps = getattr(agent, "capabilities", {}) or {}
         have = ", ".join(sorted(k for k, v in caps.items() if v)) or "runs and interrupts only"
+        raw = getattr(agent, "remote_state", None)
         try:
-            state = json.dumps(agent.remote_state, indent=2, ensure_ascii=False, default=str)
+            state = json.dumps(raw, indent=2, ensure_ascii=False, default=str)
         except (TypeError, ValueError, RecursionError):
-            state = repr(agent.remote_state)
+            state = repr(raw)
         if len(state) > STATE_CHARS:
             state = state[:STATE_CHARS] + f"\n… ({len(state) - STATE_CHARS:,} more characters)"
-        self.view.value = (
-            "<details open><summary><b>Remote agent</b></summary>"
-            f"<div>server: <code>{esc(str(agent.url))}</code></div>"
-            f"<div>thread: <code>{esc(str(agent.thread_id))}</code></div>"
-            f"<div>server can: {esc(have)}</div>"
-            f"<div>state:</div><pre>{esc(state)}</pre></details>"
+        error = getattr(agent, "last_error", None)
+        if error is not None:
+            link = "disconnected" if getattr(error, "kind", "") in UNREACHABLE else "error"
+        elif getattr(agent, "connected", True):
+            link = "connected"
+        else:
+            link = "connecting"
+        self.set_view(
+            controls={
+                "server": str(getattr(agent, "url", "")),
+                "thread": str(getattr(agent, "thread_id", "")),
+                "can": have,
+                "state": state,
+                "link": link,
+                "link_text": LINK_TEXT[link],
+                "error": "" if error is None else str(error),
+            }
         )
 
     def close(self) -> None:

@@ -3,7 +3,8 @@
 The agent is a LangGraph graph served over AG-UI by ag-ui-langgraph (a real process on
 loopback). A person types, sends, watches the answer stream, clicks Stop (the text so far
 stays, drawn interrupted), asks for a deploy, clicks Approve on the approval card the graph's
-``interrupt()`` became, and sees the reply go on. The remote limits note is on screen.
+``interrupt()`` became, and sees the reply go on. The remote limits note is on screen, and the
+server, thread and link (connected) at the inspector's foot.
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ def test_stream_stop_and_approve_a_remote_graph(
         )
         page.wait_for_selector(".nb-hitl-chat textarea", timeout=90_000)
         page.wait_for_selector("text=Remote agent: some controls are off", timeout=30_000)
+        # The server, thread and link: drawn at the inspector's foot, by the inspector's page.
+        state = page.locator(".nb-hitl-inspector .nb-hitl-remote-state")
+        state.locator('.nbh-remote-link[data-link="connected"]').wait_for(timeout=30_000)
+        assert state.locator(".nbh-remote-server").inner_text() == langgraph_agui.url
+        assert state.locator(".nbh-remote-thread").inner_text().startswith("thread-")
         send(page, "Tell me a long story <b>please</b>")
         page.wait_for_selector(".nb-hitl-chat >> text=/I was shown 1 messages/", timeout=60_000)
         page.wait_for_selector(f"{STOP}:enabled", timeout=10_000)

@@ -139,7 +139,11 @@ async def test_what_a_remote_agent_cannot_do_is_greyed_out_with_the_reason(
     assert "compression runs on the server" in off["compress"].lower()
     html = all_html(panel)
     assert "Remote agent: some controls are off" in html
-    assert "thread:" in html and agent.thread_id in html
+    assert panel.remote is not None  # drawn inside the inspector: a part, no comm of its own
+    assert panel.inspector.state["remote"] == panel.remote.state
+    assert panel.remote.comm is None
+    assert f"thread: {agent.thread_id}" in panel.remote.text
+    await until(lambda: panel.remote.link == "connected", what="the link drawn as connected")
     assert panel.session is None and panel.permissions is None
     assert "s3cret-token-value" not in all_state(panel) + repr(agent) + repr(agent.client)
     assert "s3cret-token-value" not in str(agent.state_dict())

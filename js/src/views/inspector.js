@@ -4,13 +4,15 @@
 // State: `header`, `approx`, `bar`, `plan`, `table`, `note` (HTML the kernel rendered and
 // escaped), `chart` ({steps: [kind, tokens, tip], threshold}), `controls` (the what-if values,
 // ranges and the controls that are off, with why), `explorer` (an explorer drawn inside, or
-// null) and `css` (the kernel's stylesheet when shown on its own).
+// null), `remote` (a remote agent's state view drawn inside, or missing) and `css` (the
+// kernel's stylesheet when shown on its own).
 import "../inspector.css";
 import "../explorer.css";
 import { stepsChart } from "../shared/chart.js";
 import { button, numberPair, setOff, uid } from "../shared/controls.js";
 import { h, replaceChildren, setKernelHtml } from "../shared/dom.js";
 import { explorerView } from "./explorer.js";
+import { remoteView } from "./remote.js";
 import { kernelStyle } from "./style.js";
 
 /**
@@ -34,6 +36,7 @@ export function inspectorView(root, act) {
       tabindex: 0,
     }),
     explorer: part("nbh-inspector-explorer"),
+    remote: part("nbh-inspector-remote"),
   };
   const threshold = numberPair("threshold", (value) => act("threshold", { value }));
   const keep = numberPair("keep_recent", (value) => act("keep", { value }));
@@ -93,6 +96,7 @@ export function inspectorView(root, act) {
     els.note,
     els.chart,
     els.table,
+    els.remote,
   );
   Object.assign(ctx, { els, threshold, keep, buttons, pinRef, pin, unpin, showAll, drawn: {} });
   return (state, changed) => draw(ctx, state || {}, changed || new Set(Object.keys(state || {})));
@@ -136,5 +140,12 @@ function draw(ctx, state, changed) {
       ctx.explorer = explorerView(els.explorer, act);
     }
     if (ctx.explorer) ctx.explorer(state.explorer);
+  }
+  if (changed.has("remote") && state.remote) {
+    if (!ctx.remote) {
+      els.remote.classList.add("nb-hitl-remote-state");
+      ctx.remote = remoteView(els.remote);
+    }
+    ctx.remote(state.remote);
   }
 }

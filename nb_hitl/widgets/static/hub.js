@@ -815,6 +815,55 @@ function kernelStyle(root) {
   };
 }
 
+// src/views/remote.js
+var LINKS = /* @__PURE__ */ new Set(["connecting", "connected", "disconnected", "error"]);
+function remoteView(root) {
+  const style = kernelStyle(root);
+  const code = (cls) => h("code", { class: cls });
+  const fields = {
+    server: code("nbh-remote-server"),
+    thread: code("nbh-remote-thread"),
+    link: h("span", { class: "nbh-remote-link-text" }),
+    error: h("span", { class: "nbh-remote-error" }),
+    can: h("span", { class: "nbh-remote-can" }),
+    state: h("pre", { class: "nbh-remote-state-text", tabindex: 0, "aria-label": "State" })
+  };
+  const link = h(
+    "div",
+    { class: "nbh-remote-link", role: "status", "aria-live": "polite" },
+    "link: ",
+    fields.link,
+    fields.error
+  );
+  const box = h(
+    "details",
+    { class: "nbh-remote", open: true },
+    h("summary", {}, h("b", {}, "Remote agent")),
+    h("div", {}, "server: ", fields.server),
+    h("div", {}, "thread: ", fields.thread),
+    link,
+    h("div", {}, "server can: ", fields.can),
+    h("div", {}, "state:"),
+    fields.state
+  );
+  root.append(box);
+  return (state) => {
+    const s = state || {};
+    style(s.css);
+    const c = s.controls || {};
+    for (const key of ["server", "thread", "can", "state"]) {
+      const text = String(c[key] ?? "");
+      if (fields[key].textContent !== text) fields[key].textContent = text;
+    }
+    const kind = LINKS.has(c.link) ? c.link : "connecting";
+    link.dataset.link = kind;
+    fields.link.textContent = String(c.link_text || kind);
+    fields.error.textContent = c.error ? `: ${c.error}` : "";
+    fields.error.hidden = !c.error;
+    box.hidden = !Object.keys(c).length;
+  };
+}
+
 // src/views/inspector.js
 function inspectorView(root, act) {
   const ctx = { root, act };
@@ -832,7 +881,8 @@ function inspectorView(root, act) {
       "aria-label": "Memory",
       tabindex: 0
     }),
-    explorer: part2("nbh-inspector-explorer")
+    explorer: part2("nbh-inspector-explorer"),
+    remote: part2("nbh-inspector-remote")
   };
   const threshold = numberPair("threshold", (value) => act("threshold", { value }));
   const keep = numberPair("keep_recent", (value) => act("keep", { value }));
@@ -891,7 +941,8 @@ function inspectorView(root, act) {
     els.explorer,
     els.note,
     els.chart,
-    els.table
+    els.table,
+    els.remote
   );
   Object.assign(ctx, { els, threshold, keep, buttons, pinRef, pin, unpin, showAll, drawn: {} });
   return (state, changed) => draw(ctx, state || {}, changed || new Set(Object.keys(state || {})));
@@ -934,6 +985,13 @@ function draw(ctx, state, changed) {
       ctx.explorer = explorerView(els.explorer, act);
     }
     if (ctx.explorer) ctx.explorer(state.explorer);
+  }
+  if (changed.has("remote") && state.remote) {
+    if (!ctx.remote) {
+      els.remote.classList.add("nb-hitl-remote-state");
+      ctx.remote = remoteView(els.remote);
+    }
+    ctx.remote(state.remote);
   }
 }
 

@@ -1,0 +1,287 @@
+/* Built by js/build.mjs from js/src: edit the source, then `npm run build`. */
+
+// src/shared/actions.js
+function sendAction(model, name, args = {}) {
+  model.send({ t: "action", name, args });
+}
+function sendSync(model, seq) {
+  model.send({ t: "sync", seq });
+}
+
+// src/shared/host.js
+function pageIsDark(doc) {
+  const html = doc.documentElement;
+  const body = doc.body;
+  return html.classList.contains("dark") || !!body?.classList.contains("dark") || !!body?.classList.contains("vscode-dark") || body?.dataset?.jpThemeLight === "false";
+}
+function followPageTheme(el, root) {
+  const doc = el.ownerDocument;
+  const win = doc?.defaultView;
+  if (!win) return () => {
+  };
+  let watch = null;
+  let frame = null;
+  let tries = 0;
+  const apply = () => {
+    root.dataset.nbhTheme = pageIsDark(doc) ? "dark" : "light";
+  };
+  const look = () => {
+    frame = null;
+    const place = el.getRootNode();
+    if (place instanceof win.ShadowRoot) {
+      apply();
+      watch = new win.MutationObserver(apply);
+      const marks = { attributes: true, attributeFilter: ["class", "data-jp-theme-light"] };
+      watch.observe(doc.documentElement, marks);
+      if (doc.body) watch.observe(doc.body, marks);
+    } else if (place === el || !el.isConnected) {
+      if (tries++ < 20 && win.requestAnimationFrame) frame = win.requestAnimationFrame(look);
+    }
+  };
+  look();
+  return () => {
+    if (frame !== null) win.cancelAnimationFrame?.(frame);
+    watch?.disconnect();
+  };
+}
+
+// src/shared/ops.js
+var emptySnapshot = () => ({ v: 1, seq: 0, state: {} });
+var indexOf = (items, id) => items.findIndex((item) => item && item.id === id);
+function applyOp(state, op, extraOps = {}) {
+  if (!op || typeof op !== "object") return state;
+  const custom = extraOps[op.op];
+  if (custom) return custom(state, op);
+  const key = op.key;
+  if (typeof key !== "string") return state;
+  const list = Array.isArray(state[key]) ? state[key] : [];
+  switch (op.op) {
+    case "set":
+      return { ...state, [key]: op.value };
+    case "merge":
+      return { ...state, [key]: { ...state[key] || {}, ...op.value || {} } };
+    case "append":
+      return { ...state, [key]: list.concat(op.items || []) };
+    case "insert": {
+      const items = list.filter((item) => !item || item.id !== op.item?.id);
+      const at = op.before == null ? -1 : indexOf(items, op.before);
+      items.splice(at < 0 ? items.length : at, 0, op.item);
+      return { ...state, [key]: items };
+    }
+    case "replace": {
+      const at = indexOf(list, op.item?.id);
+      const items = list.slice();
+      if (at < 0) items.push(op.item);
+      else items[at] = op.item;
+      return { ...state, [key]: items };
+    }
+    case "remove": {
+      const at = indexOf(list, op.id);
+      if (at < 0) return state;
+      return { ...state, [key]: list.filter((_, i) => i !== at) };
+    }
+    default:
+      return state;
+  }
+}
+function readSnapshot(raw) {
+  if (!raw || typeof raw !== "object") return emptySnapshot();
+  const seq = Number.isInteger(raw.seq) && raw.seq >= 0 ? raw.seq : 0;
+  const state = raw.state && typeof raw.state === "object" ? raw.state : {};
+  return { v: raw.v || 1, seq, state };
+}
+function reduce(snapshot, msg, extraOps = {}) {
+  const same = { verdict: "stale", snapshot, changed: /* @__PURE__ */ new Set() };
+  if (!msg || typeof msg !== "object") return same;
+  if (msg.t === "snapshot") {
+    const next = readSnapshot(msg.snapshot);
+    if (next.seq < snapshot.seq) return same;
+    const changed2 = /* @__PURE__ */ new Set([...Object.keys(snapshot.state), ...Object.keys(next.state)]);
+    return { verdict: "reset", snapshot: next, changed: changed2 };
+  }
+  if (msg.t !== "ops" || !Number.isInteger(msg.seq) || msg.seq <= snapshot.seq) return same;
+  if (msg.seq !== snapshot.seq + 1) return { ...same, verdict: "gap" };
+  let state = snapshot.state;
+  for (const op of Array.isArray(msg.ops) ? msg.ops : []) state = applyOp(state, op, extraOps);
+  const changed = /* @__PURE__ */ new Set();
+  for (const key of /* @__PURE__ */ new Set([...Object.keys(snapshot.state), ...Object.keys(state)])) {
+    if (state[key] !== snapshot.state[key]) changed.add(key);
+  }
+  return { verdict: "ok", snapshot: { ...snapshot, seq: msg.seq, state }, changed };
+}
+
+// src/shared/store.js
+var stores = /* @__PURE__ */ new WeakMap();
+function storeFor(model, extraOps = {}) {
+  let store = stores.get(model);
+  if (store) return store;
+  const listeners = /* @__PURE__ */ new Set();
+  let snapshot = readSnapshot(model.get("snapshot"));
+  let waiting = false;
+  const notify = (changed, verdict) => {
+    for (const fn of listeners) fn(snapshot.state, changed, verdict);
+  };
+  const onMessage = (msg) => {
+    const out = reduce(snapshot, msg, extraOps);
+    if (out.verdict === "gap") {
+      if (!waiting) sendSync(model, snapshot.seq);
+      waiting = true;
+      return;
+    }
+    if (out.verdict === "stale") return;
+    waiting = false;
+    snapshot = out.snapshot;
+    model.set("snapshot", snapshot);
+    notify(out.changed, out.verdict);
+  };
+  const onTrait = () => {
+    const next = readSnapshot(model.get("snapshot"));
+    if (next === snapshot || next.seq <= snapshot.seq) return;
+    onMessage({ t: "snapshot", snapshot: next });
+  };
+  model.on("msg:custom", onMessage);
+  model.on("change:snapshot", onTrait);
+  store = {
+    get snapshot() {
+      return snapshot;
+    },
+    get state() {
+      return snapshot.state;
+    },
+    subscribe(fn) {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
+    receive: onMessage
+  };
+  stores.set(model, store);
+  sendSync(model, snapshot.seq);
+  return store;
+}
+
+// src/shared/panel.js
+function panelView({ className, setup, draw, extraOps }) {
+  return ({ model, el }) => {
+    const store = storeFor(model, extraOps);
+    const classes = () => {
+      for (const name of model.get("_dom_classes") || []) el.classList.add(name);
+    };
+    classes();
+    model.on("change:_dom_classes", classes);
+    const root = document.createElement("div");
+    root.className = className;
+    el.append(root);
+    const unfollow = followPageTheme(el, root);
+    const ctx = { model, el, root, act: (name, args) => sendAction(model, name, args), store };
+    setup?.(ctx);
+    const all = () => new Set(Object.keys(store.state));
+    draw(ctx, store.state, all(), "reset");
+    const off = store.subscribe((state, changed, verdict) => draw(ctx, state, changed, verdict));
+    return () => {
+      off();
+      unfollow();
+      model.off?.("change:_dom_classes", classes);
+      ctx.teardown?.();
+      root.remove();
+    };
+  };
+}
+
+// src/shared/dom.js
+function fill(el, attrs, children) {
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value == null || value === false) continue;
+    if (name === "class")
+      el.setAttribute("class", Array.isArray(value) ? value.filter(Boolean).join(" ") : value);
+    else if (name === "text") el.textContent = String(value);
+    else if (name === "dataset") Object.assign(el.dataset, value);
+    else if (name.startsWith("on") && typeof value === "function")
+      el.addEventListener(name.slice(2), value);
+    else el.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children.flat(Number.POSITIVE_INFINITY)) {
+    if (child == null || child === false) continue;
+    el.append(child instanceof el.ownerDocument.defaultView.Node ? child : String(child));
+  }
+  return el;
+}
+function h(tag, attrs = {}, ...children) {
+  return fill(document.createElement(tag), attrs, children);
+}
+
+// src/views/style.js
+function kernelStyle(root) {
+  const style = document.createElement("style");
+  root.prepend(style);
+  let drawn = null;
+  return (css) => {
+    if (css === drawn) return;
+    style.textContent = css || "";
+    drawn = css;
+  };
+}
+
+// src/views/remote.js
+var LINKS = /* @__PURE__ */ new Set(["connecting", "connected", "disconnected", "error"]);
+function remoteView(root) {
+  const style = kernelStyle(root);
+  const code = (cls) => h("code", { class: cls });
+  const fields = {
+    server: code("nbh-remote-server"),
+    thread: code("nbh-remote-thread"),
+    link: h("span", { class: "nbh-remote-link-text" }),
+    error: h("span", { class: "nbh-remote-error" }),
+    can: h("span", { class: "nbh-remote-can" }),
+    state: h("pre", { class: "nbh-remote-state-text", tabindex: 0, "aria-label": "State" })
+  };
+  const link = h(
+    "div",
+    { class: "nbh-remote-link", role: "status", "aria-live": "polite" },
+    "link: ",
+    fields.link,
+    fields.error
+  );
+  const box = h(
+    "details",
+    { class: "nbh-remote", open: true },
+    h("summary", {}, h("b", {}, "Remote agent")),
+    h("div", {}, "server: ", fields.server),
+    h("div", {}, "thread: ", fields.thread),
+    link,
+    h("div", {}, "server can: ", fields.can),
+    h("div", {}, "state:"),
+    fields.state
+  );
+  root.append(box);
+  return (state) => {
+    const s = state || {};
+    style(s.css);
+    const c = s.controls || {};
+    for (const key of ["server", "thread", "can", "state"]) {
+      const text = String(c[key] ?? "");
+      if (fields[key].textContent !== text) fields[key].textContent = text;
+    }
+    const kind = LINKS.has(c.link) ? c.link : "connecting";
+    link.dataset.link = kind;
+    fields.link.textContent = String(c.link_text || kind);
+    fields.error.textContent = c.error ? `: ${c.error}` : "";
+    fields.error.hidden = !c.error;
+    box.hidden = !Object.keys(c).length;
+  };
+}
+
+// src/remote.js
+var remote_default = {
+  render: panelView({
+    className: "nbh-panel nbh-remote-panel",
+    setup(ctx) {
+      ctx.draw = remoteView(ctx.root);
+    },
+    draw(ctx, state) {
+      ctx.draw(state);
+    }
+  })
+};
+export {
+  remote_default as default
+};
