@@ -106,7 +106,7 @@ test("an unknown link is drawn as connecting; an empty state draws nothing", () 
   assert.equal(empty.el.querySelector("details.nbh-remote").hidden, true);
 });
 
-test("inside the inspector: drawn at its foot, kept current by merge ops on the part", () => {
+test("inside the inspector: drawn at its foot, kept current by child ops on the part", () => {
   const { el, model } = show(inspector, {
     css: "",
     note: "",
@@ -120,7 +120,13 @@ test("inside the inspector: drawn at its foot, kept current by merge ops on the 
   model.custom({
     t: "ops",
     seq: 2,
-    ops: [{ op: "merge", key: "remote", value: { controls: controls({ thread: HOSTILE }) } }],
+    ops: [
+      {
+        op: "child",
+        key: "remote",
+        ops: [{ op: "set", key: "controls", value: controls({ thread: HOSTILE }) }],
+      },
+    ],
   });
   assert.equal(text(part, ".nbh-remote-thread"), HOSTILE);
   assert.equal(text(part, ".nbh-remote-link-text"), "connected");

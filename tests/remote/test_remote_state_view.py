@@ -13,8 +13,8 @@ from agui_servers import AguiServer
 from widget_helpers import until
 
 from nb_hitl.remote import RemoteAgent
-from nb_hitl.widgets._remote_view import RemoteStateView
 from nb_hitl.widgets._model import inside_host
+from nb_hitl.widgets._remote_view import RemoteStateView
 
 
 def _free_port() -> int:

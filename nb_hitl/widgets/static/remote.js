@@ -47,10 +47,12 @@ function followPageTheme(el, root) {
 
 // src/shared/ops.js
 var emptySnapshot = () => ({ v: 1, seq: 0, state: {} });
+var CHILD_OPS = /* @__PURE__ */ Symbol("nb_hitl child ops");
 var indexOf = (items, id) => items.findIndex((item) => item && item.id === id);
 function applyOp(state, op, extraOps = {}) {
   if (!op || typeof op !== "object") return state;
-  const custom = extraOps[op.op];
+  if (op.op === "child") return childOp(state, op, extraOps);
+  const custom = Object.hasOwn(extraOps, op.op) ? extraOps[op.op] : null;
   if (custom) return custom(state, op);
   const key = op.key;
   if (typeof key !== "string") return state;
@@ -83,6 +85,15 @@ function applyOp(state, op, extraOps = {}) {
     default:
       return state;
   }
+}
+function childOp(state, op, extraOps) {
+  const key = op.key;
+  if (typeof key !== "string" || !Array.isArray(op.ops)) return state;
+  const own = extraOps[CHILD_OPS]?.[key] || {};
+  const old = state[key];
+  let part = old && typeof old === "object" && !Array.isArray(old) ? old : {};
+  for (const inner of op.ops) part = applyOp(part, inner, own);
+  return part === old ? state : { ...state, [key]: part };
 }
 function readSnapshot(raw) {
   if (!raw || typeof raw !== "object") return emptySnapshot();
