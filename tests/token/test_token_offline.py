@@ -16,7 +16,7 @@ import tiktoken
 import tiktoken.registry
 
 from nb_hitl.token import TokenCounter, VocabularyUnavailable, load_offline_encoding
-from nb_hitl.token._vocab import bundled_vocab_dir
+from nb_hitl.token._vocab import bundled_vocab_dir, parse_ranks
 
 URLS = {
     "o200k_base": "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
@@ -142,3 +142,12 @@ def test_importing_nb_hitl_token_does_not_import_tiktoken() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def test_parse_ranks_reads_lines_skips_blank_ones_and_names_a_bad_line() -> None:
+    data = b"aGk= 0\nIQ== 1\n\nd29ybGQ= 2\n"
+    assert parse_ranks(data, "x.tiktoken") == {b"hi": 0, b"!": 1, b"world": 2}
+    with pytest.raises(VocabularyUnavailable, match=r"Malformed line b'IQ== one' in x.tiktoken"):
+        parse_ranks(b"aGk= 0\nIQ== one\n", "x.tiktoken")
+    with pytest.raises(VocabularyUnavailable, match="Malformed line b'aGk='"):
+        parse_ranks(b"aGk=\n", "x.tiktoken")
