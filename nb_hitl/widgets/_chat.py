@@ -202,6 +202,12 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
         next message with ``undo_clear()`` or the row's *Undo clear*."""
         return self.tools.clear()
 
+    def set_limits(self, limits: dict[str, str]) -> None:
+        """Keep the controls named in ``limits`` off, each with its reason as its tooltip (what
+        a remote agent cannot do): keys are the controls' (``"clear"``, ``"step"``, ``"send"``,
+        ``"mode"``, ``"input"``...; ``ChatControls.set_limits``); replaces the limits set before."""
+        self.controls.set_limits(limits)
+
     def undo_clear(self) -> bool:
         """Bring back what ``clear()`` removed."""
         return self.tools.undo_clear()

@@ -126,8 +126,8 @@ class _Control:
 
     @property
     def disabled(self) -> bool:
-        """Greyed out (the page refuses it)."""
-        return bool(self._values.get("disabled"))
+        """Greyed out (the page refuses it): by the chat, or kept off by ``set_limits``."""
+        return bool(self._values.get("disabled")) or self._key in self._controls.limits
 
     @disabled.setter
     def disabled(self, value: bool) -> None:
@@ -135,8 +135,9 @@ class _Control:
 
     @property
     def tooltip(self) -> str:
-        """The title the page shows on hover."""
-        return str(self._values.get("tooltip") or "")
+        """The title the page shows on hover (why it is off, when ``set_limits`` keeps it so)."""
+        limit = self._controls.limits.get(self._key)
+        return limit if limit is not None else str(self._values.get("tooltip") or "")
 
     @tooltip.setter
     def tooltip(self, value: str | None) -> None:
@@ -153,7 +154,12 @@ class _Control:
 
     def part(self) -> dict[str, Any]:
         """This control's part of the view state."""
-        return {name: self._values.get(name) for name in self._fields}
+        part = {name: self._values.get(name) for name in self._fields}
+        if self._key in self._controls.limits:  # off, whatever the chat set, and why
+            part["disabled"] = True
+            if "tooltip" in part:
+                part["tooltip"] = self.tooltip
+        return part
 
 
 class ControlButton(_Control):
@@ -387,6 +393,8 @@ class ChatControls(PanelModel):
         embedded: bool = False,
     ) -> None:
         self._building = True  # see ready()
+        self.limits: dict[str, str] = {}
+        """The controls kept off, each with why (``set_limits``)."""
         self._batch: dict[str, Any] | None = None
         self._parts: dict[str, Any] = {}
         """Every part, while being built."""
@@ -446,6 +454,36 @@ class ChatControls(PanelModel):
             "clear": self.clear_button,
             "export": self.export_button,
         }
+
+    def switchable(self) -> dict[str, _Control]:
+        """The controls that can be off (all but the status line and the note), by key."""
+        return {
+            **self.buttons(),
+            "input": self.input,
+            "mode": self.mode_picker,
+            "export_format": self.export_format,
+        }
+
+    def set_limits(self, limits: dict[str, str]) -> None:
+        """Keep the controls named in ``limits`` (by key: ``"clear"``, ``"step"``, ``"mode"``...)
+        off, each with its reason as its tooltip, whatever the chat sets on them later (what a
+        remote agent cannot do); replaces the limits set before (``{}``: none).
+
+        Raises:
+            ValueError: a key that names no control (nothing is changed).
+        """
+        every = self.switchable()
+        unknown = sorted(set(limits) - set(every))
+        if unknown:
+            raise ValueError(
+                f"set_limits: no control named {', '.join(map(repr, unknown))} "
+                f"(the controls: {', '.join(sorted(every))})"
+            )
+        old, self.limits = self.limits, {str(k): str(v) for k, v in limits.items()}
+        with self.batch():
+            for key in set(old) | set(self.limits):
+                if old.get(key) != self.limits.get(key):
+                    self._changed(key, every[key].part())
 
     def press(self, name: str, **args: Any) -> None:
         """Send action ``name`` as the page does (headless tests, scripts): ``press("send",

@@ -2,7 +2,8 @@
 
 An agent that runs elsewhere (``nb_hitl.remote.RemoteAgent``) says which panel features it
 lacks in ``agent.unsupported`` (feature -> reason). ``apply_limits(panel)`` disables each
-such control with the reason as its tooltip and puts one note under the chat listing them,
+such control with the reason as its tooltip (``ChatWidget.set_limits``,
+``MemoryInspector.set_limits``) and puts one note under the chat listing them,
 so nothing is silently ignored (redrawn when the server has said what it can do:
 ``RemoteConnected``); ``RemoteStateView`` shows in the inspector what the client
 can know besides the messages: the server, the thread, its capabilities and its state.
@@ -43,12 +44,8 @@ COMPRESSION_CONTROLS = ("compress", "undo", "reset", "explore", "threshold", "ke
 """The inspector's compression controls (compression runs on the server)."""
 MEMORY_CONTROLS = ("pin", "unpin")
 """The inspector's controls that edit memory."""
-
-
-def _disable(control: Any, reason: str) -> None:
-    if control is not None:
-        control.disabled = True
-        control.tooltip = reason
+CHAT_CONTROLS = {"edit_memory": ("clear",), "stop_after_step": ("step",)}
+"""The chat's controls (``ChatWidget.set_limits`` keys) each missing feature keeps off."""
 
 
 def apply_limits(panel: Any, show: Callable[[str], Any]) -> LimitsNote | None:
@@ -83,11 +80,14 @@ class LimitsNote:
         """Grey out and list what the agent cannot do now."""
         panel = self.panel
         limits: dict[str, str] = panel.agent.unsupported
-        chat = panel.chat
-        if "edit_memory" in limits:
-            _disable(chat.tools.clear_button, limits["edit_memory"])
-        if "stop_after_step" in limits:
-            chat.step_stop.button.tooltip = limits["stop_after_step"]
+        panel.chat.set_limits(
+            {
+                control: limits[feature]
+                for feature, controls in CHAT_CONTROLS.items()
+                if feature in limits
+                for control in controls
+            }
+        )
         inspector = panel.inspector
         if inspector is not None:
             off: dict[str, str] = {}

@@ -177,3 +177,37 @@ def test_no_gauge_for_an_agent_without_a_plan() -> None:
 
     chat = ChatWidget(UserAgent("Ann"))
     assert chat.status.context is None and "nb-hitl-gauge" not in chat.status.value
+
+
+async def test_set_limits_keeps_controls_off_with_why_until_lifted() -> None:
+    friday = agent(["One.", "Two."])
+    chat = ChatWidget(friday)
+    why = f"Not here: {XSS}"
+    chat.set_limits({"clear": why, "send": "read-only"})
+    clear, send = chat.tools.clear_button, chat.send_button
+    assert clear.disabled and clear.tooltip == why
+    page = chat.controls.state
+    assert page["clear"]["disabled"] and page["clear"]["tooltip"] == why  # set as a title
+    assert page["send"]["disabled"] and page["send"]["tooltip"] == "read-only"
+    assert XSS not in chat.controls.drawn_html()  # a reason is text, never HTML
+    send.disabled = False  # the chat's own state changes leave a limited control off
+    clear.tooltip = "Clear the chat"
+    assert send.disabled and chat.controls.state["send"]["disabled"]
+    assert chat.controls.state["clear"]["tooltip"] == why
+    chat.set_limits({"clear": why})  # replaces: Send comes back as the chat left it
+    assert not send.disabled and not chat.controls.state["send"]["disabled"]
+    chat.send("first")
+    await until(lambda: chat.state == "idle", what="reply")
+    assert clear.disabled and len(friday.memory.messages) == 2
+    chat.set_limits({})
+    assert not clear.disabled and clear.tooltip == "Clear the chat"
+    assert chat.controls.state["clear"] == {**page["clear"], "disabled": False,
+                                            "tooltip": "Clear the chat"}  # fmt: skip
+
+
+def test_set_limits_refuses_a_name_that_is_no_control_and_changes_nothing() -> None:
+    chat = ChatWidget(agent(["x"]))
+    chat.set_limits({"clear": "no"})
+    with pytest.raises(ValueError, match=r"no control named 'status', 'typo'.*clear"):
+        chat.set_limits({"typo": "x", "status": "y", "send": "z"})
+    assert chat.controls.limits == {"clear": "no"} and not chat.send_button.disabled
