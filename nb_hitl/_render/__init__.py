@@ -2,8 +2,9 @@
 
 ``_text.py``: ``esc``, ``markdown`` and the remote-image policy (no image at a URL is fetched
 without a click); ``_msg.py``: a message's header, blocks and row; ``_css.py``: the stylesheet
-(``CSS``, and the card and question rules the widgets add); ``_theme.py``: the palette
-(``LIGHT``/``DARK``, speaker and button colours) and ``var``/``paint`` for theme variables.
+(``CSS``, its rules in the CSS file ``widgets.css``, and the card and question rules);
+``_theme.py``: the palette (``LIGHT``/``DARK``, speaker and button colours) and
+``var``/``paint`` for theme variables.
 Every string from a model, a tool, a person or an agent name goes through ``esc()`` or
 ``markdown()`` before it reaches an ``ipywidgets.HTML`` value, which inserts it unsanitised.
 This package sits below ``nb_hitl.message`` (``Msg._repr_html_``) and ``nb_hitl.widgets`` and
