@@ -6,12 +6,10 @@ ipywidgets reaches the front end only through a widget's ``comm`` (a public trai
 ``handle_msg``, ``close``). Every trait update (``{"method": "update", "state": ...}``) and
 every custom message (``widget.send``) is one ``comm.send`` call, in the order the widget
 made them. ``tap(widget)`` puts a ``WidgetComm`` in that trait, wrapping the comm the kernel
-opened for the widget (ipykernel's, marimo's, a test's), and the two things that need a
-widget's outgoing messages attach to it, in this order:
-
-- ``pacer``: decides *when* each message goes out (the loop's ``CommPacer``, ``_pacer.py``);
-- ``route``: decides *where* it goes: the wrapped kernel comm (``None``, the default) or a
-  ``MarimoHost`` that draws the widget in marimo (``_marimo.py``).
+opened for the widget (ipykernel's, marimo's, a test's), and ``route`` decides where its
+messages go: the wrapped kernel comm (``None``, the default) or a ``MarimoHost`` that draws the
+widget in marimo (``_marimo.py``). (When messages go out is no longer decided here: each panel
+is one ``PanelModel`` whose op batches go through the loop's budget, ``_budget.py``.)
 
 Why here: this is the contract between ipywidgets and every kernel (ipykernel 6 and 7,
 marimo, xeus), which an ipywidgets 8.x release cannot change without breaking them all,
@@ -35,16 +33,6 @@ from comm.base_comm import BaseComm
 logger = logging.getLogger("nb_hitl.widgets")
 
 
-class Pacer(Protocol):
-    """What decides when a tapped widget's messages go out (``CommPacer``)."""
-
-    def send(self, comm: WidgetComm, data: Any, metadata: Any, buffers: Any) -> None:
-        """Deliver now (``comm.deliver``) or later, in order."""
-
-    def drop(self, comm: WidgetComm) -> None:
-        """Forget ``comm``'s queued messages (the widget closed)."""
-
-
 class Route(Protocol):
     """Where a hosted widget's messages go instead of its kernel comm (``MarimoHost``)."""
 
@@ -56,7 +44,7 @@ class Route(Protocol):
 
 
 class WidgetComm(BaseComm):
-    """A widget's comm as nb_hitl sees it: the kernel's comm, paced and routed.
+    """A widget's comm as nb_hitl sees it: the kernel's comm, routed.
 
     Args:
         inner: the comm the kernel opened for the widget (``None``: a hosted widget that has
@@ -66,8 +54,6 @@ class WidgetComm(BaseComm):
 
     def __init__(self, inner: Any, comm_id: str) -> None:
         self.inner = inner
-        self.pacer: Pacer | None = None
-        """Decides when messages go out; ``None``: at once."""
         self._route: weakref.ref[Route] | None = None
         super().__init__(
             comm_id=comm_id, primary=False, target_name=getattr(inner, "target_name", "comm")
@@ -96,13 +82,8 @@ class WidgetComm(BaseComm):
         return self._closed
 
     def send(self, data: Any = None, metadata: Any = None, buffers: Any = None) -> None:
-        """What ipywidgets calls for each message: through the pacer, then delivered."""
-        if self._closed:
-            return
-        if self.pacer is not None:
-            self.pacer.send(self, data, metadata, buffers)
-        else:
-            self.deliver(data, metadata, buffers)
+        """What ipywidgets calls for each message: delivered at once, where it is routed."""
+        self.deliver(data, metadata, buffers)
 
     def deliver(self, data: Any = None, metadata: Any = None, buffers: Any = None) -> None:
         """Send one message now, to the host or through the kernel's comm."""
@@ -155,14 +136,12 @@ class WidgetComm(BaseComm):
     def close(
         self, data: Any = None, metadata: Any = None, buffers: Any = None, deleting: bool = False
     ) -> None:
-        """The widget closed: its queued messages are dropped and the kernel comm closed."""
+        """The widget closed: its host forgets it and the kernel comm is closed."""
         if self._closed:
             return
         self._closed = True
         if deleting:
-            return  # garbage: nothing queues it, no host holds it; the kernel comm closes itself
-        if self.pacer is not None:
-            self.pacer.drop(self)
+            return  # garbage: no host holds it; the kernel comm closes itself
         route = self.route
         if route is not None:
             route.comm_close(self.comm_id)
@@ -187,4 +166,4 @@ def tapped(widget: w.Widget) -> WidgetComm | None:
     return current if isinstance(current, WidgetComm) else None
 
 
-__all__ = ["Pacer", "Route", "WidgetComm", "tap", "tapped"]
+__all__ = ["Route", "WidgetComm", "tap", "tapped"]

@@ -109,7 +109,7 @@ class MarimoHost(anywidget.AnyWidget):
     # -- the widget tree ---------------------------------------------------------------------
     def _adopt(self, widget: w.Widget) -> None:
         """Route ``widget``'s messages here (and its children's, layout's, style's)."""
-        comm = tap(widget)  # the seam the pacer uses too (``_comm.py``)
+        comm = tap(widget)  # the comm seam (``_comm.py``)
         cid = comm.comm_id
         if cid not in self._widgets:
             self._widgets[cid] = widget

@@ -21,6 +21,11 @@ nesting), and the page's ``{t: "action", name: key, args: {name, args}}`` reache
 A child made inside ``with inside_host():`` opens no comm of its own (nor a ``Layout``): it
 is drawn only by its host's page; displaying it on its own later opens its comm then.
 
+Batches and snapshots go out through the loop's kernel-wide budget (``_budget.IopubBudget``:
+one token bucket of comm messages a second for every panel): while a panel's batch waits its
+turn, the panel's newer ops join it (same ``seq``), and a page action's reaction goes out at
+once (``urgent``).
+
 The page sends actions, ``{t: "action", name, args}`` (a click, a key, a slider move). They
 may arrive on any thread (JupyterLab's comms over subshells), so each runs on the kernel loop
 the panel was made on (``LoopBridge.call``); a handler that returns a coroutine runs as a task
@@ -42,6 +47,7 @@ from typing import Any
 import anywidget
 import traitlets
 
+from ._budget import iopub_budget
 from ._in_marimo import in_marimo, prepare_marimo
 from ._loop import LoopBridge
 
@@ -268,12 +274,16 @@ class PanelModel(anywidget.AnyWidget):
         """Apply ``ops`` (owned: not copied), keep the snapshot, send or forward the batch."""
         for op in ops:
             self._apply_op(op)
-        self.seq += 1
+        paged = self._host is None or (self.comm is not None and not self._commless)
+        # While this panel's last batch waits for the kernel-wide budget, these ops join it.
+        joined = paged and self.comm is not None and self._iopub.join(self, ops)
+        if not joined:
+            self.seq += 1
         self._keep_snapshot()
         if self._host is not None:  # drawn inside its host: the host's page gets the batch
             host, key = self._host
             host._apply_batch([{"op": "child", "key": key, "ops": ops}])
-        if self._host is None or (self.comm is not None and not self._commless):
+        if paged and not joined:
             self._send_msg({"t": "ops", "seq": self.seq, "ops": ops})
         return ops
 
@@ -316,10 +326,15 @@ class PanelModel(anywidget.AnyWidget):
         self.set_view(**{key: child.state})
         self.on_action(key, lambda name="", args=None: child._run_action(name, args or {}))
 
+    @property
+    def _iopub(self) -> Any:
+        """The kernel-wide budget every panel on this loop sends through (``_budget.py``)."""
+        return iopub_budget(self.bridge.loop)
+
     def _send_msg(self, content: dict[str, Any]) -> None:
         self.sent += 1
         if self.comm is not None:
-            self.send(content)
+            self._iopub.send(self, content)
 
     # -- what the page sends -----------------------------------------------------------------
     def on_action(self, name: str, handler: Action) -> None:
@@ -352,7 +367,8 @@ class PanelModel(anywidget.AnyWidget):
         if handler is None:
             logger.warning("nb_hitl panel %s: unknown action %r", type(self).__name__, name)
             return
-        result = handler(**args)
+        with self._iopub.urgent(self):  # the reaction to a click never waits its turn
+            result = handler(**args)
         if inspect.iscoroutine(result):
             self.bridge.spawn(result, name=f"nb_hitl {type(self).__name__} {name}")
 

@@ -1,4 +1,7 @@
-"""The kernel-wide redraw budget: fair turns among streaming messages, final text intact."""
+"""The kernel-wide budget's redraws: fair turns among streaming messages, final text intact.
+
+``RedrawBudget`` / ``redraw_budget`` are the former names of the one budget
+(``_budget.IopubBudget``), whose one token bucket also paces every panel's batches."""
 
 from __future__ import annotations
 
@@ -96,9 +99,9 @@ async def test_cancel_drops_a_waiting_redraw_and_a_repeat_request_keeps_its_plac
 def test_a_bad_rate_says_what_to_pass() -> None:
     loop = asyncio.new_event_loop()
     try:
-        with pytest.raises(ValueError, match="or None for no limit"):
+        with pytest.raises(ValueError, match="or None for no budget"):
             RedrawBudget(loop, per_second=0)
-        with pytest.raises(ValueError, match="or None for no limit"):
+        with pytest.raises(ValueError, match="or None for no budget"):
             RedrawBudget(loop).set_rate(-1)
     finally:
         loop.close()
@@ -131,21 +134,24 @@ def story(i: int) -> str:
 
 async def test_many_chats_on_a_tight_budget_end_with_their_memorys_text() -> None:
     budget = redraw_budget()
-    budget.set_rate(15)  # far fewer redraws than 30 streams want: most deltas are skipped
+    budget.set_rate(60)  # far fewer messages than 30 streams want: most deltas are skipped
     try:
         agents = [
-            ReActAgent(f"A{i}", "sys", ScriptedModel([story(i)], tokens_per_second=2_000))
+            ReActAgent(f"A{i}", "sys", ScriptedModel([story(i)], tokens_per_second=300))
             for i in range(30)
         ]
         chats = [ChatWidget(a) for a in agents]
-        granted = budget.granted
+        granted, merged = budget.granted, budget.merged
         for chat in chats:
             chat.send("go")
         await until(lambda: all(c.state == "idle" for c in chats), timeout=60)
         assert budget.granted > granted  # the streams were drawn through the shared budget
+        assert budget.merged > merged  # and the panels' waiting batches took in newer ops
         for agent, chat in zip(agents, chats, strict=True):
             final = agent.memory.messages[-1]
             assert row_matches(chat.transcript.get(final.id), final.get_text_content() or "")
+        await until(lambda: budget.backlog == 0, timeout=60, what="every batch sent")
+        for chat in chats:
             chat.close()
     finally:
         budget.set_rate(None)
@@ -171,17 +177,18 @@ async def test_hub_rows_streaming_at_once_end_with_each_speakers_memory() -> Non
         budget.set_rate(REDRAWS_PER_SECOND)
 
 
-def test_the_budget_and_the_pacer_share_one_token_bucket() -> None:
-    from nb_hitl.widgets._bucket import TokenBucket
-    from nb_hitl.widgets._pacer import CommPacer
+def test_the_budget_and_the_pacer_are_one_budget_with_one_token_bucket() -> None:
+    from nb_hitl.widgets._budget import IopubBudget, TokenBucket, iopub_budget
+    from nb_hitl.widgets._pacer import CommPacer, comm_pacer
 
+    assert RedrawBudget is CommPacer is IopubBudget
     loop = asyncio.new_event_loop()
     try:
-        budget, pacer = RedrawBudget(loop, per_second=200), CommPacer(loop, per_second=300)
-        assert isinstance(budget._bucket, TokenBucket) and isinstance(pacer._bucket, TokenBucket)
-        assert (budget.per_second, pacer.per_second) == (200, 300)
-        pacer.set_rate(None)
-        assert pacer.per_second is None and pacer._bucket.ready()
+        budget = redraw_budget(loop)
+        assert comm_pacer(loop) is budget is iopub_budget(loop)
+        assert isinstance(budget._bucket, TokenBucket) and budget.per_second == REDRAWS_PER_SECOND
+        budget.set_rate(None)
+        assert budget.per_second is None and budget._bucket.ready()
     finally:
         loop.close()
     bucket = TokenBucket(per_second=10, burst=2)
