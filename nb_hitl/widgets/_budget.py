@@ -262,12 +262,7 @@ class IopubBudget:
 
     def pace(self, widgets: Any) -> None:
         """Nothing to do: a panel paces itself (the former ``CommPacer.pace``, kept for its
-        callers until none is left)."""
-
-    def drop(self, panel: Panel) -> None:
-        """Forget ``panel``'s waiting messages (it closed: nothing to update)."""
-        for key in list(self._lines.get(id(panel), ())):
-            self._pop(key)
+        callers outside nb_hitl)."""
 
     def _enqueue(self, item: _Item) -> None:
         if item[0].comm is None:

@@ -39,7 +39,6 @@ from ._keys import KeyBindings
 from ._live import html
 from ._live_rows import LiveRows
 from ._loop import LoopBridge, WidgetRegistry
-from ._pacer import comm_pacer, walk
 from ._question import QuestionCards
 from ._resume import Request
 from ._row import Row
@@ -151,7 +150,6 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
             ]
         )
         self.add_class("nb-hitl-chat")
-        comm_pacer(self._bridge.loop).pace(walk(self))  # many chats' bursts paced (_pacer.py)
 
         self._gauge_handle: asyncio.TimerHandle | None = None
         self._gauge_cost = 0.0

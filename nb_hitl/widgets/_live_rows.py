@@ -148,8 +148,6 @@ class LiveRows:
         """How many coalesced redraws happened (for benchmarks and tests)."""
         self.budget = redraw_budget(bridge.loop)
         """The loop's shared redraw budget, which calls ``flush`` when this row's turn comes."""
-        if transcript.pacer is None:
-            transcript.pacer = comm_pacer(bridge.loop)
         self.last_flush = 0.0
         self.newest: LiveRow | None = None
         """The newest streaming row made, kept once finished (benchmarks and tests)."""

@@ -4,7 +4,7 @@ The pacer wrapped the comm of every ipywidget of a panel's tree (``walk``) and m
 trait updates. Each panel is one ``PanelModel`` now, and every panel's op batches go through
 the loop's one budget (``_budget.IopubBudget``), joined while they wait. ``comm_pacer(loop)``
 returns that budget, ``CommPacer`` is its class, and ``pace(widgets)`` has nothing left to do
-(a panel paces itself): kept until no caller is left.
+(a panel paces itself): kept for code written against the pacer; nb_hitl calls none of them.
 """
 
 from __future__ import annotations

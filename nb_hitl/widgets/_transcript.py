@@ -24,7 +24,6 @@ from nb_hitl._render import RemoteImages, msg_html, with_copy_button
 from ._card import CardRow
 from ._collapsed import CollapsedMessage, is_long
 from ._loop import LoopBridge
-from ._pacer import CommPacer
 from ._row import ROW_ACTION, Row, RowButton
 from ._seam import continued_html, folded_ids, is_continuation
 from ._transcript_view import TranscriptView
@@ -120,8 +119,6 @@ class Transcript:
         resume instruction): kept as entries, not drawn (the answer shows its seam)."""
         self.instructions: dict[str, str] = {}
         """Continued answer id -> the instruction given to ``resume()`` (quoted at the seam)."""
-        self.pacer: CommPacer | None = None
-        """Paces the rows' updates (the panel's loop's ``comm_pacer``); None: not paced."""
         self.row_actions: Callable[[Msg, str], str] | None = None
         """Adds a message row's buttons (Edit, Regenerate) to its HTML; None: no buttons."""
         self._bridge = bridge
@@ -376,8 +373,6 @@ class Transcript:
         if self._model is None:  # not shown yet: these rows go in its opening message
             self._first_rows = (items, earlier)
             return
-        if self.pacer is not None:
-            self.pacer.pace([self._model])
         self._model.set_rows(items, earlier)
 
 
