@@ -108,8 +108,8 @@ class Panel(Protocol):
     comm: Any
     """Its comm (``None`` once closed: what waits for it is dropped)."""
 
-    def send(self, content: Any, buffers: Any = None) -> None:
-        """Send a custom message to its page (ipywidgets' ``Widget.send``)."""
+    def page_send(self, content: Any) -> None:
+        """Send a custom message to its page now (ipywidgets' ``Widget.send``)."""
 
 
 class Streamer(Protocol):
@@ -285,7 +285,7 @@ class IopubBudget:
         if panel.comm is None:
             return  # closed meanwhile: nothing to update
         self.sent += 1
-        panel.send(content)
+        panel.page_send(content)
 
     def _schedule_drain(self) -> None:
         if self._drain_handle is not None or not self._queue or self.per_second is None:

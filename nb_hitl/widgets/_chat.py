@@ -4,6 +4,16 @@ The widget only reads the agent through its events and public methods (``agent(m
 ``agent.interrupt_nowait()``, ``agent.is_replying``, ``agent.subscribe``). Replies run as
 background tasks on the loop captured at creation; every button callback goes through a
 ``LoopBridge`` because JupyterLab may run comm handlers on another thread.
+
+The chat is one model (a ``PanelModel``; its front end ``js/src/chat.js``): its parts are
+drawn inside it with no comm of their own (``inside_host`` + ``embed``), each keeping its own
+Python object: ``transcript`` (the rows: ``chat.transcript.view``, a ``TranscriptView``),
+``controls`` (``ChatControls``: the input, buttons, picker, status line, toolbar) and
+``keys`` (``chat.shortcuts``, a ``KeyBindings``: the shortcuts, row and Copy buttons, Stop
+drawn at once, the "kernel restarted" banner), plus ``css``, the kernel's stylesheet when
+the chat is shown on its own. The page's actions reach a part as the chat's action named after it
+(``{name: "controls", args: {name: "send", args: {text}}}``); a part's batches reach the page
+as ``child`` ops of the chat's. One chat opens one comm (and its ``Layout``).
 """
 
 from __future__ import annotations
@@ -17,7 +27,6 @@ from typing import TYPE_CHECKING, Any, cast
 import ipywidgets as w
 
 from nb_hitl._render import (
-    CSS,
     RemoteImages,
     check_remote_images,
     copy_text,
@@ -36,9 +45,9 @@ from ._chat_tools import ChatTools, CompressionRows
 from ._controls import ChatControls
 from ._input import WidgetInput
 from ._keys import KeyBindings
-from ._live import html
 from ._live_rows import LiveRows
 from ._loop import LoopBridge, WidgetRegistry
+from ._model import PanelModel, inside_host, page_css, static_file
 from ._question import QuestionCards
 from ._resume import Request
 from ._row import Row
@@ -57,8 +66,15 @@ _CHATS = WidgetRegistry()
 """The newest ChatWidget of each agent."""
 
 
-class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
+PARTS = ("transcript", "controls", "keys")
+"""The chat's parts drawn inside it (``js/src/chat.js`` reads them), by their key."""
+
+
+class ChatWidget(SendMixin, FollowAgentMixin, PanelModel):
     """A chat transcript with Send, Stop and Continue, driving one agent.
+
+    One model draws it all (see module doc); ``chat.layout`` is its layout, ``add_class`` its
+    classes, as they were when it was an ``ipywidgets.VBox``.
 
     Args:
         agent: the agent to talk to (``ReActAgent``...).
@@ -67,7 +83,7 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
             before the oldest go, together); older ones behind "Show earlier".
         max_updates_per_second: redraw rate of the streaming message (deltas are coalesced).
         continue_text: what the Continue button sends.
-        css: include the stylesheet (``AgentPanel`` includes it once for both halves).
+        css: include the kernel's stylesheet (``AgentPanel`` includes it once for both halves).
         remote_images: how images from URLs in messages are drawn: ``"link"`` (default: a
             link opened only on a click, so no message can make the browser fetch anything),
             ``"show"`` (loaded at once: only for trusted sources) or ``"text"``. Inline
@@ -107,13 +123,14 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
         self.transcript = Transcript(
             max_rendered, images=remote_images, callback=self._bridge.callback, bridge=self._bridge
         )
-        self.controls = ChatControls(
-            self._bridge,
-            placeholder=f"Message {agent.name}…",
-            send_mode=send_mode,
-            modes=[(label, mode) for mode, label in MODE_LABELS.items()],
-            hints=[MODE_HINTS[m] for m in MODE_LABELS],
-        )
+        with inside_host():  # drawn by this chat's page only: no comm of their own
+            self.controls = ChatControls(
+                self._bridge,
+                placeholder=f"Message {agent.name}…",
+                send_mode=send_mode,
+                modes=[(label, mode) for mode, label in MODE_LABELS.items()],
+                hints=[MODE_HINTS[m] for m in MODE_LABELS],
+            )
         """The input, buttons, picker, status line and toolbar: one front-end part."""
         self._build_controls()
         self.live = LiveRows(
@@ -139,17 +156,6 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
             for msg in memory.messages if memory is not None else []:
                 self.transcript.fold_continued(msg)  # a continued answer: one, with a seam
             self.transcript.render()
-        # Drawn before the transcript's model opens: the rows go in its opening message.
-        top: list[w.Widget] = [html(CSS)] if css else []
-        super().__init__(
-            children=[
-                *top,
-                self.transcript.box,
-                self.controls,
-                self.shortcuts,
-            ]
-        )
-        self.add_class("nb-hitl-chat")
 
         self._gauge_handle: asyncio.TimerHandle | None = None
         self._gauge_cost = 0.0
@@ -188,12 +194,32 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
             show_mode()
             self._unwatch_policy = policy.watch(self._bridge.callback(show_mode))
         self.controls.ready()  # set up (gauge, permission mode...): the page gets them whole
+        # Everything drawn so far goes in the chat's opening message (no op batch for it).
+        with inside_host():
+            view = self.transcript.view
+        parts: dict[str, PanelModel] = {
+            "transcript": view,
+            "controls": self.controls,
+            "keys": self.shortcuts,
+        }
+        state = {"css": page_css(css), **{k: p.view_state for k, p in parts.items()}}
+        PanelModel.__init__(self, state, bridge=self._bridge, _dom_classes=("nb-hitl-chat",))
+        for key, part in parts.items():
+            self.embed(part, key)  # the state holds them already: nothing is sent
+
+    _esm = static_file("chat.js")
+    _css = static_file("chat.css")
 
     # -- public API --------------------------------------------------------------------------
     @property
-    def state(self) -> str:
-        """``idle``, ``running``, ``stopping``, ``waiting`` (for you) or ``error``."""
+    def state(self) -> str:  # type: ignore[override]
+        """``idle``, ``running``, ``stopping``, ``waiting`` (for you) or ``error`` (the view
+        state, what ``PanelModel.state`` is elsewhere, is ``view_state``)."""
         return self.status.state
+
+    def drawn_html(self) -> str:
+        """Every part the page inserts as HTML: the rows, the status line and the note."""
+        return "\n".join([self.transcript.view.drawn_html(), self.controls.drawn_html()])
 
     def clear(self) -> bool:
         """Clear the chat and the agent's memory (the Clear button's twin); undoable until the
@@ -241,8 +267,12 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
     def append_widget(
         self, widget: w.Widget | Row, key: str | None = None, *, after: str | None = None
     ) -> str:
-        """Add any widget, or a row drawn inside the transcript (an approval card, a note), as
-        a transcript row; returns its key.
+        """Add a row drawn inside the transcript (an approval card, a note: a ``Row``) or any
+        ipywidget, as a transcript row; returns its key.
+
+        An ipywidget is drawn by the notebook's widget manager inside the row (JupyterLab,
+        Notebook 7, VS Code); a front end without one (marimo shows anywidgets only) says it
+        cannot draw it: there, add a ``Row`` of HTML instead.
 
         ``after``: the key (a message id) of the row it goes after; default the end.
         """
@@ -304,8 +334,13 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
             self._note.value = f'<span class="nb-hitl-note">{esc(reason)}</span>'
 
     def close(self) -> None:
-        """Stop listening to the agent and close the widget."""
+        """Stop listening to the agent and close the widget (and the parts drawn inside)."""
         self.detach()
+        transcript = getattr(self, "transcript", None)  # None: __init__ refused its arguments
+        view = transcript._model if transcript is not None else None
+        for part in (view, getattr(self, "controls", None), getattr(self, "shortcuts", None)):
+            if part is not None:
+                part.close()
         super().close()
 
     @property
@@ -351,26 +386,28 @@ class ChatWidget(SendMixin, FollowAgentMixin, w.VBox):
             f"Continue the interrupted answer: sends what you typed as the instruction, "
             f"or “{self.continue_text}” when the box is empty"
         )
-        self.shortcuts = KeyBindings(
-            "nb-hitl-chat",
-            [
-                {"key": "Enter", "mod": True, "within": ".nb-hitl-input", "action": "send",
-                 "clear": True},
-                {"key": "Escape", "action": "stop", "anywhere": True, "enabled": ".nb-hitl-stop"},
-                {"key": "Escape", "shift": True, "action": "stop_after_step", "anywhere": True,
-                 "enabled": ".nb-hitl-stop-step"},
-                *CARD_KEYS,
-                {"key": "Enter", "within": ".nb-hitl-question-other", "near": ".nb-hitl-question",
-                 "click": ".nb-hitl-question-submit"},
-            ],
-            self._bridge,
-            focus_scope="nb-hitl-panel",
-            copy_buttons=".nb-hitl-copy",
-            action_buttons=ACTION_BUTTONS,
-            stopping_rows=".nb-hitl-live",
-            stop_button=".nb-hitl-stop",
-            stop_action="stop",
-        )  # fmt: skip
+        bindings = [
+            {"key": "Enter", "mod": True, "within": ".nb-hitl-input", "action": "send",
+             "clear": True},
+            {"key": "Escape", "action": "stop", "anywhere": True, "enabled": ".nb-hitl-stop"},
+            {"key": "Escape", "shift": True, "action": "stop_after_step", "anywhere": True,
+             "enabled": ".nb-hitl-stop-step"},
+            *CARD_KEYS,
+            {"key": "Enter", "within": ".nb-hitl-question-other", "near": ".nb-hitl-question",
+             "click": ".nb-hitl-question-submit"},
+        ]  # fmt: skip
+        with inside_host():  # drawn by the chat's page (js/src/chat.js): no comm of its own
+            self.shortcuts = KeyBindings(
+                "nb-hitl-chat",
+                bindings,
+                self._bridge,
+                focus_scope="nb-hitl-panel",
+                copy_buttons=".nb-hitl-copy",
+                action_buttons=ACTION_BUTTONS,
+                stopping_rows=".nb-hitl-live",
+                stop_button=".nb-hitl-stop",
+                stop_action="stop",
+            )
         self.shortcuts.on_action("send", self._send_text)
         self.shortcuts.on_copy(self._copy_text)
         self.shortcuts.on_form_action(CARD_ACTION, self.transcript.card_action)

@@ -35,18 +35,13 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import uuid
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-import anywidget
-import ipywidgets as w
 import traitlets
-from comm import DummyComm
 
-from ._look import look
 from ._loop import LoopBridge
-from ._model import PanelModel, static_file
+from ._model import PanelModel, inside_host, static_file
 
 BUTTON_KEYS = ("send", "stop", "step", "continue", "retry", "clear", "export")
 """The buttons the controls draw, by their key in the state (and the action a press sends)."""
@@ -358,11 +353,6 @@ class ControlHtml(_Control):
         return self._values["value"]
 
 
-def _no_comm() -> DummyComm:
-    """A comm that opens nothing and publishes nothing (a part drawn inside its host)."""
-    return DummyComm(comm_id=uuid.uuid4().hex, target_name="jupyter.widget")
-
-
 class ChatControls(PanelModel):
     """The chat's controls, one front-end part (see module doc).
 
@@ -375,8 +365,9 @@ class ChatControls(PanelModel):
         send_mode: the mode picker's value; ``modes``: its ``(label, value)`` options,
             ``hints`` their tooltips.
         embedded: to be drawn inside another panel (``host.embed(controls, "controls")``):
-            no comm of its own is opened (a ``DummyComm`` stands in); its state is the host's
-            part and its actions come as the host's action ``controls`` (``{name, args}``).
+            no comm of its own is opened (as if made in ``inside_host()``, which a chat
+            does); its state is the host's part and its actions come as the host's action
+            ``controls`` (``{name, args}``).
     """
 
     _esm = static_file("chat_controls.js")
@@ -399,10 +390,10 @@ class ChatControls(PanelModel):
         self._parts: dict[str, Any] = {}
         """Every part, while being built."""
         if embedded:  # drawn inside its host (``host.embed``): no comm of its own is opened
-            extra: dict[str, Any] = {"comm": _no_comm(), "layout": w.Layout(comm=_no_comm())}
+            with inside_host():
+                super().__init__({}, bridge=bridge)
         else:
-            extra = look(anywidget.AnyWidget)  # laid out by its front end: the shared layout
-        super().__init__({}, bridge=bridge, **extra)
+            super().__init__({}, bridge=bridge)
         self.add_class("nb-hitl-controls")
         b = ControlButton
         self.send_button = b(self, "send", "Send", icon="paper-plane", button_style="primary")

@@ -27,6 +27,12 @@ word stands (interrupted, or finished after all if the reply ended first).
 It also tells when the panel can no longer reach its kernel: when the widget manager drops
 the comms (kernel restart) or the kernel goes away (shutdown), it shows ``INACTIVE_TEXT``
 and disables every button and text box in ``inactive_scope``.
+
+A chat draws its keys itself (``js/src/chat.js``): there the bindings are a ``PanelModel``
+part of the chat (``embed(keys, "keys")``, made with ``inside_host()``: no comm of its own),
+its state the settings above, and a key press arrives as the chat's action ``keys`` with
+``{name: "press", args: {action, text, form}}``. Shown on its own, it is the anywidget it
+always was (``keys.js`` reads the traits and sends ``{action, text, form}``).
 """
 
 from __future__ import annotations
@@ -34,19 +40,32 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import anywidget
 import traitlets
 
-from ._look import look
 from ._loop import LoopBridge
-from ._model import static_file
+from ._model import PanelModel, static_file
 
 INACTIVE_TEXT = "kernel restarted: this panel is inactive"
 STOPPING_CLASS = "nb-hitl-stopping"
 """The front end's class for a row whose Stop was clicked, until the kernel answers."""
 
 
-class KeyBindings(anywidget.AnyWidget):
+SETTINGS = (
+    "scope",
+    "inactive_scope",
+    "inactive_text",
+    "bindings",
+    "stopping_rows",
+    "stop_button",
+    "stop_action",
+    "focus_scope",
+    "copy_buttons",
+    "action_buttons",
+)
+"""The traits a front end reads (the part's state inside a chat, the same names)."""
+
+
+class KeyBindings(PanelModel):
     """Keyboard shortcuts inside one widget, plus its "kernel restarted" banner.
 
     Args:
@@ -77,6 +96,8 @@ class KeyBindings(anywidget.AnyWidget):
     """
 
     _esm = static_file("keys.js")  # js/src/keys.js and js/src/chat/keys.js
+    _nb_hitl_panel = False
+    """A part of a panel, never a panel marimo shows on its own (``_in_marimo.py``)."""
     _css = static_file("keys.css")
     scope = traitlets.Unicode("").tag(sync=True)
     inactive_scope = traitlets.Unicode("").tag(sync=True)
@@ -103,26 +124,37 @@ class KeyBindings(anywidget.AnyWidget):
         copy_buttons: str = "",
         action_buttons: str = "",
     ) -> None:
-        super().__init__(
-            action_buttons=action_buttons,
-            focus_scope=focus_scope,
-            copy_buttons=copy_buttons,
-            scope=scope,
-            bindings=bindings,
-            inactive_scope=inactive_scope,
-            stopping_rows=stopping_rows,
-            stop_button=stop_button,
-            stop_action=stop_action,
-            **look(anywidget.AnyWidget),  # drawn nowhere: the one shared layout
-        )
-        self._bridge = bridge
-        self._actions: dict[str, Callable[[str], Any]] = {}
+        settings: dict[str, Any] = {
+            "action_buttons": action_buttons,
+            "focus_scope": focus_scope,
+            "copy_buttons": copy_buttons,
+            "scope": scope,
+            "bindings": bindings,
+            "inactive_scope": inactive_scope,
+            "inactive_text": INACTIVE_TEXT,
+            "stopping_rows": stopping_rows,
+            "stop_button": stop_button,
+            "stop_action": stop_action,
+        }
+        self._keys: dict[str, Callable[[str], Any]] = {}
         self._form_actions: dict[str, Callable[[str, dict[str, Any]], Any]] = {}
+        super().__init__(settings, bridge=bridge, **settings)
+        self._bridge = bridge
+        # A host's page (the chat's) sends a press as this part's action.
+        PanelModel.on_action(self, "press", self._pressed)
+        self.observe(self._setting_changed, names=list(SETTINGS))
         self.on_msg(self._on_front_end_msg)
+
+    def drawn_html(self) -> str:
+        """Nothing: the keys draw no HTML (their settings are selectors and key names)."""
+        return ""
+
+    def _setting_changed(self, change: Any) -> None:
+        self.set_view(**{change["name"]: change["new"]})
 
     def on_action(self, name: str, callback: Callable[[str], Any]) -> None:
         """Run ``callback(text)`` (on the loop) when the front end sends action ``name``."""
-        self._actions[name] = callback
+        self._keys[name] = callback
 
     def on_form_action(self, name: str, callback: Callable[[str, dict[str, Any]], Any]) -> None:
         """Run ``callback(text, form)`` (on the loop) for action ``name``: a card's button,
@@ -133,8 +165,8 @@ class KeyBindings(anywidget.AnyWidget):
         """Answer the front end's request for the text of a long message (its Copy button):
         ``text_of(message id)`` gives the text, or None when there is no such message."""
 
-        def answer(msg_id: str) -> None:
-            self.send({"copy": msg_id, "text": text_of(msg_id)})
+        def answer(msg_id: str) -> None:  # on the comm that draws the keys (the chat's)
+            self.carrier().page_send({"copy": msg_id, "text": text_of(msg_id)})
 
         self.on_action("copy", answer)
 
@@ -144,9 +176,17 @@ class KeyBindings(anywidget.AnyWidget):
         if with_form is not None:
             self._bridge.call(with_form, text, dict(form or {}))
             return
-        callback = self._actions.get(name)
+        callback = self._keys.get(name)
         if callback is not None:
             self._bridge.call(callback, text)
+
+    def _pressed(self, action: Any = "", text: Any = "", form: Any = None, **_: Any) -> None:
+        if isinstance(action, str):
+            self.press(
+                action,
+                text if isinstance(text, str) else "",
+                form if isinstance(form, dict) else None,
+            )
 
     def _on_front_end_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
         if isinstance(content, dict) and isinstance(content.get("action"), str):

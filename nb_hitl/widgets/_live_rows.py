@@ -168,7 +168,8 @@ class LiveRows:
         if not self.views:
             return
         pacer = comm_pacer(self.bridge.loop)
-        with pacer.urgent(self.transcript.view):
+        # Urgent on the panel whose comm carries the rows (the chat drawing its transcript).
+        with pacer.urgent(self.transcript.view.carrier()):
             for view in self.views.values():
                 view.mark_interrupted()
 

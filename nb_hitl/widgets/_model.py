@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import anywidget
+import ipywidgets
 import traitlets
 
 from ._budget import iopub_budget
@@ -218,6 +219,20 @@ class PanelModel(anywidget.AnyWidget):
         """A copy of the view state, as the page holds it after the last batch."""
         return copy.deepcopy(self._state)
 
+    @property
+    def view_state(self) -> dict[str, Any]:
+        """The view state (``state``), under a name a panel's own ``state`` cannot shadow (a
+        chat's ``state`` is its reply's: ``"idle"``, ``"running"``...)."""
+        return copy.deepcopy(self._state)
+
+    def carrier(self) -> PanelModel:
+        """The panel whose comm draws this one: itself, or (drawn inside a host with no comm
+        of its own) the host that carries its batches, however deep the nesting."""
+        panel: PanelModel = self
+        while panel._host is not None and (panel.comm is None or panel._commless):
+            panel = panel._host[0]
+        return panel
+
     def drawn_html(self) -> str:
         """Every part of the state the page inserts as HTML, joined (tests, exports).
 
@@ -323,7 +338,7 @@ class PanelModel(anywidget.AnyWidget):
             old._host = None
         child._host = (self, key)
         self._embedded[key] = child
-        self.set_view(**{key: child.state})
+        self.set_view(**{key: child.view_state})
         self.on_action(key, lambda name="", args=None: child._run_action(name, args or {}))
 
     @property
@@ -335,6 +350,11 @@ class PanelModel(anywidget.AnyWidget):
         self.sent += 1
         if self.comm is not None:
             self._iopub.send(self, content)
+
+    def page_send(self, content: dict[str, Any]) -> None:
+        """Send ``content`` to the page now, as ipywidgets' ``Widget.send`` (the budget's way
+        out; a panel's own ``send`` may mean something else: a chat's sends a message)."""
+        ipywidgets.Widget.send(self, content)
 
     # -- what the page sends -----------------------------------------------------------------
     def on_action(self, name: str, handler: Action) -> None:
@@ -367,7 +387,8 @@ class PanelModel(anywidget.AnyWidget):
         if handler is None:
             logger.warning("nb_hitl panel %s: unknown action %r", type(self).__name__, name)
             return
-        with self._iopub.urgent(self):  # the reaction to a click never waits its turn
+        # The reaction to a click never waits its turn (on the comm that carries it).
+        with self._iopub.urgent(self.carrier()):
             result = handler(**args)
         if inspect.iscoroutine(result):
             self.bridge.spawn(result, name=f"nb_hitl {type(self).__name__} {name}")

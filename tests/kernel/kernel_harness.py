@@ -97,9 +97,20 @@ class KernelHarness:
         subshell_id: str | None = None,
     ) -> float:
         """Send a panel's action as its page does (``{t: "action", name, args}``): the chat's
-        Send is ``act(<chat.controls' id>, "send", {"text": "hi"})``, the box's text with it."""
-        content = {"t": "action", "name": name, "args": args or {}}
-        return self.send_comm(comm_id, {"method": "custom", "content": content}, subshell_id)
+        Send is ``act(part_id(chat, "controls"), "send", {"text": "hi"})``, the box's text
+        with it. A part drawn inside its host (``"<host id>/<part>"``) gets it as the host's
+        action named after the part, ``{name, args}``, as the host's page sends it."""
+        host, _, part = comm_id.partition("/")
+        content: dict[str, Any] = {"t": "action", "name": name, "args": args or {}}
+        if part:
+            content = {"t": "action", "name": part, "args": {"name": name, "args": args or {}}}
+        return self.send_comm(host, {"method": "custom", "content": content}, subshell_id)
+
+    def press_key(
+        self, keys_id: str, action: str, text: str = "", subshell_id: str | None = None
+    ) -> float:
+        """A bound key pressed in the page: the chat's part ``keys`` gets ``press``."""
+        return self.act(keys_id, "press", {"action": action, "text": text}, subshell_id)
 
     def press_card(
         self,
@@ -110,10 +121,10 @@ class KernelHarness:
         subshell_id: str | None = None,
     ) -> float:
         """Press a card's button as the page does: approval cards are rows of the transcript's
-        front end, and the keyboard anywidget (``keys_id``) sends the press with the card's
-        form (``{action: "card", text: "<card key> <verb>", form}``)."""
-        content = {"action": "card", "text": f"{card_key} {verb}", "form": form or {}}
-        return self.send_comm(keys_id, {"method": "custom", "content": content}, subshell_id)
+        front end, and the chat's keys (``keys_id``: ``"<chat id>/keys"``) send the press with
+        the card's form (``{action: "card", text: "<card key> <verb>", form}``)."""
+        args = {"action": "card", "text": f"{card_key} {verb}", "form": form or {}}
+        return self.act(keys_id, "press", args, subshell_id)
 
     def set_value(self, comm_id: str, state: dict[str, Any]) -> float:
         """Change widget traits, as the browser does."""
@@ -129,6 +140,9 @@ class KernelHarness:
         The kernel echoes the update (``echo_update``) as it sets the traits, on the same thread
         and before anything else that thread runs.
         """
+        host, _, part = comm_id.partition("/")
+        if part:  # a part drawn inside its host has no traits: an update of the host's routes
+            comm_id, state = host, {"tabbable": None}
         self.send_comm(
             comm_id, {"method": "update", "state": state, "buffer_paths": []}, subshell_id
         )
@@ -163,7 +177,7 @@ class KernelHarness:
         there) makes that the subshell.
         """
         subshell = self.create_subshell()
-        self.sync(comm_id, {trait: value}, subshell)
+        self.sync(comm_id, {trait: value}, subshell)  # a part's: its host's comm (``sync``)
         return subshell
 
     def shell_replies(self, timeout: float = 0.2) -> list[dict[str, Any]]:
@@ -220,6 +234,20 @@ _STREAMED: dict[tuple[str, str], dict[str, str]] = {}
 """(comm id, row id) -> (message id -> what each delta of that streaming row added), in order."""
 
 
+def _transcript_ops(ops: list[Any]) -> list[dict[str, Any]]:
+    """A batch's ops with a chat's transcript ops (its part ``transcript``: ``child`` ops)
+    taken out of their wrapping."""
+    out: list[dict[str, Any]] = []
+    for op in ops:
+        if not isinstance(op, dict):
+            continue
+        if op.get("op") == "child" and op.get("key") == "transcript":
+            out.extend(_transcript_ops(op.get("ops") or []))
+        else:
+            out.append(op)
+    return out
+
+
 def _transcript_content(msg: dict[str, Any]) -> tuple[list[Any], list[dict[str, Any]]]:
     """(the row items a comm message of a transcript model draws whole: its state, a snapshot,
     the items its ops insert or replace; its ``live`` ops). Other widgets: ([], [])."""
@@ -229,10 +257,12 @@ def _transcript_content(msg: dict[str, Any]) -> tuple[list[Any], list[dict[str, 
     if isinstance(content, dict) and isinstance(content.get("snapshot"), dict):
         snapshot = content["snapshot"]
     if isinstance(snapshot, dict):
-        rows = (snapshot.get("state") or {}).get("rows")
+        state = snapshot.get("state") or {}
+        rows = state.get("rows", (state.get("transcript") or {}).get("rows"))  # a chat's part
         return (list(rows) if isinstance(rows, list) else []), []
     if isinstance(content, dict) and content.get("t") == "ops":
-        ops = [op for op in content.get("ops", []) if op.get("key") == "rows"]
+        ops = _transcript_ops(content.get("ops", []))
+        ops = [op for op in ops if op.get("key") == "rows"]
         items = [op["item"] for op in ops if isinstance(op.get("item"), dict)]
         return items, [op for op in ops if op.get("op") == "live"]
     return [], []

@@ -27,7 +27,7 @@ alice = ReActAgent("Alice", "sys", ScriptedModel(["Tabs."]))
 bob = ReActAgent("Bob", "sys", ScriptedModel([LONG, "Bob again, briefly."], tokens_per_second=100))
 panel = HubPanel(MsgHub([alice, bob]), inspector=False)
 panel.start(msg="Open the debate.")
-print(json.dumps({"chat": chat.controls.model_id, "hub": panel.model_id}))
+print(json.dumps({"chat": chat.model_id + "/controls", "hub": panel.model_id}))
 """
 
 

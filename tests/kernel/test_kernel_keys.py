@@ -19,14 +19,14 @@ LONG = " ".join(f"word{i}" for i in range(3000))
 agent = ReActAgent("Friday", "You are a test agent.", ScriptedModel([LONG], tokens_per_second=100))
 panel = AgentPanel(agent, session=None)
 chat = panel.chat
-print(json.dumps({"keys": chat.shortcuts.model_id}))
+print(json.dumps({"keys": chat.model_id + "/keys"}))
 """
 
 
 def key(
     k: KernelHarness, comm_id: str, action: str, text: str = "", sub: str | None = None
 ) -> None:
-    k.send_comm(comm_id, {"method": "custom", "content": {"action": action, "text": text}}, sub)
+    k.press_key(comm_id, action, text, sub)  # the chat's part ``keys``: its action ``press``
 
 
 @pytest.mark.parametrize("on_subshell", [False, True])

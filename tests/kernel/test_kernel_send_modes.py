@@ -39,8 +39,8 @@ import nb_hitl.widgets._status as status_line
 status_line.REFRESH_HZ = 0.01  # no figures redrawn meanwhile: the controls publish when told
 chat = ChatWidget(agent)
 click_threads = []
-chat.controls.on_msg(lambda w, c, b: click_threads.append(threading.get_ident()))
-print(json.dumps({"controls": chat.controls.model_id}))
+chat.on_msg(lambda w, c, b: click_threads.append(threading.get_ident()))
+print(json.dumps({"controls": chat.model_id + "/controls"}))
 """
 
 

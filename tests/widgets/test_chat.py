@@ -423,16 +423,23 @@ async def test_very_fast_streams_send_only_their_new_text_at_every_redraw() -> N
     # The former HTML rows resent their growing tail and slowed down for fast streams; the
     # transcript's streaming rows send what is new, so every stream keeps the full rate.
     chat = ChatWidget(slow_agent([LONG], tps=40))
-    live, view = chat.live, chat.transcript.view
+    live = chat.live
     sent: list[dict] = []
-    view._send_msg = lambda content: sent.append(content)  # what would go to the page
+    chat._send_msg = lambda content: sent.append(content)  # what would go to the page
     msg = Msg("Friday", "", "assistant")
     for step in range(3):  # a very fast stream: 8,000 new characters per redraw
         msg.content = (msg.get_text_content() or "") + "x" * 8_000
         sent.clear()
         live.push(msg)
         live.flush()
-        ops = [op for batch in sent for op in batch["ops"] if op["op"] == "live"]
+        ops = [  # the transcript's ops, drawn inside the chat: its part's ``child`` ops
+            op
+            for batch in sent
+            for child in batch["ops"]
+            if child["op"] == "child" and child["key"] == "transcript"
+            for op in child["ops"]
+            if op["op"] == "live"
+        ]
         assert len(ops) == 1, step
         # The new text, once (as plain text, or inside a finished block's HTML); nothing
         # that was sent before goes again.

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import traitlets
-from widget_helpers import until
+from widget_helpers import record_part, until
 
 from nb_hitl.agent import ReActAgent
 from nb_hitl.model import ScriptedModel
@@ -26,10 +26,9 @@ def agent(script: list[object], name: str = "Friday", tps: float = 3000.0) -> Re
 
 
 def record(controls: ChatControls) -> list[dict[str, Any]]:
-    """What the controls send their page from now on (the custom messages, in order)."""
-    sent: list[dict[str, Any]] = []
-    controls.send = lambda content, buffers=None: sent.append(content)  # type: ignore[method-assign]
-    return sent
+    """What the controls send their page from now on (the custom messages, in order): the
+    chat's batches, with only the controls' ops (they are drawn inside the chat)."""
+    return record_part(controls)
 
 
 async def test_the_state_has_every_control_the_front_end_draws() -> None:
@@ -46,7 +45,8 @@ async def test_the_state_has_every_control_the_front_end_draws() -> None:
     assert state["mode"]["value"] == "interrupt" and state["mode"]["label"] == "While running:"
     assert [o[0] for o in state["mode"]["options"]] == ["steer", "interrupt", "queue"]
     assert 'role="status"' in state["status"] and 'data-state="idle"' in state["status"]
-    assert chat.controls in chat.children  # one widget for all of them
+    assert chat.view_state["controls"] == state  # drawn by the chat's one model
+    assert chat.controls.comm is None  # no comm of its own
     for name in ("input", "send_button", "stop_button", "continue_button", "mode_picker"):
         assert not hasattr(getattr(chat, name), "model_id"), f"{name} is no widget of its own"
 
@@ -207,7 +207,7 @@ def test_embedded_controls_open_no_comm_and_act_through_their_host(
     )  # fmt: skip
     assert len(opened) == before, "an embedded part opens no comm of its own (nor a layout's)"
     sent: list[dict[str, Any]] = []
-    host.send = lambda content, buffers=None: sent.append(content)  # type: ignore[method-assign]
+    host.page_send = sent.append  # type: ignore[method-assign]
     host.embed(controls, "controls")
     pressed: list[str] = []
     controls.send_button.on_click(lambda _b: pressed.append(controls.input.value))

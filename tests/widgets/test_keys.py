@@ -1,8 +1,10 @@
 """Keyboard shortcuts (the ``KeyBindings`` anywidget) and a chat made while a reply runs.
 
-Headless: a key press reaches the kernel as the anywidget's custom comm message, fed here to
-the widget's own message handler exactly as ipywidgets does. The real keys are pressed in
-Chromium in ``tests/browser/test_keyboard_in_jupyterlab.py``.
+Headless: a key press reaches the kernel as the chat's action ``keys`` (the chat's page
+draws the keys: ``{name: "press", args: {action, text}}``), fed here to the chat's own message
+handler exactly as its comm delivers it; a ``KeyBindings`` shown on its own still takes its
+anywidget message (``{action, text}``). The real keys are pressed in Chromium in
+``tests/browser/test_keyboard_in_jupyterlab.py``.
 """
 
 from __future__ import annotations
@@ -27,8 +29,11 @@ def slow_agent(script: list, tps: float = 60.0) -> ReActAgent:
 
 
 def key_message(keys: KeyBindings, action: str, text: str = "") -> None:
-    """What the front end sends when a bound key is pressed."""
-    keys._handle_custom_msg({"action": action, "text": text}, [])
+    """What the front end sends when a bound key is pressed: the chat's action ``keys``."""
+    host, part = keys._host or (None, "")
+    assert host is not None and part == "keys", "the chat draws its keys"
+    press = {"name": "press", "args": {"action": action, "text": text}}
+    host.page_message({"t": "action", "name": part, "args": press})
 
 
 async def test_ctrl_enter_sends_the_typed_text_and_escape_stops() -> None:
@@ -52,9 +57,24 @@ async def test_key_messages_that_mean_nothing_change_nothing() -> None:
     key_message(chat.shortcuts, "send", "   ")  # empty: nothing sent, the note says why
     assert chat.state == "idle" and "Nothing sent" in chat._note.value
     key_message(chat.shortcuts, "stop")  # nothing running
-    chat.shortcuts._handle_custom_msg({"action": 3}, [])  # malformed
+    chat.shortcuts._handle_custom_msg({"action": 3}, [])  # malformed (the anywidget's path)
     chat.shortcuts._handle_custom_msg({"action": "unknown"}, [])
+    for bad in ({"action": 3}, {"action": "unknown"}, {"text": 5}, {"action": "send", "text": 5}):
+        chat.page_message({"t": "action", "name": "keys", "args": {"name": "press", "args": bad}})
+    chat.page_message({"t": "action", "name": "keys", "args": {"name": "nope"}})
     assert chat.state == "idle" and agent.memory.messages == []
+
+
+async def test_a_key_bindings_shown_on_its_own_still_takes_its_anywidget_message() -> None:
+    from nb_hitl.widgets._loop import LoopBridge
+
+    keys = KeyBindings("nb-hitl-chat", [], LoopBridge())
+    pressed: list[str] = []
+    keys.on_action("send", pressed.append)
+    keys._handle_custom_msg({"action": "send", "text": "hi"}, [])
+    assert pressed == ["hi"] and keys.comm is not None  # an anywidget of its own
+    assert keys.scope == "nb-hitl-chat" and keys.view_state["scope"] == "nb-hitl-chat"
+    keys.close()
 
 
 def test_tooltips_name_the_shortcuts_and_bindings_are_declared() -> None:
@@ -72,7 +92,8 @@ def test_tooltips_name_the_shortcuts_and_bindings_are_declared() -> None:
     assert "Shift+Esc" in chat.step_stop.button.tooltip
     assert "nb-hitl-input" in chat.input._dom_classes
     assert chat.shortcuts.inactive_text == INACTIVE_TEXT
-    assert chat.shortcuts in chat.children
+    assert chat.view_state["keys"]["bindings"] == chat.shortcuts.bindings  # the chat draws them
+    assert chat.shortcuts.comm is None  # no comm of its own
 
 
 async def test_the_front_end_stop_guess_targets_this_chats_live_row_and_stop_button() -> None:
@@ -106,15 +127,9 @@ async def test_a_chat_made_while_a_reply_runs_follows_and_stops_it() -> None:
     assert second.state == "running" and not second.stop_button.disabled
     assert second.continue_button.disabled
     # Its live row appears with the next streamed piece.
-    await until(lambda: "word" in "".join(getattr(r, "value", "") for r in _html(second)))
+    await until(lambda: "word" in second.transcript.view.drawn_html())
     assert second.stop()
     await until(lambda: not agent.is_replying and second.state == "idle")
     assert agent.memory.messages[-1].is_interrupted
     assert not second.continue_button.disabled and second.stop_button.disabled
     await asyncio.sleep(0)
-
-
-def _html(chat: ChatWidget) -> list:
-    from widget_helpers import walk
-
-    return [x for x in walk(chat) if hasattr(x, "value") and isinstance(x.value, str)]

@@ -44,9 +44,11 @@ class Page:
         self.host._on_front_end(self.host, {"w": widget.model_id, "data": data}, [])
 
     def act(self, name: str, **args: Any) -> None:
-        """The chat's controls (one hosted anywidget) send action ``name``."""
-        content = {"t": "action", "name": name, "args": args}
-        self.say(self.host.chat.controls, {"method": "custom", "content": content})
+        """The chat's controls send action ``name`` (the chat is one hosted anywidget: its
+        action ``controls``, ``{name, args}``)."""
+        inner = {"name": name, "args": args}
+        content = {"t": "action", "name": "controls", "args": inner}
+        self.say(self.host.chat, {"method": "custom", "content": content})
 
     def click(self, button: w.Button | ControlButton) -> None:
         if isinstance(button, ControlButton):  # drawn by the chat's controls: their action
@@ -67,16 +69,23 @@ class Page:
         """The HTML of transcript rows the patches sent: new children, the state of a new
         transcript model, and row ops (and classes) for the hosted widgets already drawn."""
         parts = []
+
+        def ops(batch: list[Any]) -> None:  # a panel's ops, those of its parts' included
+            for op in batch:
+                if op.get("op") == "child":
+                    ops(op.get("ops") or [])
+                    continue
+                item = op.get("item") or {}
+                parts.extend([item.get("html", ""), op.get("cls", ""), op.get("html", "")])
+
         for p in self.patches():
             parts += [h for _, _, fresh in p["children"] for h in fresh.values()]
             for m in p["models"].values():
-                rows = m.get("snapshot", {}).get("state", {}).get("rows", [])
+                state = m.get("snapshot", {}).get("state", {})
+                rows = state.get("rows", state.get("transcript", {}).get("rows", []))
                 parts += [r.get("html", "") for r in rows if isinstance(r, dict)]
             for _, data in p["child"]:
-                content = data.get("content") or {}
-                for op in content.get("ops", []):
-                    item = op.get("item") or {}
-                    parts += [item.get("html", ""), op.get("cls", ""), op.get("html", "")]
+                ops((data.get("content") or {}).get("ops", []))
                 parts += [" ".join(data.get("state", {}).get("_dom_classes", []))]
         return "\n".join(parts)
 
@@ -90,17 +99,17 @@ async def test_the_first_view_gets_the_whole_panel_with_ids_and_escaped_labels()
     full = page.sent[-1]
     html = full["full"]
     chat = host.chat
-    # The chat's controls are one anywidget, mounted from their own module with their state.
-    assert f'data-nbw="{chat.controls.model_id}"' in html
-    controls = full["models"][chat.controls.model_id]
-    assert controls["_esm"] and controls["snapshot"]["state"]["send"]["label"] == "Send"
-    assert XSS not in str(controls)
+    # The chat is one anywidget, mounted from its own module with its whole state.
+    assert f'data-nbw="{chat.model_id}"' in html
+    model = full["models"][chat.model_id]
+    controls = model["snapshot"]["state"]["controls"]
+    assert model["_esm"] and controls["send"]["label"] == "Send"
+    assert XSS not in str(model) and "&lt;img src=x" in str(model)
     # The memory table is the inspector's (its own module, its state escaped).
     inspector = full["models"][host.root.inspector.model_id]
     assert XSS not in html and XSS not in str(inspector) and "&lt;img src=x" in str(inspector)
-    # The keyboard bindings are mounted from their own module, with their state.
-    keys = full["models"][chat.shortcuts.model_id]
-    assert keys["_esm"] and keys["scope"] == "nb-hitl-chat"
+    # The keyboard bindings are the chat's part, drawn by its module.
+    assert model["snapshot"]["state"]["keys"]["scope"] == "nb-hitl-chat"
 
 
 async def test_send_stream_stop_and_continue_from_the_page() -> None:
@@ -164,14 +173,16 @@ async def test_bad_messages_from_the_page_are_ignored_and_the_host_stays_usable(
     agent = friday(["Hi."])
     host = MarimoHost(AgentPanel(agent, session=None))
     page = Page(host)
-    controls = host.chat.controls.model_id
-    for bad in (None, 3, {"w": "nope", "data": {}}, {"w": controls, "data": 5},
-                {"w": controls, "data": {"method": "custom", "content": {
-                    "t": "action", "name": "type", "args": {"text": 12}}}},
-                {"w": controls, "data": {"method": "custom", "content": {
-                    "t": "action", "name": "send", "args": {"text": ["x"]}}}},
-                {"w": controls, "data": {"method": "custom", "content": {
-                    "t": "action", "name": "nope"}}}):  # fmt: skip
+    chat = host.chat.model_id  # the chat's one model; its controls' actions inside
+
+    def inner(name: str, args: Any = None) -> dict[str, Any]:
+        content = {"t": "action", "name": "controls", "args": {"name": name, "args": args}}
+        return {"w": chat, "data": {"method": "custom", "content": content}}
+
+    for bad in (None, 3, {"w": "nope", "data": {}}, {"w": chat, "data": 5},
+                inner("type", {"text": 12}), inner("send", {"text": ["x"]}), inner("nope"),
+                {"w": chat, "data": {"method": "custom", "content": {
+                    "t": "action", "name": "controls", "args": 5}}}):  # fmt: skip
         host._on_front_end(host, bad, [])
     page.type(host.chat.input, "still works")
     page.click(host.chat.send_button)

@@ -13,7 +13,7 @@ import random
 from typing import Any
 
 import ipywidgets as w
-from widget_helpers import JS, all_html, all_state, node_module_json, until
+from widget_helpers import JS, all_html, all_state, node_module_json, record_part, until
 
 from nb_hitl import Msg
 from nb_hitl.agent import ReActAgent
@@ -69,11 +69,35 @@ def row(key: str, html: str | None = None, cls: str = "nb-hitl-row") -> dict[str
 
 
 class Recorder:
-    """What a transcript's model sends to its page."""
+    """What a transcript's model sends to its page: its own messages when it has a comm; drawn
+    inside a chat (its part ``transcript``), the chat's batches with only the transcript's
+    ops, numbered as the transcript's own from the part as the chat's page holds it now
+    (``start``), so the transcript's front end runs them as it would on its own."""
 
     def __init__(self, view: TranscriptView) -> None:
-        self.sent: list[dict[str, Any]] = []
-        view.send = lambda content, buffers=None: self.sent.append(content)  # type: ignore[method-assign]
+        self.view = view
+        self.start = page_start(view)
+        self._raw: list[dict[str, Any]] = []
+        if view._host is None:
+            view.page_send = self._raw.append  # type: ignore[method-assign]
+        else:
+            self._raw = record_part(view)
+
+    @property
+    def sent(self) -> list[dict[str, Any]]:
+        if self.view._host is None:
+            return self._raw
+        ops = [m for m in self._raw if m.get("t") == "ops"]
+        return [{"t": "ops", "seq": i + 1, "ops": m["ops"]} for i, m in enumerate(ops)]
+
+
+def page_start(view: TranscriptView) -> dict[str, Any]:
+    """The snapshot the transcript's front end starts from: its own trait, or (drawn inside a
+    chat) the chat's part ``transcript`` as its page holds it, at ``seq`` 0."""
+    if view._host is None:
+        return view.snapshot
+    host, key = view._host
+    return {"v": 1, "seq": 0, "state": host.view_state[key]}
 
 
 def test_random_edits_reach_the_front_end_as_keyed_ops_that_rebuild_the_same_rows() -> None:
@@ -142,9 +166,9 @@ def test_row_html_goes_to_the_page_as_the_kernel_escaped_it_and_ids_stay_keys() 
     hostile = Msg("Eve", '<img src=x onerror=alert(1)> "q" & <script>x</script>', "user")
     chat = ChatWidget(ReActAgent("Friday", "", ScriptedModel(["ok"])))
     chat.transcript.add(Entry('x" onmouseover="alert(1)', hostile))
-    state = json.dumps(chat.transcript.view.snapshot)
+    state = json.dumps(chat.view_state)  # what the chat's page holds (and a notebook saves)
     assert "<img" not in state and "<script>" not in state and "&lt;img" in state
-    result = run_in_node(chat.transcript.view.snapshot, [])
+    result = run_in_node(page_start(chat.transcript.view), [])
     (drawn,) = result["dom"]
     assert drawn["id"] == 'x" onmouseover="alert(1)'  # a dataset value, never markup
     assert "&lt;script&gt;" in drawn["html"]
@@ -177,10 +201,11 @@ async def test_a_200_message_history_is_one_model_and_show_earlier_adds_ops() ->
     chat = ChatWidget(agent)
     view = chat.transcript.view
     assert len(view.rows) == chat.transcript.window
-    # The rows drawn while the chat was built go in the model's opening message: no op batch
+    # The rows drawn while the chat was built go in the chat's opening message: no op batch
     # (a page could not have applied one: no view exists yet, it would have to sync).
-    assert view.sent == 0 and view.seq == 0
-    assert len(view.get_state()["snapshot"]["state"]["rows"]) == chat.transcript.window
+    assert view.sent == 0 and view.seq == 0 and chat.sent == 0 and chat.seq == 0
+    opening = chat.get_state()["snapshot"]["state"]["transcript"]
+    assert len(opening["rows"]) == chat.transcript.window
     assert len(chat.rows) == chat.transcript.window and "message 199" in all_html(chat.rows[-1])
     assert all(isinstance(r, Row) for r in chat.rows)
     assert chat.rows[-1] is chat.rows[-1]  # stable handles
@@ -207,7 +232,9 @@ async def test_a_finished_streaming_row_becomes_a_finished_row_in_its_place() ->
     assert [item.get("live") for item in chat.transcript.view.rows] == [None] * 4
     start = {"v": 1, "seq": 0, "state": {"rows": [], "earlier": ""}}
     result = run_in_node(start, page.sent)  # every batch, in order, from an empty page
-    assert set(result["verdicts"]) == {"ok"} and result["state"] == chat.transcript.view.snapshot
+    assert set(result["verdicts"]) == {"ok"}
+    assert result["state"]["state"] == chat.transcript.view.view_state
+    assert chat.view_state["transcript"] == chat.transcript.view.view_state  # the chat's part
     assert [d["html"] for d in result["dom"]] == [r["html"] for r in chat.transcript.view.rows]
 
 
@@ -216,8 +243,8 @@ async def test_a_streaming_row_draws_its_tail_as_text_and_stop_restyles_it() -> 
                                                    tokens_per_second=100))  # fmt: skip
     chat = ChatWidget(agent)
     view = chat.transcript.view
-    start = view.snapshot
     page = Recorder(view)
+    start = page.start
     chat.send("<b>go</b>")
     await until(lambda: chat.live.views and "w5" in all_html(chat.rows[-1]), what="streaming")
     chat.stop()

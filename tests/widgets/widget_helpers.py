@@ -127,6 +127,35 @@ def node_json(script: str, payload: Any) -> Any:
     return json.loads(done.stdout)
 
 
+def record_part(part: Any) -> list[dict[str, Any]]:
+    """What ``part`` (a ``PanelModel``) sends its page from now on, in order, also when it is
+    drawn inside a host (a chat's controls): the custom messages of the panel that carries it
+    (``part.carrier()``), each batch with only the ops that reach ``part`` (its host's
+    ``child`` ops for it, unwrapped; batches with none left out)."""
+    sent: list[dict[str, Any]] = []
+    carrier = part.carrier()
+    path: list[str] = []
+    inner = part
+    while inner is not carrier:
+        host, key = inner._host
+        path.insert(0, key)
+        inner = host
+
+    def page_send(content: dict[str, Any]) -> None:
+        if content.get("t") != "ops" or not path:
+            sent.append(content)
+            return
+        ops = content["ops"]
+        for key in path:
+            ops = [o for op in ops if op.get("op") == "child" and op.get("key") == key
+                   for o in op["ops"]]  # fmt: skip
+        if ops:
+            sent.append({**content, "ops": ops})
+
+    carrier.page_send = page_send
+    return sent
+
+
 def act(panel: Any, action: str, /, **args: Any) -> None:
     """What a click (or a key, a slider let go) on ``panel``'s page does: the action message
     its front end sends (``{t: "action", name, args}``), delivered as the page's comm would."""

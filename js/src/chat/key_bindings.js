@@ -1,6 +1,7 @@
 // The front end of `KeyBindings` (nb_hitl/widgets/_keys.py): keyboard shortcuts inside one
 // widget, its row buttons and Copy buttons, Stop drawn at once, and its liveness banner.
-// Bundled into nb_hitl/widgets/static/keys.js.
+// Bundled into nb_hitl/widgets/static/keys.js; a chat draws the same keys inside its own view
+// (js/src/chat.js: `bindKeys` with the chat's part `keys` as the settings).
 import {
   areaFocused,
   bindingFor,
@@ -14,10 +15,17 @@ import {
   toggleChoice,
 } from "./keys.js";
 
-function render({ model, el }) {
-  el.classList.add("nb-hitl-keys");
-  el.style.display = "none";
-  const root = () => el.closest(`.${model.get("scope")}`);
+/**
+ * Listen for the keys, clicks and liveness of the widget around `el`. `io.setting(name)`
+ * reads a setting (`scope`, `bindings`, `stop_button`...: the `KeyBindings` traits);
+ * `io.send(msg)` sends `{action, text, form?}` to the kernel; `io.onMessage(fn)` gets the
+ * kernel's custom messages (a Copy's `{copy, text}`); `io.model` is the widget's model (the
+ * kernel's liveness). Returns the function that stops listening.
+ */
+export function bindKeys(el, io) {
+  const { model } = io;
+  const setting = (name) => io.setting(name);
+  const root = () => el.closest(`.${setting("scope")}`);
   const listeners = [];
   const listen = (type, fn) => {
     window.addEventListener(type, fn, true);
@@ -32,20 +40,20 @@ function render({ model, el }) {
     regions.observe(document.body, { childList: true, subtree: true });
     setTimeout(() => regions.disconnect(), 10000);
   }
-  const stopping = () => markStopping(root(), model.get("stopping_rows"), model.get("stop_button"));
+  const stopping = () => markStopping(root(), setting("stopping_rows"), setting("stop_button"));
 
   // Stop drawn in the click's frame: the kernel's answer takes a round trip, under load longer
   // than a person waits. The kernel's next change to the row's classes ends the guess.
   listen("click", (ev) => {
     const scope = root();
-    const selector = model.get("stop_button");
+    const selector = setting("stop_button");
     if (!scope || !selector || !(origin(ev) instanceof Element)) return;
     if (scope.contains(origin(ev)) && origin(ev).closest(selector)) stopping();
   });
 
   // A long text is not in the page: the kernel sends it on request ({copy: id, text}).
   const asked = new Map();
-  model.on("msg:custom", (msg) => {
+  const offMessage = io.onMessage((msg) => {
     if (msg && typeof msg.copy === "string" && asked.has(msg.copy)) {
       asked.get(msg.copy)(typeof msg.text === "string" ? msg.text : null);
       asked.delete(msg.copy);
@@ -54,7 +62,7 @@ function render({ model, el }) {
   const fetchText = (id) =>
     new Promise((resolve) => {
       asked.set(id, resolve);
-      model.send({ action: "copy", text: id });
+      io.send({ action: "copy", text: id });
       setTimeout(() => {
         if (asked.has(id)) {
           asked.delete(id);
@@ -82,7 +90,7 @@ function render({ model, el }) {
   }
   listen("click", (ev) => {
     const scope = root();
-    const selector = model.get("copy_buttons");
+    const selector = setting("copy_buttons");
     if (!scope || !selector || !(origin(ev) instanceof Element)) return;
     const button = origin(ev).closest(selector);
     if (!button || !scope.contains(button)) return;
@@ -106,7 +114,7 @@ function render({ model, el }) {
   // argument: a click (or Enter / Space on the focused button) sends them to the kernel.
   listen("click", (ev) => {
     const scope = root();
-    const selector = model.get("action_buttons");
+    const selector = setting("action_buttons");
     if (!scope || !selector || !(origin(ev) instanceof Element)) return;
     const button = origin(ev).closest(selector);
     if (!button || !scope.contains(button) || button.disabled) return;
@@ -116,7 +124,7 @@ function render({ model, el }) {
     const msg = { action: button.dataset.nbHitlAction || "", text: button.dataset.nbHitlArg || "" };
     const card = button.closest("[data-nb-hitl-card]");
     if (card) msg.form = formValues(card); // a card's button: its controls' values come along
-    model.send(msg);
+    io.send(msg);
   });
 
   // A question's choices toggle in the page; their picks go with "Send answers".
@@ -132,7 +140,7 @@ function render({ model, el }) {
   // "Focus inside the panel" also covers a click on text that takes no focus (the transcript):
   // the browser then focuses the notebook around it. The panel counts as focused from a press
   // inside it until a press elsewhere, while its cell is the notebook's active one.
-  const panel = () => el.closest(`.${model.get("focus_scope") || model.get("scope")}`) || root();
+  const panel = () => el.closest(`.${setting("focus_scope") || setting("scope")}`) || root();
   let pointed = false;
   listen("pointerdown", (ev) => {
     const area = panel();
@@ -145,7 +153,7 @@ function render({ model, el }) {
     if (scope.classList.contains(INACTIVE) || ev.isComposing) return;
     const inside = scope.contains(origin(ev));
     if (!inside && !areaFocused(panel(), origin(ev), pointed, el.closest(".jp-Cell"))) return;
-    const found = bindingFor(ev, model.get("bindings"), scope, inside);
+    const found = bindingFor(ev, setting("bindings"), scope, inside);
     if (!found) return;
     const { binding: b, field } = found;
     const near = b.near ? origin(ev).closest(b.near) || scope : scope;
@@ -156,12 +164,12 @@ function render({ model, el }) {
       const button = near.querySelector(b.click);
       if (button && !button.disabled) button.click();
     }
-    if (b.action && b.action === model.get("stop_action")) stopping();
+    if (b.action && b.action === setting("stop_action")) stopping();
     if (b.action) {
       const sel = "textarea, input";
       const box = field.matches(sel) ? field : field.querySelector(sel);
       const text = box ? box.value : "";
-      model.send({ action: b.action, text });
+      io.send({ action: b.action, text });
       if (b.clear && box && text.trim()) {
         box.value = "";
         box.dispatchEvent(new Event("input", { bubbles: true }));
@@ -172,12 +180,12 @@ function render({ model, el }) {
   let inactive = false;
   function offline() {
     if (inactive) return;
-    const scope = el.closest(`.${model.get("inactive_scope")}`) || root();
+    const scope = el.closest(`.${setting("inactive_scope")}`) || root();
     if (!scope) return;
     inactive = true;
-    goInactive(scope, model.get("inactive_text"));
+    goInactive(scope, setting("inactive_text"));
   }
-  if (model.get("inactive_scope")) model.on("comm_live_update", offline);
+  if (setting("inactive_scope")) model.on?.("comm_live_update", offline);
 
   // A shutdown (or a new kernel) does not touch the comms: watch the kernel itself.
   const wm = model.widget_manager;
@@ -190,7 +198,7 @@ function render({ model, el }) {
   };
   const firstId = kernelOf()?.id;
   const timer =
-    firstId && model.get("inactive_scope")
+    firstId && setting("inactive_scope")
       ? setInterval(() => {
           const k = kernelOf();
           if (!k || k.isDisposed || k.id !== firstId || k.status === "dead") offline();
@@ -201,7 +209,21 @@ function render({ model, el }) {
     for (const [type, fn] of listeners) window.removeEventListener(type, fn, true);
     regions?.disconnect();
     if (timer) clearInterval(timer);
+    model.off?.("comm_live_update", offline);
+    offMessage?.();
   };
+}
+
+/** The anywidget `render` of `KeyBindings` shown on its own: an invisible element. */
+function render({ model, el }) {
+  el.classList.add("nb-hitl-keys");
+  el.style.display = "none";
+  const onMessage = (fn) => {
+    model.on("msg:custom", fn);
+    return () => model.off?.("msg:custom", fn);
+  };
+  const setting = (name) => model.get(name);
+  return bindKeys(el, { model, setting, send: (msg) => model.send(msg), onMessage });
 }
 
 export default { render };

@@ -136,10 +136,10 @@ function areaFocused(area, target, pointed, cell) {
 }
 
 // src/chat/key_bindings.js
-function render({ model, el }) {
-  el.classList.add("nb-hitl-keys");
-  el.style.display = "none";
-  const root = () => el.closest(`.${model.get("scope")}`);
+function bindKeys(el, io) {
+  const { model } = io;
+  const setting = (name) => io.setting(name);
+  const root = () => el.closest(`.${setting("scope")}`);
   const listeners = [];
   const listen = (type, fn) => {
     window.addEventListener(type, fn, true);
@@ -153,15 +153,15 @@ function render({ model, el }) {
     regions.observe(document.body, { childList: true, subtree: true });
     setTimeout(() => regions.disconnect(), 1e4);
   }
-  const stopping = () => markStopping(root(), model.get("stopping_rows"), model.get("stop_button"));
+  const stopping = () => markStopping(root(), setting("stopping_rows"), setting("stop_button"));
   listen("click", (ev) => {
     const scope = root();
-    const selector = model.get("stop_button");
+    const selector = setting("stop_button");
     if (!scope || !selector || !(origin(ev) instanceof Element)) return;
     if (scope.contains(origin(ev)) && origin(ev).closest(selector)) stopping();
   });
   const asked = /* @__PURE__ */ new Map();
-  model.on("msg:custom", (msg) => {
+  const offMessage = io.onMessage((msg) => {
     if (msg && typeof msg.copy === "string" && asked.has(msg.copy)) {
       asked.get(msg.copy)(typeof msg.text === "string" ? msg.text : null);
       asked.delete(msg.copy);
@@ -169,7 +169,7 @@ function render({ model, el }) {
   });
   const fetchText = (id) => new Promise((resolve) => {
     asked.set(id, resolve);
-    model.send({ action: "copy", text: id });
+    io.send({ action: "copy", text: id });
     setTimeout(() => {
       if (asked.has(id)) {
         asked.delete(id);
@@ -195,7 +195,7 @@ function render({ model, el }) {
   }
   listen("click", (ev) => {
     const scope = root();
-    const selector = model.get("copy_buttons");
+    const selector = setting("copy_buttons");
     if (!scope || !selector || !(origin(ev) instanceof Element)) return;
     const button = origin(ev).closest(selector);
     if (!button || !scope.contains(button)) return;
@@ -214,7 +214,7 @@ function render({ model, el }) {
   });
   listen("click", (ev) => {
     const scope = root();
-    const selector = model.get("action_buttons");
+    const selector = setting("action_buttons");
     if (!scope || !selector || !(origin(ev) instanceof Element)) return;
     const button = origin(ev).closest(selector);
     if (!button || !scope.contains(button) || button.disabled) return;
@@ -224,7 +224,7 @@ function render({ model, el }) {
     const msg = { action: button.dataset.nbHitlAction || "", text: button.dataset.nbHitlArg || "" };
     const card = button.closest("[data-nb-hitl-card]");
     if (card) msg.form = formValues(card);
-    model.send(msg);
+    io.send(msg);
   });
   listen("click", (ev) => {
     const scope = root();
@@ -234,7 +234,7 @@ function render({ model, el }) {
     if (scope.classList.contains(INACTIVE)) return;
     toggleChoice(choice);
   });
-  const panel = () => el.closest(`.${model.get("focus_scope") || model.get("scope")}`) || root();
+  const panel = () => el.closest(`.${setting("focus_scope") || setting("scope")}`) || root();
   let pointed = false;
   listen("pointerdown", (ev) => {
     const area = panel();
@@ -246,7 +246,7 @@ function render({ model, el }) {
     if (scope.classList.contains(INACTIVE) || ev.isComposing) return;
     const inside = scope.contains(origin(ev));
     if (!inside && !areaFocused(panel(), origin(ev), pointed, el.closest(".jp-Cell"))) return;
-    const found = bindingFor(ev, model.get("bindings"), scope, inside);
+    const found = bindingFor(ev, setting("bindings"), scope, inside);
     if (!found) return;
     const { binding: b, field } = found;
     const near = b.near ? origin(ev).closest(b.near) || scope : scope;
@@ -257,12 +257,12 @@ function render({ model, el }) {
       const button = near.querySelector(b.click);
       if (button && !button.disabled) button.click();
     }
-    if (b.action && b.action === model.get("stop_action")) stopping();
+    if (b.action && b.action === setting("stop_action")) stopping();
     if (b.action) {
       const sel = "textarea, input";
       const box = field.matches(sel) ? field : field.querySelector(sel);
       const text = box ? box.value : "";
-      model.send({ action: b.action, text });
+      io.send({ action: b.action, text });
       if (b.clear && box && text.trim()) {
         box.value = "";
         box.dispatchEvent(new Event("input", { bubbles: true }));
@@ -272,12 +272,12 @@ function render({ model, el }) {
   let inactive = false;
   function offline() {
     if (inactive) return;
-    const scope = el.closest(`.${model.get("inactive_scope")}`) || root();
+    const scope = el.closest(`.${setting("inactive_scope")}`) || root();
     if (!scope) return;
     inactive = true;
-    goInactive(scope, model.get("inactive_text"));
+    goInactive(scope, setting("inactive_text"));
   }
-  if (model.get("inactive_scope")) model.on("comm_live_update", offline);
+  if (setting("inactive_scope")) model.on?.("comm_live_update", offline);
   const wm = model.widget_manager;
   const kernelOf = () => {
     try {
@@ -287,7 +287,7 @@ function render({ model, el }) {
     }
   };
   const firstId = kernelOf()?.id;
-  const timer = firstId && model.get("inactive_scope") ? setInterval(() => {
+  const timer = firstId && setting("inactive_scope") ? setInterval(() => {
     const k = kernelOf();
     if (!k || k.isDisposed || k.id !== firstId || k.status === "dead") offline();
   }, 1e3) : null;
@@ -295,7 +295,19 @@ function render({ model, el }) {
     for (const [type, fn] of listeners) window.removeEventListener(type, fn, true);
     regions?.disconnect();
     if (timer) clearInterval(timer);
+    model.off?.("comm_live_update", offline);
+    offMessage?.();
   };
+}
+function render({ model, el }) {
+  el.classList.add("nb-hitl-keys");
+  el.style.display = "none";
+  const onMessage = (fn) => {
+    model.on("msg:custom", fn);
+    return () => model.off?.("msg:custom", fn);
+  };
+  const setting = (name) => model.get(name);
+  return bindKeys(el, { model, setting, send: (msg) => model.send(msg), onMessage });
 }
 var key_bindings_default = { render };
 export {
