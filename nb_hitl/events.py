@@ -380,6 +380,8 @@ class EventBus:
 
     def emit(self, event: Event) -> None:
         """Queue ``event`` for every subscriber."""
+        if not self._subs:  # most agents outside a notebook: nobody listens
+            return
         try:
             loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:

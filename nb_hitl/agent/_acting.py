@@ -230,7 +230,7 @@ class ToolCalls:
         they were interrupted), except those of tools registered with ``outlive_reply``."""
         host = self._host
         reply_id = host._reply_id
-        if reply_id is not None and host.toolkit.background_tasks:  # most replies: none
+        if reply_id is not None and host.toolkit.background:  # most replies: none running
             await host.toolkit.cancel_owned(reply_id)
 
     def repark_unstarted(self) -> bool:

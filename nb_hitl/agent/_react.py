@@ -720,9 +720,7 @@ class ReActAgent(ReActAgentBase):
                 if any(isinstance(b, ToolUseBlock) for b in kept):
                     calls.open_calls_of(live)
                 extra[MetaKey.PARTIAL_MSG_ID] = live.id
-                from .resume import answer_text, text_digest
-
-                extra[MetaKey.PARTIAL_DIGEST] = text_digest(answer_text(live))
+                extra[MetaKey.PARTIAL_DIGEST] = self.resumer.partial_digest(live)
         closed, results = calls.close_interrupted()
         if closed["not_run"] or closed["interrupted"]:
             extra[MetaKey.CLOSED_CALLS] = closed  # what resume() runs again

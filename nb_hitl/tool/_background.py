@@ -75,6 +75,10 @@ class BackgroundTasks:
         """The background tasks still running, oldest first."""
         return [self._async_info[t] for t in list(self._async_tasks) if t in self._async_info]
 
+    def __len__(self) -> int:
+        """How many background tasks are running (so ``if toolkit.background:`` is cheap)."""
+        return len(self._async_tasks)
+
     def watch(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Call ``listener()`` (on the loop) when a background task starts or ends; returns
         a function that stops watching."""

@@ -45,6 +45,7 @@ def test_groups_switch_offers_and_removing_a_group_removes_its_tools() -> None:
 
 async def test_background_tasks_belong_to_the_reply_that_started_them() -> None:
     tasks = BackgroundTasks()
+    assert not tasks and len(tasks) == 0  # what an interrupt checks before any work
     changes: list[int] = []
     unwatch = tasks.watch(lambda: changes.append(len(tasks.running)))
 
@@ -58,9 +59,10 @@ async def test_background_tasks_belong_to_the_reply_that_started_them() -> None:
     finally:
         background_owner.reset(token)
     [task] = tasks.running
+    assert tasks and len(tasks) == 1
     assert task.owner == "reply-1" and task.task_id in started.get_text()
     assert await tasks.cancel_owned("reply-1") == [task.task_id]
-    assert tasks.running == [] and changes == [1, 0]
+    assert tasks.running == [] and changes == [1, 0] and not tasks
     result = await tasks.view_task(task.task_id)
     assert result.is_interrupted
     unwatch()

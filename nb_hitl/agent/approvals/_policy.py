@@ -488,6 +488,8 @@ class PermissionPolicy:
         """A reply ended: its ``reply`` rules are gone."""
         with self._lock:
             self._reply_id = None
+            if not self._rules:  # most replies: no rule to drop, no list to build
+                return
             before = len(self._rules)
             self._rules = [
                 r for r in self._rules if not (r.scope == "reply" and r.reply_id == reply_id)

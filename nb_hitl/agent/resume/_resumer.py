@@ -268,6 +268,12 @@ class Resumer:
         return point
 
     # -- inside the reply ------------------------------------------------------------------------
+    @staticmethod
+    def partial_digest(partial: Msg) -> str:
+        """The fingerprint an interrupted message keeps of its partial answer's text (checked
+        by ``point()``: an answer edited since is not continued as if it were not)."""
+        return text_digest(answer_text(partial))
+
     def interrupted(self, extra: dict[str, Any]) -> ResumePoint | None:
         """The point the interrupted reply was continuing, if it was a resumed one. A
         ``resume()`` stopped before its reply began hands its point on to the interrupted
