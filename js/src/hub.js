@@ -3,14 +3,14 @@
 import "./shared/theme.css";
 import "./chat/transcript.css";
 import "./hub.css";
+import { LIVE_OPS } from "./shared/live_row.js";
 import { panelView } from "./shared/panel.js";
-import { rowOps } from "./shared/rows.js";
 import { hubView } from "./views/hub.js";
 
 export default {
   render: panelView({
     className: "nbh-panel nbh-hub",
-    extraOps: rowOps,
+    extraOps: LIVE_OPS,
     setup(ctx) {
       ctx.draw = hubView(ctx);
     },

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { EXTRA_OPS, liveOp, transcriptView } from "../src/chat/transcript.js";
+import { EXTRA_OPS, transcriptView } from "../src/chat/transcript.js";
+import { liveOp } from "../src/shared/live_row.js";
 import { reduce } from "../src/shared/ops.js";
 import transcript from "../src/transcript.js";
 import { FakeModel, HOSTILE, page, render } from "./helpers.js";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import hub from "../src/hub.js";
+import { LIVE_OPS, liveOp } from "../src/shared/live_row.js";
 import { reduce } from "../src/shared/ops.js";
-import { rowOps } from "../src/shared/rows.js";
 import { FakeModel, HOSTILE, page, render } from "./helpers.js";
 
 const button = (label, extra = {}) => ({ label, tip: "", off: false, shown: true, ...extra });
@@ -103,7 +103,7 @@ test("a live op grows the streaming row's text node; the other rows are left alo
   const first = el.querySelector('[data-key="a"]');
   const tail = el.querySelector('[data-key="b"] .nb-hitl-tail');
   const delta = { t: "delta", seq: 2, ops: [{ op: "append", text: "point2 " }] };
-  model.custom({ t: "ops", seq: 2, ops: [{ op: "live", key: "rows", id: "b", delta }] });
+  model.custom({ t: "ops", seq: 2, ops: [{ op: "live", key: "rows", id: "b", msg: delta }] });
   assert.equal(el.querySelector('[data-key="a"]'), first, "the finished row is the same node");
   assert.equal(el.querySelector('[data-key="b"] .nb-hitl-tail'), tail, "the tail grew in place");
   assert.equal(tail.textContent, "point1 point2 ");
@@ -116,7 +116,7 @@ test("Stop: the stopping guess at once, then the interrupted style and Paused fi
   assert.ok(el.querySelector('[data-key="b"]').classList.contains("nb-hitl-stopping"));
   assert.deepEqual(model.actions(), [["stop", {}]]);
   const cls = "nb-hitl-msg nb-hitl-live nb-hitl-speaker-1 nb-hitl-live-row nb-hitl-interrupted";
-  model.custom({ t: "ops", seq: 2, ops: [{ op: "classes", key: "rows", id: "b", cls }] });
+  model.custom({ t: "ops", seq: 2, ops: [{ op: "live", key: "rows", id: "b", cls }] });
   assert.ok(el.querySelector('[data-key="b"]').classList.contains("nb-hitl-interrupted"));
   const paused = controls({ now: "Paused: choose Retry, Skip or End discussion below." });
   model.custom({ t: "ops", seq: 3, ops: [{ op: "set", key: "controls", value: paused }] });
@@ -177,19 +177,19 @@ test("a gap asks for a snapshot; the snapshot redraws the rows by key", () => {
   assert.match(drawn[0].textContent, /Bob: final/);
 });
 
-test("the row reducer: live and classes ops change one row, unknown ids nothing", () => {
+test("the row reducer: a live op's message and classes change one row, unknown ids nothing", () => {
   const s0 = { v: 1, seq: 0, state: state() };
   const delta = { t: "delta", seq: 2, ops: [{ op: "freeze", html: "<p>a</p>", tail: "b" }] };
   const out = reduce(
     s0,
-    { t: "ops", seq: 1, ops: [{ op: "live", key: "rows", id: "b", delta }] },
-    rowOps,
+    { t: "ops", seq: 1, ops: [{ op: "live", key: "rows", id: "b", msg: delta }] },
+    LIVE_OPS,
   );
   assert.equal(out.verdict, "ok");
   assert.deepEqual(out.snapshot.state.rows[1].live.blocks, ["<p>a</p>"]);
   assert.equal(out.snapshot.state.rows[1].live.tail, "b");
   assert.equal(out.snapshot.state.rows[0], s0.state.rows[0], "the other row is untouched");
-  const same = rowOps.classes(s0.state, { op: "classes", key: "rows", id: "zz", cls: "x" });
+  const same = liveOp(s0.state, { op: "live", key: "rows", id: "zz", cls: "x" });
   assert.equal(same, s0.state);
 });
 

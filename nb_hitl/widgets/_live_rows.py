@@ -1,17 +1,18 @@
 """LiveRows: a transcript's streaming rows, redrawn from the shared redraw budget.
 
-Each streaming message is a ``LiveRow``: an item of the transcript's front end
-(``TranscriptView``) that the kernel keeps up to date with deltas (``RowDeltas``: the text
-appended since the last redraw, drawn as a text node, and each finished paragraph once as
-escaped HTML). ``commit`` ends a row when memory holds its message: the transcript then draws
-the message as a finished row in its place.
+Each streaming message is a ``LiveRow``: an item ``{id, cls, live}`` of a transcript's front
+end (the chat's ``TranscriptView``, the hub's feed: any ``RowSink``) that the kernel keeps up
+to date with deltas (``RowDeltas``: the text appended since the last redraw, drawn as a text
+node, and each finished paragraph once as escaped HTML), sent as the keyed ``live`` op
+(``_row_deltas.live_op``). ``commit`` ends a row when memory holds its message: the
+transcript then draws the message as a finished row in its place.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from nb_hitl._render import RemoteImages, header_html, markdown, msg_classes
 from nb_hitl.message import MetaKey
@@ -22,7 +23,7 @@ from ._redraw import redraw_budget
 from ._row_deltas import RowDeltas
 from ._seam import is_continuation, resumed_header, seam_html
 from ._transcript import Entry, Transcript
-from ._transcript_view import TranscriptView, row_html
+from ._transcript_view import row_html
 
 if TYPE_CHECKING:
     from nb_hitl.message import Msg
@@ -30,11 +31,20 @@ if TYPE_CHECKING:
     from ._loop import LoopBridge
 
 
+class RowSink(Protocol):
+    """Where a streaming row's ``live`` ops go: a transcript that holds the row by key."""
+
+    def live(
+        self, row_id: str, msg: Mapping[str, Any] | None = None, cls: str | None = None
+    ) -> None:
+        """Send the streaming row ``row_id`` its row message ``msg`` and / or classes ``cls``."""
+
+
 class LiveRow:
     """The row of a message that is still streaming (see module doc).
 
     Args:
-        view: the transcript's model (where the row's deltas go).
+        view: the transcript holding the row (where the row's ``live`` ops go).
         msg: the message as it first streams.
         images: the chat's ``RemoteImages`` policy for images in the text.
         instruction: the instruction a continued answer was resumed with (quoted at its seam).
@@ -43,7 +53,7 @@ class LiveRow:
 
     def __init__(
         self,
-        view: TranscriptView,
+        view: RowSink,
         msg: Msg,
         images: RemoteImages = "link",
         instruction: str = "",
@@ -225,4 +235,4 @@ class LiveRows:
         self.transcript.render()
 
 
-__all__ = ["LiveRow", "LiveRows"]
+__all__ = ["LiveRow", "LiveRows", "RowSink"]

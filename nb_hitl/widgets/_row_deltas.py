@@ -1,4 +1,4 @@
-"""RowDeltas: the kernel's side of a streaming row's delta protocol (see ``js/src/chat/rows.js``).
+"""RowDeltas: the kernel's side of a streaming row's delta protocol (``js/src/shared/live_row.js``).
 
 It keeps the state the front end holds (``snapshot()``) and, given the message's text so far,
 says what to send to bring the front end up to date: the text appended since the last update
@@ -9,17 +9,117 @@ plain tail. Nothing is sent twice while the message streams; the final row is se
 A paragraph is finished at a blank line outside a code fence; a very long run of text with
 no blank line is cut at its last line break or space after ``SEGMENT_MAX`` characters. A
 continued answer (``agent.resume()``) is cut at its seam, where the "resumed here" mark goes.
+
+A panel carries a row's messages in its batches as one keyed op, ``live_op``: ``{op: "live",
+key, id, cls?, msg?}`` (the row ``id`` of part ``key`` takes the classes ``cls``, Stop's
+interrupted style, and the row message ``msg``). The chat's transcript and the hub's feed both
+send it, and the page reduces and draws it by one code path; ``apply_live`` is its reducer on
+the kernel's copy of the state.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 SEGMENT_MAX = 5_000
 """A tail this long is frozen at its last line break or space even without a blank line."""
 PROTOCOL = 1
 """The version of the row state and messages (``v`` of a snapshot)."""
+LIVE = "live"
+"""The name of the streaming rows' keyed op."""
+
+
+def live_op(
+    row_id: str,
+    msg: Mapping[str, Any] | None = None,
+    cls: str | None = None,
+    key: str = "rows",
+) -> dict[str, Any]:
+    """The keyed op that sends the streaming row ``row_id`` of part ``key`` its row message
+    ``msg`` and / or classes ``cls``."""
+    op: dict[str, Any] = {"op": LIVE, "key": key, "id": row_id}
+    if cls is not None:
+        op["cls"] = cls
+    if msg is not None:
+        op["msg"] = dict(msg)
+    return op
+
+
+def _row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A well-formed copy of a streaming row's state (``copyRow`` in ``shared/live_row.js``)."""
+    return {
+        "v": PROTOCOL,
+        "seq": int(row.get("seq") or 0),
+        "head": row.get("head") or "",
+        "blocks": list(row.get("blocks") or []),
+        "tail": row.get("tail") or "",
+        "extras": row.get("extras") or "",
+        "done": bool(row.get("done")),
+        "html": row.get("html") or "",
+    }
+
+
+def apply_row_msg(row: Mapping[str, Any], msg: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The streaming row ``row`` after the row message ``msg`` (``js/src/shared/live_row.js``'s
+    ``apply``), or None when it does not apply (stale or a gap)."""
+    new = _row(row)
+    if msg.get("t") == "snapshot":
+        snap = _row(msg.get("row") or {})
+        if snap["seq"] < new["seq"] or (snap["seq"] == new["seq"] and new["done"]):
+            return None
+        return snap
+    if msg.get("t") != "delta" or new["done"]:
+        return None
+    seq = int(msg.get("seq") or 0)
+    if seq != new["seq"] + 1:
+        return None
+    for op in msg.get("ops") or []:
+        kind = op.get("op")
+        if kind == "append":
+            new["tail"] += op.get("text") or ""
+        elif kind == "freeze":
+            new["blocks"].append(op.get("html") or "")
+            new["tail"] = op.get("tail") or ""
+        elif kind == "tail":
+            new["tail"] = op.get("text") or ""
+        elif kind == "extras":
+            new["extras"] = op.get("html") or ""
+        elif kind == "head":
+            new["head"] = op.get("html") or ""
+        elif kind == "finish":
+            keep = int(op.get("keep") or 0)
+            new["html"] = (op.get("before") or "") + "".join(new["blocks"][:keep])
+            new["html"] += op.get("after") or ""
+            new.update(done=True, blocks=[], tail="", extras="")
+    new["seq"] = seq
+    return new
+
+
+def apply_live(state: dict[str, Any], op: Mapping[str, Any]) -> None:
+    """The ``live`` op (``js/src/shared/live_row.js``'s ``liveOp``) applied to ``state``: the
+    streaming row ``id`` of part ``key`` takes the classes ``cls`` and the row message ``msg``
+    (a finished row becomes ``{id, cls, html}``); nothing when there is no such row."""
+    key = op.get("key")
+    key = key if isinstance(key, str) else "rows"
+    rows = list(state.get(key) or [])
+    at = next((i for i, r in enumerate(rows) if r.get("id") == op.get("id")), -1)
+    if at < 0:
+        return
+    old = rows[at]
+    item = dict(old)
+    if isinstance(op.get("cls"), str):
+        item["cls"] = op["cls"]
+    msg = op.get("msg")
+    if isinstance(msg, Mapping) and isinstance(old.get("live"), Mapping):
+        row = apply_row_msg(old["live"], msg)
+        if row is not None:
+            if row["done"]:
+                item = {"id": old["id"], "cls": item.get("cls") or "", "html": row["html"]}
+            else:
+                item["live"] = row
+    rows[at] = item
+    state[key] = rows
 
 
 def _fence_open_after(text: str, fence_open: bool) -> bool:
@@ -190,4 +290,13 @@ class RowDeltas:
         }
 
 
-__all__ = ["PROTOCOL", "SEGMENT_MAX", "RowDeltas", "cut"]
+__all__ = [
+    "LIVE",
+    "PROTOCOL",
+    "SEGMENT_MAX",
+    "RowDeltas",
+    "apply_live",
+    "apply_row_msg",
+    "cut",
+    "live_op",
+]

@@ -11,7 +11,8 @@ of "Show earlier messages" (``""``: hidden). A row is
   (``nb_hitl._render``), and buttons the front end draws after it (``Undo``, ``Show all``),
   each sending an action;
 - ``{id, cls, live}``: a streaming message (``RowDeltas`` state: the plain-text tail is drawn
-  as a text node, finished paragraphs once as escaped HTML);
+  as a text node, finished paragraphs once as escaped HTML), changed by the streaming rows'
+  keyed ``live`` op (``_row_deltas.live_op``, the hub's feed speaks it too);
 - ``{id, widget}``: any other widget (``ChatWidget.append_widget``), drawn by the notebook's
   widget manager.
 
@@ -26,82 +27,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ._model import PanelModel, apply_op, static_file
+from ._row_deltas import LIVE, apply_live, live_op
 
 Item = dict[str, Any]
-
-
-def _row(row: Mapping[str, Any]) -> dict[str, Any]:
-    """A well-formed copy of a streaming row's state (``copyRow`` in ``chat/rows.js``)."""
-    return {
-        "v": 1,
-        "seq": int(row.get("seq") or 0),
-        "head": row.get("head") or "",
-        "blocks": list(row.get("blocks") or []),
-        "tail": row.get("tail") or "",
-        "extras": row.get("extras") or "",
-        "done": bool(row.get("done")),
-        "html": row.get("html") or "",
-    }
-
-
-def apply_row_msg(row: Mapping[str, Any], msg: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The streaming row ``row`` after the row message ``msg`` (``js/src/chat/rows.js``'s
-    ``apply``), or None when it does not apply (stale or a gap)."""
-    new = _row(row)
-    if msg.get("t") == "snapshot":
-        snap = _row(msg.get("row") or {})
-        if snap["seq"] < new["seq"] or (snap["seq"] == new["seq"] and new["done"]):
-            return None
-        return snap
-    if msg.get("t") != "delta" or new["done"]:
-        return None
-    seq = int(msg.get("seq") or 0)
-    if seq != new["seq"] + 1:
-        return None
-    for op in msg.get("ops") or []:
-        kind = op.get("op")
-        if kind == "append":
-            new["tail"] += op.get("text") or ""
-        elif kind == "freeze":
-            new["blocks"].append(op.get("html") or "")
-            new["tail"] = op.get("tail") or ""
-        elif kind == "tail":
-            new["tail"] = op.get("text") or ""
-        elif kind == "extras":
-            new["extras"] = op.get("html") or ""
-        elif kind == "head":
-            new["head"] = op.get("html") or ""
-        elif kind == "finish":
-            keep = int(op.get("keep") or 0)
-            new["html"] = (op.get("before") or "") + "".join(new["blocks"][:keep])
-            new["html"] += op.get("after") or ""
-            new.update(done=True, blocks=[], tail="", extras="")
-    new["seq"] = seq
-    return new
-
-
-def apply_live(state: dict[str, Any], op: Mapping[str, Any]) -> None:
-    """The ``live`` op (``js/src/chat/transcript.js``'s ``liveOp``) applied to ``state``."""
-    key = op.get("key")
-    key = key if isinstance(key, str) else "rows"
-    rows = list(state.get(key) or [])
-    at = next((i for i, r in enumerate(rows) if r.get("id") == op.get("id")), -1)
-    if at < 0:
-        return
-    old = rows[at]
-    item = dict(old)
-    if isinstance(op.get("cls"), str):
-        item["cls"] = op["cls"]
-    msg = op.get("msg")
-    if isinstance(msg, Mapping) and isinstance(old.get("live"), Mapping):
-        row = apply_row_msg(old["live"], msg)
-        if row is not None:
-            if row["done"]:
-                item = {"id": old["id"], "cls": item.get("cls") or "", "html": row["html"]}
-            else:
-                item["live"] = row
-    rows[at] = item
-    state[key] = rows
 
 
 def diff_rows(old: Sequence[Item], new: Sequence[Item], key: str = "rows") -> list[Item]:
@@ -150,7 +78,7 @@ class TranscriptView(PanelModel):
 
     def _apply_to(self, state: dict[str, Any], op: Mapping[str, Any]) -> None:
         """The shared ops and ``live`` (also on a host's copy of the rows: ``embed``)."""
-        if op.get("op") == "live":
+        if op.get("op") == LIVE:
             apply_live(state, op)
         else:
             apply_op(state, op)
@@ -176,12 +104,7 @@ class TranscriptView(PanelModel):
         self, row_id: str, msg: Mapping[str, Any] | None = None, cls: str | None = None
     ) -> None:
         """Send the streaming row ``row_id`` its row message ``msg`` and / or classes ``cls``."""
-        op: Item = {"op": "live", "key": "rows", "id": row_id}
-        if cls is not None:
-            op["cls"] = cls
-        if msg is not None:
-            op["msg"] = dict(msg)
-        self.apply_ops([op])
+        self.apply_ops([live_op(row_id, msg, cls)])
 
     def drawn_html(self) -> str:
         """Every row's HTML as the page draws it, in order (tests, exports)."""
@@ -202,4 +125,4 @@ def row_html(item: Mapping[str, Any]) -> str:
     return str(item.get("html") or "")
 
 
-__all__ = ["TranscriptView", "apply_live", "apply_row_msg", "diff_rows", "row_html"]
+__all__ = ["TranscriptView", "diff_rows", "row_html"]

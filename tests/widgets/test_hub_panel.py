@@ -124,6 +124,37 @@ async def test_the_speaking_indicator_follows_the_speaker() -> None:
     panel.close()
 
 
+async def test_a_streamed_row_is_the_chats_live_op_and_stop_restyles_it_first() -> None:
+    alice, bob, carol = debate()
+    panel = HubPanel(MsgHub([alice, bob, carol]))
+    sent: list[dict[str, Any]] = []
+    send = panel.transcript.send
+
+    def record(ops: list[dict[str, Any]]) -> Any:
+        sent.extend(ops)
+        return send(ops)
+
+    panel.transcript.send = record
+    panel.start(msg="Tabs or spaces?")
+    await until(lambda: any(op["op"] == "live" and "msg" in op for op in sent), what="deltas")
+    bob_row = rows_of(panel, "Bob")[0].key
+    streamed = [op for op in sent if op["op"] == "live"]
+    assert {op["id"] for op in streamed} == {bob_row}
+    for op in streamed:  # the chat transcript's op (``_row_deltas.live_op``), nothing else
+        assert set(op) <= {"op", "key", "id", "cls", "msg"} and op["key"] == "rows"
+        assert op["msg"]["t"] in ("delta", "snapshot")
+    before = len(sent)
+    panel.stop_button.click()
+    await until(lambda: panel.paused, what="the pause prompt")
+    after = [op for op in sent[before:] if op.get("id") == bob_row]
+    assert after[0]["op"] == "live" and "msg" not in after[0]  # the style goes out first
+    assert "nb-hitl-interrupted" in after[0]["cls"].split()
+    assert not [op for op in sent if op["op"] == "classes"]
+    shown = next(r for r in panel.view_state["rows"] if r["id"] == bob_row)
+    assert "nb-hitl-interrupted" in shown["cls"] or "nb-hitl-interrupted" in shown["html"]
+    panel.close()
+
+
 async def test_stop_during_the_second_speakers_turn_pauses_with_a_prompt() -> None:
     alice, bob, carol = debate()
     panel = HubPanel(MsgHub([alice, bob, carol]))

@@ -1,6 +1,6 @@
 """The streaming row's delta protocol: what a stream sends, and the front end's reducer.
 
-The reducer is the real front-end code (``js/src/chat/rows.js``, bundled into
+The reducer is the real front-end code (``js/src/shared/live_row.js``, bundled into
 ``static/transcript.js``), run under Node.js (``scripts/test`` installs it). A streaming row is
 an item of the transcript's model (``LiveRow`` in ``TranscriptView``).
 """
@@ -16,7 +16,8 @@ from nb_hitl import Msg
 from nb_hitl._render import markdown
 from nb_hitl.widgets._live_rows import LiveRow
 from nb_hitl.widgets._row_deltas import SEGMENT_MAX, RowDeltas, cut
-from nb_hitl.widgets._transcript_view import TranscriptView, apply_row_msg
+from nb_hitl.widgets._row_deltas import apply_row_msg
+from nb_hitl.widgets._transcript_view import TranscriptView
 
 HOSTILE = (
     'Look: <script>alert("x")</script> <img src=x onerror=alert(1)> & "quotes"\n\n'
@@ -43,7 +44,7 @@ if (input.start) mod.apply(row, { t: "snapshot", row: input.start });
 const verdicts = input.messages.map((m) => mod.apply(row, m));
 process.stdout.write(JSON.stringify({ row, verdicts }));
 """
-    return node_module_json("chat/rows.js", body, {"start": start, "messages": messages})
+    return node_module_json("shared/live_row.js", body, {"start": start, "messages": messages})
 
 
 def test_a_stream_sends_appended_text_and_each_finished_paragraph_once() -> None:

@@ -8,49 +8,22 @@
 //                                 `html` rendered AND escaped by the kernel (nb_hitl._render);
 //                                 `buttons`: [{label, action, args, cls, icon, title,
 //                                 disabled, hidden}] drawn after it (Undo, Show all)
-//     {id, cls, live}             a streaming message: `live` is a row state of chat/rows.js
+//     {id, cls, live}             a streaming message: `live` is a row state of shared/live_row.js
 //                                 (`tail` is plain text, drawn as a text node)
 //     {id, widget}                any other widget, by model id ("IPY_MODEL_..."), drawn by
 //                                 the notebook's widget manager where there is one
 //
 // `id` is a key (a message id), never parsed as HTML; `cls` the row's classes.
 //
-// Besides the shared ops the kernel sends `{op: "live", key: "rows", id, cls?, msg?}`: the
-// streaming row `id` takes the classes `cls` (Stop's interrupted style) and the row message
-// `msg` (chat/rows.js: a delta or a snapshot of the row). A row whose message finishes becomes
-// a finished row `{id, cls, html}` (its finished blocks reused). The view applies a delta to
-// the DOM it drew (appended text grows a text node), not by drawing the row anew.
+// Besides the shared ops the kernel sends the streaming rows' keyed op `{op: "live", key:
+// "rows", id, cls?, msg?}` (shared/live_row.js: one reducer and one view for every panel's
+// streaming rows): the view applies a row's delta to the DOM it drew (appended text grows a
+// text node), not by drawing the row anew.
 import { replaceChildren, setKernelHtml } from "../shared/dom.js";
-import { apply as applyRow, copyRow, RowView, syncClasses } from "./rows.js";
+import { LIVE_OPS, RowView, syncClasses, updateLive } from "../shared/live_row.js";
 
-const deltas = new WeakMap(); // a live item -> the row message that made it (for the view)
-
-/** The `live` op (a pure reducer step, as `extraOps` of shared/ops.js wants it). */
-export function liveOp(state, op) {
-  const key = typeof op.key === "string" ? op.key : "rows";
-  const rows = Array.isArray(state[key]) ? state[key] : [];
-  const at = rows.findIndex((item) => item && item.id === op.id);
-  if (at < 0) return state;
-  const old = rows[at];
-  let item = { ...old };
-  if (typeof op.cls === "string") item.cls = op.cls;
-  if (op.msg && old.live) {
-    const row = copyRow(old.live);
-    const verdict = applyRow(row, op.msg);
-    if (verdict === "ok" || verdict === "reset") {
-      if (row.done) item = { id: old.id, cls: item.cls || "", html: row.html };
-      else {
-        item.live = row;
-        deltas.set(item, { msg: op.msg, seq: old.live.seq | 0 });
-      }
-    }
-  }
-  const next = rows.slice();
-  next[at] = item;
-  return { ...state, [key]: next };
-}
-
-export const EXTRA_OPS = { live: liveOp };
+/** The transcript's own ops (`extraOps` of shared/ops.js): the streaming rows'. */
+export const EXTRA_OPS = LIVE_OPS;
 
 const kind = (item) => (item.live ? "live" : item.widget ? "widget" : "html");
 
@@ -170,9 +143,7 @@ export function transcriptView(root, act, model) {
       return next;
     }
     if (kind(item) === "live") {
-      const d = deltas.get(item);
-      if (d && d.seq === entry.view.row.seq && item.live.seq === d.seq + 1) entry.view.apply(d.msg);
-      else if (item.live !== was.live) entry.view.reset(item.live);
+      updateLive(entry.view, was, item);
       if (item.cls !== was.cls) {
         const cls = String(item.cls || "")
           .split(/\s+/)

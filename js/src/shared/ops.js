@@ -23,7 +23,7 @@ export const CHILD_OPS = Symbol("nb_hitl child ops");
 
 /**
  * `ownOps` (a panel's extra ops) together with the extra ops of the panels it embeds, by
- * their part: `withChildren(rowOps, { chat: withChildren({}, { transcript: EXTRA_OPS }) })`.
+ * their part: `withChildren(LIVE_OPS, { chat: withChildren({}, { transcript: LIVE_OPS }) })`.
  */
 export function withChildren(ownOps, children) {
   return { ...ownOps, [CHILD_OPS]: { ...(ownOps?.[CHILD_OPS] || {}), ...children } };

@@ -5,8 +5,9 @@ observe of a reply (the hub's broadcast) and the input a speaker is given are co
 messages already drawn. The rows are part ``rows`` of the hub panel's one model
 (``HubTranscript``): a list of ``{id, cls, html}`` (a finished message: the chat's row HTML,
 ``nb_hitl._render``; an approval card or question form: its own HTML; a note) or ``{id, cls,
-live}`` (a streaming message: the chat's streaming-row state, ``_row_deltas.RowDeltas``, kept
-up to date by keyed ``live`` ops that carry the row's deltas, ``js/src/chat/rows.js``). Every
+live}`` (a streaming message: the chat's own ``LiveRow``, kept up to date by the keyed
+``live`` ops the chat's transcript speaks too, ``_row_deltas.live_op``,
+``js/src/shared/live_row.js``). Every
 change is a keyed op in the panel's sequenced batches; one live stream per participant, so
 concurrent speakers do not end each other's rows; a colour class per speaker on top.
 """
@@ -25,7 +26,6 @@ from nb_hitl._render import (
     RemoteImages,
     esc,
     header_html,
-    markdown,
     msg_classes,
     msg_flags,
     msg_html,
@@ -47,10 +47,10 @@ from nb_hitl.message import MetaKey, Msg
 from .._approval import ApprovalCards
 from .._card import CardRow
 from .._collapsed import COLLAPSED_PREVIEW_CHARS, human_size, is_long, message_text
-from .._live import live_extras
+from .._live_rows import LiveRow
 from .._question import QuestionCards
 from .._redraw import redraw_budget
-from .._row_deltas import RowDeltas
+from .._row_deltas import apply_live, live_op
 from ._buttons import Control
 from ._style import PALETTE, speaker_class
 
@@ -62,7 +62,6 @@ if TYPE_CHECKING:
     from .._loop import LoopBridge
 
 Ops = list[dict[str, Any]]
-INTERRUPTED = "nb-hitl-interrupted"
 EXPAND = "expand"
 """The action a collapsed long message's "Show all" sends (its argument: the row's key)."""
 
@@ -77,67 +76,6 @@ class Note:
     def drawn_html(self) -> str:
         """What the page shows."""
         return self.value
-
-
-class LiveRow:
-    """A message still streaming: the chat's streaming-row state and its classes.
-
-    Args:
-        msg: the message as it first streams.
-        images: the ``RemoteImages`` policy of its markdown.
-        classes: classes besides its message's (the speaker's colour).
-    """
-
-    def __init__(self, msg: Msg, images: RemoteImages, classes: list[str]) -> None:
-        self.msg_id = msg.id
-        self.deltas = RowDeltas(header_html(msg, live=True), lambda t: markdown(t, images))
-        self.cls = " ".join([*msg_classes(msg, live=True), *classes, "nb-hitl-live-row"])
-
-    @property
-    def _dom_classes(self) -> tuple[str, ...]:
-        return tuple(self.cls.split())
-
-    @property
-    def value(self) -> str:
-        """What the page shows (as an ``HTML`` row's ``value``)."""
-        return self.drawn_html()
-
-    def update(self, msg: Msg) -> dict[str, Any] | None:
-        """The delta for the message so far (None: nothing new)."""
-        return self.deltas.update(msg.get_text_content() or "", live_extras(msg))
-
-    def item(self) -> dict[str, Any]:
-        """The row as the page holds it."""
-        return {"id": self.msg_id, "cls": self.cls, "live": self.deltas.snapshot()}
-
-    def drawn_html(self) -> str:
-        """The row's HTML as the page draws it (the tail escaped as text)."""
-        s = self.deltas
-        return s.head + "".join(s.blocks) + f"<div>{esc(s.tail)}</div>" + s.extras
-
-
-def apply_row_delta(row: Mapping[str, Any] | None, delta: Mapping[str, Any]) -> dict[str, Any]:
-    """A streaming row's state after ``delta`` (``js/src/chat/rows.js``'s ``apply``, pure)."""
-    if delta.get("t") == "snapshot":
-        return dict(delta.get("row") or {})
-    out = dict(row or {})
-    out["blocks"] = list(out.get("blocks") or [])
-    for op in delta.get("ops") or []:
-        kind = op.get("op")
-        if kind == "append":
-            out["tail"] = str(out.get("tail") or "") + str(op.get("text") or "")
-        elif kind == "freeze":
-            out["blocks"].append(op.get("html") or "")
-            out["tail"] = op.get("tail") or ""
-        elif kind == "tail":
-            out["tail"] = op.get("text") or ""
-        elif kind == "extras":
-            out["extras"] = op.get("html") or ""
-        elif kind == "head":
-            out["head"] = op.get("html") or ""
-    if isinstance(delta.get("seq"), int):
-        out["seq"] = delta["seq"]
-    return out
 
 
 class MessageRow:
@@ -297,24 +235,18 @@ class HubTranscript:
         self.render()
 
     # -- the page's part ---------------------------------------------------------------------
-    def live(self, key: str, delta: dict[str, Any]) -> None:
-        """Send a streaming row's delta (a keyed ``live`` op)."""
-        at = self._at(key)
-        if at < 0:
+    def live(
+        self, row_id: str, msg: Mapping[str, Any] | None = None, cls: str | None = None
+    ) -> None:
+        """Send the streaming row ``row_id`` its row message ``msg`` and / or classes ``cls``
+        (the keyed ``live`` op); nothing when the page does not hold the row."""
+        if self._at(row_id) < 0:
             return
-        self._drawn[at] = {
-            **self._drawn[at],
-            "live": apply_row_delta(self._drawn[at]["live"], delta),
-        }
-        self.send([{"op": "live", "key": "rows", "id": key, "delta": delta}])
-
-    def set_classes(self, key: str, cls: str) -> None:
-        """Give the row ``key`` the classes ``cls`` now (Stop's interrupted style)."""
-        at = self._at(key)
-        if at < 0 or self._drawn[at]["cls"] == cls:
-            return
-        self._drawn[at] = {**self._drawn[at], "cls": cls}
-        self.send([{"op": "classes", "key": "rows", "id": key, "cls": cls}])
+        op = live_op(row_id, msg, cls)
+        state = {"rows": self._drawn}
+        apply_live(state, op)
+        self._drawn = state["rows"]
+        self.send([op])
 
     def _at(self, key: str) -> int:
         return next((i for i, item in enumerate(self._drawn) if item["id"] == key), -1)
@@ -432,10 +364,8 @@ class HubLive:
 
     def mark_interrupted(self) -> None:
         """Draw every streaming row in the interrupted style now (Stop was pressed)."""
-        for key, view in self.views.items():
-            if INTERRUPTED not in view.cls.split():
-                view.cls = f"{view.cls} {INTERRUPTED}"
-                self.transcript.set_classes(key, view.cls)
+        for view in self.views.values():
+            view.mark_interrupted()
 
     def commit(self, msg: Msg) -> bool:
         """The streaming row of ``msg`` becomes its finished row; False if it has none."""
@@ -464,14 +394,13 @@ class HubLive:
             if view is None:
                 if self.transcript.get(msg_id) is not None:
                     continue  # already committed
-                view = LiveRow(msg, self.transcript.images, self.feed.row_classes(msg))
-                view.update(msg)
+                classes = [*self.feed.row_classes(msg), "nb-hitl-live-row"]
+                view = LiveRow(self.transcript, msg, self.transcript.images, classes=classes)
+                view.update(msg)  # drawn whole by the row's insert
                 self.views[msg_id] = view
                 self.transcript.add(Entry(msg_id, msg, view))
                 continue
-            delta = view.update(msg)
-            if delta is not None:
-                self.transcript.live(msg_id, delta)
+            view.update(msg)
 
     def end(self) -> None:
         """Remove streaming rows the reply never committed (an interrupt kept nothing)."""

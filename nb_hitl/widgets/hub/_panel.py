@@ -37,8 +37,10 @@ from .._card import CARD_ACTION
 from .._invisible import is_blank
 from .._loop import LoopBridge, WidgetRegistry
 from .._model import PanelModel, apply_op, page_css, static_file
+from .._row_deltas import LIVE, apply_live
+from .._transcript_view import row_html
 from ._buttons import Control, RunButtons
-from ._feed import EXPAND, HubFeed, apply_row_delta
+from ._feed import EXPAND, HubFeed
 from ._input import HubInputBar
 from ._inspect import InspectorSwitch
 from ._pause import PausePrompt
@@ -209,20 +211,7 @@ class HubPanel(DiscussionRun, PanelModel):
 
     def drawn_html(self) -> str:
         """Every part the page inserts as HTML, the rows' included (tests, exports)."""
-        rows: list[str] = []
-        for item in self._state.get("rows") or []:
-            live = item.get("live")
-            if isinstance(live, dict):
-                rows.append(
-                    str(live.get("html") or "")
-                    if live.get("done")
-                    else live.get("head", "")
-                    + "".join(live.get("blocks") or [])
-                    + f"<div>{esc(live.get('tail', ''))}</div>"
-                    + live.get("extras", "")
-                )
-            else:
-                rows.append(str(item.get("html") or ""))
+        rows = [row_html(item) for item in self._state.get("rows") or []]
         return "\n".join([PanelModel.drawn_html(self), *rows])
 
     def _send_msg(self, content: dict[str, Any]) -> None:
@@ -231,19 +220,10 @@ class HubPanel(DiscussionRun, PanelModel):
             w.Widget.send(self, content)  # ``send`` is the panel's own (a UserAgent's input)
 
     def _apply_to(self, state: dict[str, Any], op: Mapping[str, Any]) -> None:
-        kind = op.get("op")
-        if kind not in ("live", "classes"):
+        if op.get("op") == LIVE:
+            apply_live(state, op)  # a streaming row (the chat's transcript speaks it too)
+        else:
             apply_op(state, op, self._embedded)  # the inspector's batches: ``child`` ops
-            return
-        rows = list(state.get("rows") or [])
-        for i, item in enumerate(rows):
-            if item.get("id") == op.get("id"):
-                if kind == "live":
-                    rows[i] = {**item, "live": apply_row_delta(item.get("live"), op["delta"])}
-                else:
-                    rows[i] = {**item, "cls": op.get("cls")}
-                state["rows"] = rows
-                return
 
     def _send_ops(self, ops: list[dict[str, Any]]) -> None:
         self.apply_ops(ops)

@@ -1,5 +1,184 @@
 /* Built by js/build.mjs from js/src: edit the source, then `npm run build`. */
 
+// src/shared/dom.js
+var SVG_NS = "http://www.w3.org/2000/svg";
+function fill(el, attrs, children) {
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value == null || value === false) continue;
+    if (name === "class")
+      el.setAttribute("class", Array.isArray(value) ? value.filter(Boolean).join(" ") : value);
+    else if (name === "text") el.textContent = String(value);
+    else if (name === "dataset") Object.assign(el.dataset, value);
+    else if (name.startsWith("on") && typeof value === "function")
+      el.addEventListener(name.slice(2), value);
+    else el.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children.flat(Number.POSITIVE_INFINITY)) {
+    if (child == null || child === false) continue;
+    el.append(child instanceof el.ownerDocument.defaultView.Node ? child : String(child));
+  }
+  return el;
+}
+function h(tag, attrs = {}, ...children) {
+  return fill(document.createElement(tag), attrs, children);
+}
+function svg(tag, attrs = {}, ...children) {
+  return fill(document.createElementNS(SVG_NS, tag), attrs, children);
+}
+function replaceChildren(el, ...children) {
+  el.replaceChildren();
+  return fill(el, {}, children);
+}
+function setKernelHtml(el, html) {
+  el.innerHTML = String(html ?? "");
+  return el;
+}
+function formatCount(n) {
+  return Number(n || 0).toLocaleString("en-US");
+}
+
+// src/shared/live_row.js
+var newRow = () => ({
+  v: 1,
+  seq: 0,
+  head: "",
+  blocks: [],
+  tail: "",
+  extras: "",
+  done: false,
+  html: ""
+});
+var copyRow = (r) => ({
+  v: 1,
+  seq: (r?.seq ?? 0) | 0,
+  head: r?.head || "",
+  blocks: Array.isArray(r?.blocks) ? r.blocks.slice() : [],
+  tail: r?.tail || "",
+  extras: r?.extras || "",
+  done: !!r?.done,
+  html: r?.html || ""
+});
+function applyOp(row, op) {
+  if (op.op === "append") row.tail += op.text;
+  else if (op.op === "freeze") {
+    row.blocks.push(op.html);
+    row.tail = op.tail || "";
+  } else if (op.op === "tail") row.tail = op.text;
+  else if (op.op === "extras") row.extras = op.html;
+  else if (op.op === "head") row.head = op.html;
+  else if (op.op === "finish") {
+    row.html = (op.before || "") + row.blocks.slice(0, op.keep | 0).join("") + (op.after || "");
+    Object.assign(row, { done: true, blocks: [], tail: "", extras: "" });
+  }
+}
+function apply(row, msg) {
+  if (!msg || typeof msg !== "object") return "stale";
+  if (msg.t === "snapshot") {
+    const seq = msg.row ? msg.row.seq | 0 : -1;
+    if (seq < row.seq || seq === row.seq && row.done) return "stale";
+    Object.assign(row, copyRow(msg.row));
+    return "reset";
+  }
+  if (msg.t !== "delta") return "stale";
+  if (row.done || msg.seq <= row.seq) return "stale";
+  if (msg.seq !== row.seq + 1) return "gap";
+  for (const op of msg.ops || []) applyOp(row, op);
+  row.seq = msg.seq;
+  return "ok";
+}
+var part = (cls) => {
+  const d = document.createElement("div");
+  d.className = cls;
+  return d;
+};
+var block = (html) => setKernelHtml(part("nb-hitl-block"), html);
+var RowView = class {
+  constructor(el) {
+    this.el = el;
+    this.row = newRow();
+    this.draw();
+  }
+  draw() {
+    const { el, row } = this;
+    el.textContent = "";
+    this.parts = null;
+    if (row.done) {
+      setKernelHtml(el, row.html);
+      return;
+    }
+    const head = setKernelHtml(part("nb-hitl-live-head"), row.head);
+    const blocks = part("nb-hitl-live-blocks");
+    const tail = part("nb-hitl-tail");
+    const extras = setKernelHtml(part("nb-hitl-live-extras"), row.extras);
+    for (const h2 of row.blocks) blocks.appendChild(block(h2));
+    const text = document.createTextNode(row.tail);
+    tail.appendChild(text);
+    el.append(head, blocks, tail, extras);
+    this.parts = { head, blocks, tail, text, extras };
+  }
+  /** Apply a kernel message; returns the reducer's verdict. */
+  apply(msg) {
+    const verdict = apply(this.row, msg);
+    if (verdict === "reset" || verdict === "ok" && !this.parts) {
+      this.draw();
+      return verdict;
+    }
+    if (verdict !== "ok") return verdict;
+    if (this.row.done) {
+      this.draw();
+      return verdict;
+    }
+    const p = this.parts;
+    for (const op of msg.ops || []) {
+      if (op.op === "append") p.text.appendData(op.text);
+      else if (op.op === "freeze") {
+        p.blocks.appendChild(block(op.html));
+        p.text.data = op.tail || "";
+      } else if (op.op === "tail") p.text.data = op.text;
+      else if (op.op === "extras") setKernelHtml(p.extras, op.html);
+      else if (op.op === "head") setKernelHtml(p.head, op.html);
+    }
+    return verdict;
+  }
+  /** A snapshot (a trait, a sync answer) replaces the state unless it is older. */
+  reset(snapshot) {
+    return this.apply({ t: "snapshot", row: snapshot });
+  }
+};
+var sent = /* @__PURE__ */ new WeakMap();
+function liveOp(state, op) {
+  const key = typeof op.key === "string" ? op.key : "rows";
+  const rows = Array.isArray(state[key]) ? state[key] : [];
+  const at = rows.findIndex((item2) => item2 && item2.id === op.id);
+  if (at < 0) return state;
+  const old = rows[at];
+  let item = { ...old };
+  if (typeof op.cls === "string") item.cls = op.cls;
+  if (op.msg && old.live) {
+    const row = copyRow(old.live);
+    const verdict = apply(row, op.msg);
+    if (verdict === "ok" || verdict === "reset") {
+      if (row.done) item = { id: old.id, cls: item.cls || "", html: row.html };
+      else {
+        item.live = row;
+        sent.set(item, { msg: op.msg, seq: old.live.seq | 0 });
+      }
+    }
+  }
+  const next = rows.slice();
+  next[at] = item;
+  return { ...state, [key]: next };
+}
+var LIVE_OPS = { live: liveOp };
+function updateLive(view, was, item) {
+  const d = sent.get(item);
+  if (d && d.seq === view.row.seq && item.live.seq === d.seq + 1) view.apply(d.msg);
+  else if (item.live !== was?.live) {
+    view.row = copyRow(item.live);
+    view.draw();
+  }
+}
+
 // src/shared/actions.js
 function sendAction(model, name, args = {}) {
   model.send({ t: "action", name, args });
@@ -49,7 +228,7 @@ function followPageTheme(el, root) {
 var emptySnapshot = () => ({ v: 1, seq: 0, state: {} });
 var CHILD_OPS = /* @__PURE__ */ Symbol("nb_hitl child ops");
 var indexOf = (items, id) => items.findIndex((item) => item && item.id === id);
-function applyOp(state, op, extraOps = {}) {
+function applyOp2(state, op, extraOps = {}) {
   if (!op || typeof op !== "object") return state;
   if (op.op === "child") return childOp(state, op, extraOps);
   const custom = Object.hasOwn(extraOps, op.op) ? extraOps[op.op] : null;
@@ -92,7 +271,7 @@ function childOp(state, op, extraOps) {
   const own = extraOps[CHILD_OPS]?.[key] || {};
   const old = state[key];
   let part2 = old && typeof old === "object" && !Array.isArray(old) ? old : {};
-  for (const inner of op.ops) part2 = applyOp(part2, inner, own);
+  for (const inner of op.ops) part2 = applyOp2(part2, inner, own);
   return part2 === old ? state : { ...state, [key]: part2 };
 }
 function readSnapshot(raw) {
@@ -113,7 +292,7 @@ function reduce(snapshot, msg, extraOps = {}) {
   if (msg.t !== "ops" || !Number.isInteger(msg.seq) || msg.seq <= snapshot.seq) return same;
   if (msg.seq !== snapshot.seq + 1) return { ...same, verdict: "gap" };
   let state = snapshot.state;
-  for (const op of Array.isArray(msg.ops) ? msg.ops : []) state = applyOp(state, op, extraOps);
+  for (const op of Array.isArray(msg.ops) ? msg.ops : []) state = applyOp2(state, op, extraOps);
   const changed = /* @__PURE__ */ new Set();
   for (const key of /* @__PURE__ */ new Set([...Object.keys(snapshot.state), ...Object.keys(state)])) {
     if (state[key] !== snapshot.state[key]) changed.add(key);
@@ -195,171 +374,6 @@ function panelView({ className, setup, draw: draw2, extraOps }) {
       ctx.teardown?.();
       root.remove();
     };
-  };
-}
-
-// src/shared/dom.js
-var SVG_NS = "http://www.w3.org/2000/svg";
-function fill(el, attrs, children) {
-  for (const [name, value] of Object.entries(attrs || {})) {
-    if (value == null || value === false) continue;
-    if (name === "class")
-      el.setAttribute("class", Array.isArray(value) ? value.filter(Boolean).join(" ") : value);
-    else if (name === "text") el.textContent = String(value);
-    else if (name === "dataset") Object.assign(el.dataset, value);
-    else if (name.startsWith("on") && typeof value === "function")
-      el.addEventListener(name.slice(2), value);
-    else el.setAttribute(name, value === true ? "" : String(value));
-  }
-  for (const child of children.flat(Number.POSITIVE_INFINITY)) {
-    if (child == null || child === false) continue;
-    el.append(child instanceof el.ownerDocument.defaultView.Node ? child : String(child));
-  }
-  return el;
-}
-function h(tag, attrs = {}, ...children) {
-  return fill(document.createElement(tag), attrs, children);
-}
-function svg(tag, attrs = {}, ...children) {
-  return fill(document.createElementNS(SVG_NS, tag), attrs, children);
-}
-function replaceChildren(el, ...children) {
-  el.replaceChildren();
-  return fill(el, {}, children);
-}
-function setKernelHtml(el, html) {
-  el.innerHTML = String(html ?? "");
-  return el;
-}
-function formatCount(n) {
-  return Number(n || 0).toLocaleString("en-US");
-}
-
-// src/chat/rows.js
-var copyRow = (r) => ({
-  v: 1,
-  seq: (r?.seq ?? 0) | 0,
-  head: r?.head || "",
-  blocks: Array.isArray(r?.blocks) ? r.blocks.slice() : [],
-  tail: r?.tail || "",
-  extras: r?.extras || "",
-  done: !!r?.done,
-  html: r?.html || ""
-});
-function applyOp2(row, op) {
-  if (op.op === "append") row.tail += op.text;
-  else if (op.op === "freeze") {
-    row.blocks.push(op.html);
-    row.tail = op.tail || "";
-  } else if (op.op === "tail") row.tail = op.text;
-  else if (op.op === "extras") row.extras = op.html;
-  else if (op.op === "head") row.head = op.html;
-  else if (op.op === "finish") {
-    row.html = (op.before || "") + row.blocks.slice(0, op.keep | 0).join("") + (op.after || "");
-    Object.assign(row, { done: true, blocks: [], tail: "", extras: "" });
-  }
-}
-function apply(row, msg) {
-  if (!msg || typeof msg !== "object") return "stale";
-  if (msg.t === "snapshot") {
-    const seq = msg.row ? msg.row.seq | 0 : -1;
-    if (seq < row.seq || seq === row.seq && row.done) return "stale";
-    Object.assign(row, copyRow(msg.row));
-    return "reset";
-  }
-  if (msg.t !== "delta") return "stale";
-  if (row.done || msg.seq <= row.seq) return "stale";
-  if (msg.seq !== row.seq + 1) return "gap";
-  for (const op of msg.ops || []) applyOp2(row, op);
-  row.seq = msg.seq;
-  return "ok";
-}
-
-// src/shared/rows.js
-function mapRow(state, op, fn) {
-  const list = Array.isArray(state[op.key]) ? state[op.key] : [];
-  const at = list.findIndex((item) => item && item.id === op.id);
-  if (at < 0) return state;
-  const items = list.slice();
-  items[at] = fn(list[at]);
-  return { ...state, [op.key]: items };
-}
-var rowOps = {
-  live: (state, op) => mapRow(state, op, (item) => {
-    const row = copyRow(item.live);
-    apply(row, op.delta);
-    return { ...item, live: row };
-  }),
-  classes: (state, op) => mapRow(state, op, (item) => ({ ...item, cls: String(op.cls || "") }))
-};
-var part = (cls) => {
-  const d = document.createElement("div");
-  d.className = cls;
-  return d;
-};
-function drawLive(d, live) {
-  d.el.textContent = "";
-  const head = setKernelHtml(part("nb-hitl-live-head"), live.head);
-  const blocks = part("nb-hitl-live-blocks");
-  for (const html of live.blocks) blocks.append(setKernelHtml(part("nb-hitl-block"), html));
-  const tail = part("nb-hitl-tail");
-  const text = document.createTextNode(live.tail);
-  tail.append(text);
-  const extras = setKernelHtml(part("nb-hitl-live-extras"), live.extras);
-  d.el.append(head, blocks, tail, extras);
-  d.parts = { head, blocks, text, extras };
-}
-function updateLive(d, was, live) {
-  const p = d.parts;
-  if (!p || !was || live.blocks.length < was.blocks.length) return drawLive(d, live);
-  if (live.head !== was.head) setKernelHtml(p.head, live.head);
-  for (const html of live.blocks.slice(was.blocks.length))
-    p.blocks.append(setKernelHtml(part("nb-hitl-block"), html));
-  if (live.tail.startsWith(p.text.data)) p.text.appendData(live.tail.slice(p.text.data.length));
-  else p.text.data = live.tail;
-  if (live.extras !== was.extras) setKernelHtml(p.extras, live.extras);
-}
-function update(d, item) {
-  const was = d.item;
-  if (d.el.className !== item.cls) d.el.className = item.cls || "";
-  d.el.dataset.key = item.id;
-  const live = item.live && !item.live.done ? item.live : null;
-  if (live) {
-    if (was?.live && !was.live.done && d.parts) updateLive(d, was.live, live);
-    else drawLive(d, live);
-  } else {
-    const html = item.live ? item.live.html : item.html;
-    if (!was || d.parts || html !== (was.live ? was.live.html : was.html)) {
-      setKernelHtml(d.el, html);
-      d.parts = null;
-    }
-  }
-  d.item = item;
-}
-function rowsView(inner) {
-  const drawn = /* @__PURE__ */ new Map();
-  return function draw2(rows) {
-    const list = Array.isArray(rows) ? rows : [];
-    const want = new Set(list.map((item) => item.id));
-    for (const [id, d] of drawn) {
-      if (!want.has(id)) {
-        d.el.remove();
-        drawn.delete(id);
-      }
-    }
-    let prev = null;
-    for (const item of list) {
-      let d = drawn.get(item.id);
-      if (!d) {
-        d = { el: document.createElement("div"), item: null, parts: null };
-        drawn.set(item.id, d);
-      }
-      if (d.item !== item) update(d, item);
-      const next = prev ? prev.nextSibling : inner.firstChild;
-      if (next !== d.el) inner.insertBefore(d.el, next);
-      prev = d.el;
-    }
-    return drawn;
   };
 }
 
@@ -596,6 +610,50 @@ function select(label, onChange) {
     setOff(el, off);
   };
   return { row, select: el, set };
+}
+
+// src/shared/rows.js
+function update(d, item) {
+  const was = d.item;
+  if (d.el.className !== item.cls) d.el.className = item.cls || "";
+  d.el.dataset.key = item.id;
+  if (item.live) {
+    if (d.view && was?.live) updateLive(d.view, was, item);
+    else {
+      d.view = new RowView(d.el);
+      d.view.reset(item.live);
+    }
+  } else if (!was || d.view || item.html !== was.html) {
+    setKernelHtml(d.el, item.html);
+    d.view = null;
+  }
+  d.item = item;
+}
+function rowsView(inner) {
+  const drawn = /* @__PURE__ */ new Map();
+  return function draw2(rows) {
+    const list = Array.isArray(rows) ? rows : [];
+    const want = new Set(list.map((item) => item.id));
+    for (const [id, d] of drawn) {
+      if (!want.has(id)) {
+        d.el.remove();
+        drawn.delete(id);
+      }
+    }
+    let prev = null;
+    for (const item of list) {
+      let d = drawn.get(item.id);
+      if (!d) {
+        d = { el: document.createElement("div"), item: null, view: null };
+        drawn.set(item.id, d);
+      }
+      if (d.item !== item) update(d, item);
+      const next = prev ? prev.nextSibling : inner.firstChild;
+      if (next !== d.el) inner.insertBefore(d.el, next);
+      prev = d.el;
+    }
+    return drawn;
+  };
 }
 
 // src/shared/chart.js
@@ -1267,7 +1325,7 @@ function hubView(ctx) {
 var hub_default = {
   render: panelView({
     className: "nbh-panel nbh-hub",
-    extraOps: rowOps,
+    extraOps: LIVE_OPS,
     setup(ctx) {
       ctx.draw = hubView(ctx);
     },

@@ -1,6 +1,17 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { apply, copyRow, newRow, RowView, syncClasses } from "../src/chat/rows.js";
+import { transcriptView } from "../src/chat/transcript.js";
+import {
+  apply,
+  copyRow,
+  LIVE_OPS,
+  liveOp,
+  newRow,
+  RowView,
+  syncClasses,
+} from "../src/shared/live_row.js";
+import { reduce } from "../src/shared/ops.js";
+import { rowsView } from "../src/shared/rows.js";
 import { HOSTILE, page } from "./helpers.js";
 
 const delta = (seq, ...ops) => ({ t: "delta", seq, ops });
@@ -81,4 +92,69 @@ test("syncClasses keeps the kernel's list and leaves other classes alone", () =>
   applied = syncClasses(el, ["b", "c"], applied);
   assert.deepEqual([...el.classList].sort(), ["b", "c", "mine"]);
   assert.deepEqual([...applied].sort(), ["b", "c"]);
+});
+
+test("the live op: classes alone, a message, a gap applied nowhere, the final row finished", () => {
+  const item = { id: "m", cls: "a", live: newRow() };
+  const state = { rows: [{ id: "x", cls: "", html: "<p>x</p>" }, item] };
+  assert.equal(liveOp(state, { op: "live", id: "?", cls: "b" }), state, "no such row");
+  const styled = liveOp(state, { op: "live", id: "m", cls: "a nb-hitl-interrupted" });
+  assert.equal(styled.rows[1].cls, "a nb-hitl-interrupted");
+  assert.equal(styled.rows[1].live, item.live, "classes alone keep the row's state");
+  assert.equal(styled.rows[0], state.rows[0], "the other rows are shared");
+  const grown = liveOp(state, { op: "live", id: "m", msg: delta(1, { op: "append", text: "hi" }) });
+  assert.equal(grown.rows[1].live.tail, "hi");
+  assert.equal(item.live.tail, "", "the old state is not changed");
+  const gap = liveOp(grown, { op: "live", id: "m", msg: delta(3, { op: "append", text: "!" }) });
+  assert.equal(gap.rows[1].live.tail, "hi");
+  const finish = { op: "finish", before: "<div>", keep: 0, after: "</div>" };
+  const done = liveOp(grown, { op: "live", key: "rows", id: "m", msg: delta(2, finish) });
+  assert.deepEqual(done.rows[1], { id: "m", cls: "a", html: "<div></div>" });
+});
+
+test("the chat's transcript and the hub's rows draw a streamed row by the same view", () => {
+  page();
+  const start = { id: "m", cls: "nb-hitl-msg nb-hitl-live", live: newRow() };
+  const ops = [
+    { op: "live", key: "rows", id: "m", msg: delta(1, { op: "append", text: HOSTILE }) },
+    {
+      op: "live",
+      key: "rows",
+      id: "m",
+      msg: delta(2, { op: "freeze", html: "<p>a</p>", tail: "b" }),
+    },
+    { op: "live", key: "rows", id: "m", cls: "nb-hitl-msg nb-hitl-live nb-hitl-interrupted" },
+    { op: "live", key: "rows", id: "m", msg: delta(3, { op: "append", text: "c" }) },
+  ];
+  const chatRoot = document.createElement("div");
+  const drawChat = transcriptView(chatRoot, () => {}, null);
+  const hubRoot = document.createElement("div");
+  const drawHub = rowsView(hubRoot);
+  let snap = { v: 1, seq: 0, state: { rows: [start], earlier: "" } };
+  drawChat(snap.state, new Set(["rows"]));
+  drawHub(snap.state.rows);
+  const chatRow = chatRoot.querySelector('[data-nb-hitl-key="m"]');
+  const hubRow = hubRoot.querySelector('[data-key="m"]');
+  const chatText = () => chatRow.querySelector(".nb-hitl-tail").firstChild;
+  const hubText = () => hubRow.querySelector(".nb-hitl-tail").firstChild;
+  let texts = [chatText(), hubText()];
+  ops.forEach((op, i) => {
+    const out = reduce(snap, { t: "ops", seq: i + 1, ops: [op] }, LIVE_OPS);
+    assert.equal(out.verdict, "ok");
+    snap = out.snapshot;
+    drawChat(snap.state, out.changed);
+    drawHub(snap.state.rows);
+    assert.equal(chatRow.innerHTML, hubRow.innerHTML, `the same row after op ${i + 1}`);
+    if (op.msg?.ops[0].op === "append") {
+      assert.deepEqual([chatText(), hubText()], texts, "appended text grows the text node");
+    }
+    texts = [chatText(), hubText()];
+  });
+  assert.equal(chatRoot.querySelector('[data-nb-hitl-key="m"]'), chatRow, "drawn in place");
+  assert.equal(hubRoot.querySelector('[data-key="m"]'), hubRow, "drawn in place");
+  assert.equal(hubText().data, "bc");
+  assert.ok(chatRow.classList.contains("nb-hitl-interrupted"));
+  assert.ok(hubRow.classList.contains("nb-hitl-interrupted"));
+  assert.equal(chatRoot.querySelector("img, script"), null);
+  assert.equal(hubRoot.querySelector("img, script"), null);
 });

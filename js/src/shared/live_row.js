@@ -1,7 +1,9 @@
-// A streaming row drawn from a snapshot plus deltas (the kernel's side: nb_hitl/widgets/
-// _row_deltas.py and _live_delta.py).
+// A streaming row: its state, the one reducer of its messages and the keyed `live` op, and
+// the one view that draws it (the kernel's side: nb_hitl/widgets/_row_deltas.py). The chat's
+// transcript (chat/transcript.js) and the hub's feed (shared/rows.js) both hold streaming rows
+// as items `{id, cls, live}` of a part and draw them with `RowView` through `updateLive`.
 //
-// A row's state (`newRow()`, the `snapshot` trait, the `row` of a snapshot message):
+// A row's state (`newRow()`, the `live` of an item, the `row` of a snapshot message):
 //
 //     {v: 1, seq, head, blocks: [html, ...], tail, extras, done, html}
 //
@@ -10,17 +12,19 @@
 // the last finished block and is drawn as text (a DOM text node), never parsed as HTML.
 // `done`: the message is final and `html` is the whole row (copy button, header, body).
 //
-// Messages from the kernel (`widget.send`; `apply(row, msg)` is the pure reducer):
+// Row messages (`apply(row, msg)` is the pure reducer):
 // - `{t: "delta", seq, ops: [...]}`: applied only when `seq == row.seq + 1` (older ones are
-//   dropped, a gap asks for a snapshot); ops: `{op: "append", text}` (to the tail),
-//   `{op: "freeze", html, tail}` (a finished block; the tail becomes `tail`),
-//   `{op: "tail", text}` (the tail replaced), `{op: "extras", html}`, `{op: "head", html}`,
-//   `{op: "finish", before, keep, after}` (final: the row's `html` is `before` + its first
-//   `keep` blocks + `after`; the view then stores the final state in its `snapshot`);
-// - `{t: "snapshot", row}`: the whole state (the answer to a view's `{t: "sync"}`).
+//   dropped, a gap leaves the row as it is: the panel's snapshot brings it back); ops:
+//   `{op: "append", text}` (to the tail), `{op: "freeze", html, tail}` (a finished block; the
+//   tail becomes `tail`), `{op: "tail", text}` (the tail replaced), `{op: "extras", html}`,
+//   `{op: "head", html}`, `{op: "finish", before, keep, after}` (final: the row's `html` is
+//   `before` + its first `keep` blocks + `after`);
+// - `{t: "snapshot", row}`: the whole state (a text that does not continue what was sent).
 //
-// The view sends `{t: "sync", seq}` when it starts (a second view, a reloaded page: custom
-// messages are not part of the widget state) and after a gap.
+// The keyed op of a panel's batch (shared/ops.js) carries them: `{op: "live", key, id, cls?,
+// msg?}`: the streaming row `id` of part `key` ("rows" when absent) takes the classes `cls`
+// (Stop's interrupted style, sent alone and first) and the row message `msg`. A row whose
+// message finishes becomes a finished row `{id, cls, html}`.
 import { setKernelHtml } from "../shared/dom.js";
 
 /** The state of a row before the kernel said anything. */
@@ -156,4 +160,48 @@ export function syncClasses(el, classes, applied) {
   for (const c of applied) if (!next.has(c)) el.classList.remove(c);
   for (const c of next) el.classList.add(c);
   return next;
+}
+
+const sent = new WeakMap(); // a live item -> the row message that made it (for the view)
+
+/** The `live` op (a pure reducer step, as `extraOps` of shared/ops.js wants it). */
+export function liveOp(state, op) {
+  const key = typeof op.key === "string" ? op.key : "rows";
+  const rows = Array.isArray(state[key]) ? state[key] : [];
+  const at = rows.findIndex((item) => item && item.id === op.id);
+  if (at < 0) return state;
+  const old = rows[at];
+  let item = { ...old };
+  if (typeof op.cls === "string") item.cls = op.cls;
+  if (op.msg && old.live) {
+    const row = copyRow(old.live);
+    const verdict = apply(row, op.msg);
+    if (verdict === "ok" || verdict === "reset") {
+      if (row.done) item = { id: old.id, cls: item.cls || "", html: row.html };
+      else {
+        item.live = row;
+        sent.set(item, { msg: op.msg, seq: old.live.seq | 0 });
+      }
+    }
+  }
+  const next = rows.slice();
+  next[at] = item;
+  return { ...state, [key]: next };
+}
+
+/** The streaming rows' ops, as `extraOps` for a panel's store. */
+export const LIVE_OPS = { live: liveOp };
+
+/**
+ * Bring `view` (a `RowView`) from the item `was` it drew to `item` (both `{id, cls, live}`):
+ * the row message that made `item` applied to the DOM when it follows what is drawn (appended
+ * text grows a text node), else, when the row's state is another, the row drawn anew.
+ */
+export function updateLive(view, was, item) {
+  const d = sent.get(item);
+  if (d && d.seq === view.row.seq && item.live.seq === d.seq + 1) view.apply(d.msg);
+  else if (item.live !== was?.live) {
+    view.row = copyRow(item.live);
+    view.draw();
+  }
 }
