@@ -77,6 +77,56 @@ class CompressionPlan(BaseModel):
     """Why a message before the recent tail is kept: ``pinned``, ``question``,
     ``tool partner`` (of a kept message) or ``open call`` (no result yet)."""
 
+    def with_threshold(self, trigger_threshold: int | None) -> CompressionPlan:
+        """This plan against another ``trigger_threshold``: nothing is counted again.
+
+        The threshold only decides the verdict (``over_threshold``, ``would_trigger`` and the
+        reason that states it); what would be compressed and every count stay as they are, so
+        a what-if slider re-plans a 5,000-message memory in microseconds. Equal to planning
+        from scratch with that threshold. The copy shares the id lists and counts with this
+        plan (treat plans as read-only).
+
+        Raises:
+            ConfigError: ``trigger_threshold <= 0``.
+        """
+        _check_threshold(trigger_threshold)
+        if trigger_threshold == self.trigger_threshold:
+            return self
+        over = trigger_threshold is not None and self.total_tokens > trigger_threshold
+        reasons = list(self.reasons)
+        reasons[_threshold_reason_at(self.exact)] = _threshold_reason(
+            self.total_tokens, trigger_threshold
+        )
+        return self.model_copy(
+            update={
+                "trigger_threshold": trigger_threshold,
+                "over_threshold": over,
+                "would_trigger": over and bool(self.compress_ids),
+                "reasons": reasons,
+            }
+        )
+
+
+def _check_threshold(trigger_threshold: int | None) -> None:
+    if trigger_threshold is not None and trigger_threshold <= 0:
+        raise ConfigError(f"trigger_threshold must be a positive number (got {trigger_threshold}).")
+
+
+def _threshold_reason_at(exact: bool) -> int:
+    """Where the threshold's verdict sits in ``reasons``: after the totals and, for an
+    approximate count, the note saying so."""
+    return 1 if exact else 2
+
+
+def _threshold_reason(total: int, trigger_threshold: int | None) -> str:
+    """The reason stating the verdict against ``trigger_threshold``."""
+    if trigger_threshold is None:
+        return "No trigger threshold is set, so compression never triggers."
+    over = total > trigger_threshold
+    sign = ">" if over else "<="
+    state = "over" if over else "under"
+    return f"{state.capitalize()} the threshold: {total} {sign} {trigger_threshold}."
+
 
 def plan_compression(
     history: Sequence[Msg],
@@ -113,8 +163,7 @@ def plan_compression(
     Raises:
         ConfigError: ``trigger_threshold <= 0`` or ``keep_recent < 0``.
     """
-    if trigger_threshold is not None and trigger_threshold <= 0:
-        raise ConfigError(f"trigger_threshold must be a positive number (got {trigger_threshold}).")
+    _check_threshold(trigger_threshold)
     if keep_recent < 0:
         raise ConfigError(f"keep_recent must be 0 or more (got {keep_recent}).")
     entries = counter.msg_counts(history, formatter)
@@ -138,17 +187,12 @@ def plan_compression(
         f"{total} tokens: system prompt {breakdown['system']}, summary {summary_tokens}, "
         f"history {breakdown['history']} ({n} messages), tool schemas {breakdown['tools']}."
     ]
-    if not counter.exact:
+    if not counter.exact:  # before the verdict: ``_threshold_reason_at`` counts on it
         reasons.append(
             f"Counts are APPROXIMATE (no exact {counter.encoding_name} vocabulary: "
             f"{counter.fallback_reason})."
         )
-    if trigger_threshold is None:
-        reasons.append("No trigger threshold is set, so compression never triggers.")
-    else:
-        sign = ">" if over else "<="
-        state = "over" if over else "under"
-        reasons.append(f"{state.capitalize()} the threshold: {total} {sign} {trigger_threshold}.")
+    reasons.append(_threshold_reason(total, trigger_threshold))
 
     chosen = select_kept(entries, ids, keep_recent, pinned_ids, protected_ids, numbers=numbers)
     reasons.extend(chosen.reasons)
