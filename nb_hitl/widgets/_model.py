@@ -5,7 +5,9 @@ draws the panel's whole view state. The kernel owns that state and sends it two 
 
 - the ``snapshot`` trait, ``{v, seq, state}``: what a new view starts from (a second
   ``display``, a reloaded page, a saved notebook). The kernel keeps it current without
-  sending it (ipywidgets' ``_lock_property``); the page stores the same value in its model;
+  sending it (``_keep_snapshot``: the trait's observers run, ipywidgets' send does not); the
+  page stores the same value in its model. The snapshot shares the state's parts: an op
+  never changes a part in place, it replaces it (``apply_op``), so no part is copied;
 - custom messages (``widget.send``): ``{t: "ops", seq, ops: [...]}``, a batch of deltas with
   a sequence number, and ``{t: "snapshot", snapshot}``, the answer to the page's
   ``{t: "sync", seq}`` when the page is behind (it asks when a view starts and after a gap).
@@ -259,17 +261,23 @@ class PanelModel(anywidget.AnyWidget):
         return "\n".join(walk(self._state))
 
     def _snapshot(self) -> dict[str, Any]:
-        return {"v": PROTOCOL, "seq": self.seq, "state": copy.deepcopy(self._state)}
+        # The parts are shared, not copied: ops replace parts, never change them in place.
+        return {"v": PROTOCOL, "seq": self.seq, "state": dict(self._state)}
 
     def set_view(self, **parts: Any) -> list[dict[str, Any]]:
         """Set top-level parts of the state; one batch of ``set`` ops for those that changed
         (nothing is sent when none did). Returns the ops."""
-        ops = [
+        return self.apply_ops(self.set_ops(**parts))
+
+    def set_ops(self, **parts: Any) -> list[dict[str, Any]]:
+        """The ``set`` ops ``set_view(**parts)`` would send (the parts that changed), not
+        applied: a panel adds ops of other kinds and sends them all as one batch."""
+        state = self._state
+        return [
             {"op": "set", "key": key, "value": value}
             for key, value in parts.items()
-            if key not in self._state or self._state[key] != value
+            if key not in state or state[key] != value
         ]
-        return self.apply_ops(ops)
 
     def apply_ops(self, ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Apply ``ops`` here and send them to the page as one batch (none: nothing sent).
@@ -307,9 +315,28 @@ class PanelModel(anywidget.AnyWidget):
         no comm, drawn by its host only, takes it when it is displayed on its own)."""
         if self.comm is None and self._commless:
             return
-        state = self._snapshot()
-        with self._lock_property(snapshot=state):  # ipywidgets: set, but do not send
-            self.snapshot = state
+        self._set_unsent(self._snapshot())
+
+    _keeping = False
+
+    def _set_unsent(self, snapshot: dict[str, Any]) -> None:
+        """Set the ``snapshot`` trait without sending it (the page follows by ops).
+
+        Not ipywidgets' ``_lock_property``: it decides not to send by a JSON round trip of
+        the value, the whole state, which on a long transcript or memory cost milliseconds a
+        batch (most of a Stop click's time, and of an inspector slider move's)."""
+        self._keeping = True
+        try:
+            self.snapshot = snapshot
+        finally:
+            self._keeping = False
+
+    def notify_change(self, change: Any) -> None:
+        """ipywidgets sends a changed trait here; a kept snapshot only runs its observers."""
+        if self._keeping and change.get("name") == "snapshot":
+            super(ipywidgets.Widget, self).notify_change(change)  # skips Widget's send
+            return
+        super().notify_change(change)
 
     def _apply_op(self, op: dict[str, Any]) -> None:
         """Apply one op to the state (``_apply_to``)."""

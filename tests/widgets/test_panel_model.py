@@ -50,6 +50,35 @@ async def test_update_sends_one_batch_of_what_changed_and_keeps_the_snapshot(sen
     assert updates == [], "the snapshot trait is kept, not resent with every batch"
 
 
+async def test_set_ops_are_the_ops_set_view_would_send_unapplied(sent):
+    panel = Counter({"n": 0, "chart": {"steps": [1, 2], "threshold": 5}})
+    ops = panel.set_ops(n=0, label="y")
+    assert ops == [{"op": "set", "key": "label", "value": "y"}]
+    assert "label" not in panel.state and sent() == []
+    ops.append({"op": "merge", "key": "chart", "value": {"threshold": 7}})
+    panel.apply_ops(ops)
+    assert sent() == [{"t": "ops", "seq": 1, "ops": ops}]
+    assert panel.state["chart"] == {"steps": [1, 2], "threshold": 7}
+
+
+async def test_the_kept_snapshot_runs_observers_and_shares_no_part_a_later_op_changes(sent):
+    panel = Counter({"n": 0, "chart": {"steps": [1, 2], "threshold": 5}})
+    seen: list[int] = []
+    panel.observe(lambda change: seen.append(change["new"]["seq"]), "snapshot")
+    panel.set_view(n=1)
+    kept = panel.snapshot
+    panel.apply_ops([{"op": "merge", "key": "chart", "value": {"threshold": 9}}])
+    panel.apply_ops([{"op": "append", "key": "rows", "items": [{"id": "a"}]}])
+    assert seen == [1, 2, 3]
+    assert kept == {"v": 1, "seq": 1, "state": {"n": 1, "chart": {"steps": [1, 2], "threshold": 5}}}
+    assert panel.snapshot["state"] == panel.state
+    updates = [d for k, d in RecordingComm.log if k == "comm_msg" and d.get("method") == "update"]
+    assert updates == [], "kept, never sent"
+    panel.add_class("wide")  # any other trait is still sent as ipywidgets sends it
+    updates = [d for k, d in RecordingComm.log if k == "comm_msg" and d.get("method") == "update"]
+    assert [list(u["state"]["_dom_classes"]) for u in updates] == [["wide"]]
+
+
 async def test_a_page_behind_gets_a_snapshot_and_a_current_one_nothing(sent):
     panel = Counter({"n": 0})
     panel.set_view(n=1)
