@@ -1,6 +1,7 @@
 """Benchmark the widget kit in a real kernel (ipykernel of this venv, driven by jupyter_client).
 
     python bench/widget_streaming.py [--tokens 20000] [--rate 1000] [--trials 40]
+        [--only stream|stop|build|threshold ...]
 
 Prints, against the goals of the widget issues, for the transcript's streaming rows (rows of
 its one model, ``TranscriptView``; the former ``LiveMessage`` and HTML rows are gone: run this
@@ -265,21 +266,38 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=1000.0)
     parser.add_argument("--trials", type=int, default=40)
     parser.add_argument("--hz", type=float, default=None, help="ChatWidget max updates/s")
+    parser.add_argument(
+        "--only",
+        choices=("stream", "stop", "build", "threshold"),
+        action="append",
+        help="run only these parts (repeatable; default: all)",
+    )
     args = parser.parse_args()
+    only = set(args.only or ("stream", "stop", "build", "threshold"))
     k = KernelHarness(sys.executable)
     try:
-        for front_end in FRONT_ENDS:
-            bench_stream(k, args.tokens, args.rate, args.hz, front_end=front_end)
-        print(
-            "for comparison, a typical model speed, redrawn at the full rate (each redraw "
-            "carries a ~750-byte message envelope, which dominates at this speed):"
+        k.execute(TEXT_CODE)
+        k.execute(
+            "import asyncio, time, json\n"
+            "from nb_hitl import ReActAgent, ScriptedModel\n"
+            "from nb_hitl.widgets import AgentPanel, ChatWidget\n"
         )
-        for front_end in FRONT_ENDS:
-            bench_stream(k, 2_000, 100.0, args.hz, goals=False, front_end=front_end)
-        for front_end in FRONT_ENDS:
-            bench_interrupt_latency(k, args.trials, front_end)
-        bench_panel_build(k)
-        bench_threshold_change(k, args.trials)
+        if "stream" in only:
+            for front_end in FRONT_ENDS:
+                bench_stream(k, args.tokens, args.rate, args.hz, front_end=front_end)
+            print(
+                "for comparison, a typical model speed, redrawn at the full rate (each redraw "
+                "carries a ~750-byte message envelope, which dominates at this speed):"
+            )
+            for front_end in FRONT_ENDS:
+                bench_stream(k, 2_000, 100.0, args.hz, goals=False, front_end=front_end)
+        if "stop" in only:
+            for front_end in FRONT_ENDS:
+                bench_interrupt_latency(k, args.trials, front_end)
+        if "build" in only or "threshold" in only:
+            bench_panel_build(k)  # defines big_memory() for the threshold change too
+        if "threshold" in only:
+            bench_threshold_change(k, args.trials)
     finally:
         k.close()
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import inspector from "../src/inspector.js";
-import { layout, stepsChart } from "../src/shared/chart.js";
+import { layout, moveThreshold, stepsChart } from "../src/shared/chart.js";
 import { FakeModel, HOSTILE, page, render } from "./helpers.js";
 
 const controls = (extra = {}) => ({
@@ -191,4 +191,82 @@ test("the chart has a point per call and distinct compression and undo marks", (
     assert.ok(Number(text.getAttribute("font-size")) >= 11);
   assert.match(legend.textContent, /compressed/);
   assert.equal(stepsChart([], 800)[0].tagName.toLowerCase(), "svg");
+});
+
+const below = () => state({ chart: { ...state().chart, threshold: 100 } }); // under the peak
+
+test("a merge op of the threshold moves the line in place; the points are not redrawn", () => {
+  const { el, model } = show(below());
+  const point = el.querySelector(".nb-hitl-chart circle");
+  const steps = state().chart.steps;
+  model.custom({
+    t: "ops",
+    seq: 2,
+    ops: [{ op: "merge", key: "chart", value: { threshold: 130 } }],
+  });
+  const line = el.querySelector(".nb-hitl-chart-threshold");
+  assert.equal(el.querySelector(".nb-hitl-chart circle"), point, "the points stayed");
+  assert.equal(line.getAttribute("y1"), layout(steps, 130).py(130).toFixed(1));
+  assert.equal(line.getAttribute("y2"), line.getAttribute("y1"));
+  assert.match(line.querySelector("title").textContent, /trigger_threshold: 130$/);
+  assert.match(el.querySelector(".nb-hitl-chart").getAttribute("aria-label"), /threshold 130$/);
+  // The same as drawing the chart anew at that threshold.
+  const [, fresh] = stepsChart(steps, 130);
+  assert.equal(
+    el.querySelector(".nb-hitl-chart").outerHTML.replace(/nb-hitl-chart-threshold[^>]*/, ""),
+    fresh.outerHTML.replace(/nb-hitl-chart-threshold[^>]*/, ""),
+  );
+  assert.equal(line.outerHTML, fresh.querySelector(".nb-hitl-chart-threshold").outerHTML);
+});
+
+test("a merge op that changes the scale or the legend draws the chart anew", () => {
+  const { el, model } = show(below());
+  const point = el.querySelector(".nb-hitl-chart circle");
+  const steps = state().chart.steps;
+  // 100 -> 900: the line becomes the peak, so the scale changes and every point moves.
+  model.custom({
+    t: "ops",
+    seq: 2,
+    ops: [{ op: "merge", key: "chart", value: { threshold: 900 } }],
+  });
+  assert.notEqual(el.querySelector(".nb-hitl-chart circle"), point);
+  const [, fresh] = stepsChart(steps, 900);
+  assert.equal(el.querySelector(".nb-hitl-chart").outerHTML, fresh.outerHTML);
+  // No threshold: no line, and the legend says so.
+  model.custom({ t: "ops", seq: 3, ops: [{ op: "merge", key: "chart", value: { threshold: 0 } }] });
+  assert.equal(el.querySelector(".nb-hitl-chart-threshold"), null);
+  assert.doesNotMatch(el.querySelector(".nb-hitl-legend").textContent, /threshold/);
+  // A threshold again: the line and its legend entry are back.
+  model.custom({
+    t: "ops",
+    seq: 4,
+    ops: [{ op: "merge", key: "chart", value: { threshold: 100 } }],
+  });
+  assert.ok(el.querySelector(".nb-hitl-chart-threshold"));
+  assert.match(el.querySelector(".nb-hitl-legend").textContent, /threshold/);
+  // New points (a set op) are drawn, whatever the threshold.
+  const more = [...steps, ["now", 160, "now: 160 tokens"]];
+  model.custom({
+    t: "ops",
+    seq: 5,
+    ops: [{ op: "set", key: "chart", value: { steps: more, threshold: 100 } }],
+  });
+  assert.equal(el.querySelectorAll(".nb-hitl-chart circle").length, 4);
+});
+
+test("moveThreshold refuses what it cannot do in place", () => {
+  page();
+  const steps = state().chart.steps;
+  const box = document.createElement("div");
+  box.append(...stepsChart(steps, 0));
+  assert.equal(moveThreshold(box, steps, 0, 100), false, "no line to move");
+  box.replaceChildren(...stepsChart(steps, 100));
+  assert.equal(moveThreshold(box, steps, 100, 0), false, "the line goes away");
+  assert.equal(moveThreshold(box, steps, 100, 1000), false, "a new peak");
+  assert.equal(moveThreshold(box, [], 100, 120), false, "no points");
+  assert.equal(moveThreshold(box, steps, 100, 120), true);
+  assert.equal(
+    box.querySelector(".nb-hitl-chart-threshold").getAttribute("y1"),
+    layout(steps, 120).py(120).toFixed(1),
+  );
 });

@@ -54,6 +54,8 @@ class MemoryInspector(PanelModel):
 
     _esm = static_file("inspector.js")
     _css = static_file("inspector.css")
+    _fresh_ops = True
+    """Every part it sends is built afresh for the batch (HTML, controls, chart): not copied."""
 
     def __init__(
         self,
@@ -305,7 +307,17 @@ class MemoryInspector(PanelModel):
         parts = self._view.parts(self.agent, plan, self.agent_settings, floor, rows)
         threshold = self.threshold if plan is not None else 0
         steps = [list(s) for s in self._history.drawn()] if plan is not None else []
-        self.set_view(**parts, chart={"steps": steps, "threshold": threshold}, **self._controls())
+        ops = self.set_ops(**parts, **self._controls())
+        chart = self._state.get("chart")
+        if isinstance(chart, dict) and chart.get("steps") == steps:
+            # The same points (a what-if move): only the threshold line moves.
+            if chart.get("threshold") != threshold:
+                ops.append({"op": "merge", "key": "chart", "value": {"threshold": threshold}})
+        else:
+            ops.append(
+                {"op": "set", "key": "chart", "value": {"steps": steps, "threshold": threshold}}
+            )
+        self.apply_ops(ops)
 
     def _controls(self) -> dict[str, Any]:
         off = dict(self._off)

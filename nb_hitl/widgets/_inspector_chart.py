@@ -101,6 +101,16 @@ class StepsChart:
             self.start(agent, total)
             self.due.clear()
             return
+        if len(ids) > len(self._ids):  # new messages: a point for each call among them
+            self._add_calls(agent, plan, messages)
+        self._ids = ids
+        self.steps.extend((kind, total, f"{label}: {total:,} tokens") for kind, label in self.due)
+        self.due.clear()
+        self.now = total
+
+    def _add_calls(self, agent: AgentBase, plan: Any, messages: list[Msg]) -> None:
+        """A point per model call among the messages after ``_ids``, at its own prompt."""
+        memory = agent.memory
         tokens = plan.per_message_tokens
         fixed = sum(int(v) for k, v in plan.breakdown.items() if k != "history")
         counted = [m for m in messages if "compressed" not in memory.marks_of(m.id)]
@@ -112,10 +122,6 @@ class StepsChart:
                 self.steps.append(("turn", running, f"call {self._calls}: {running:,} tokens sent"))
             if msg.id in position:
                 running += int(tokens.get(msg.id, 0))
-        self._ids = ids
-        self.steps.extend((kind, total, f"{label}: {total:,} tokens") for kind, label in self.due)
-        self.due.clear()
-        self.now = total
 
     def drawn(self) -> list[Step]:
         """The points the chart draws: the latest ``CHART_STEPS`` and the prompt now."""

@@ -13,7 +13,7 @@ from typing import Any
 
 from nb_hitl.agent import ScriptedSummary
 
-from ._memory_table import agent_table
+from ._memory_table import TableRows, agent_table
 from ._plan_predict import scripted_after
 from ._plan_view import approx_html, bar_html, floor_html, header_html, plan_html
 
@@ -40,6 +40,8 @@ class InspectorView:
         self.keep_max = max(keep * 2, 20)
         self.scripted = ScriptedSummary()
         """Caches the summaries it wrote to predict the exact size after compressing."""
+        self.rows = TableRows()
+        """The table's rows drawn last (a what-if move redraws only the rows it changes)."""
 
     def set_threshold(self, value: int) -> None:
         """Move the threshold, widening the slider's end past ``value`` when needed."""
@@ -85,7 +87,7 @@ class InspectorView:
                 f"<b>{len(memory)} messages</b> · this agent has no compression_plan(), so no "
                 "token counts or compression plan."
             )
-            return {"header": header, "table": agent_table(agent, None, max_rows)}
+            return {"header": header, "table": agent_table(agent, None, max_rows, self.rows)}
         total = int(plan.total_tokens)
         if total > self.threshold_max * 0.8:
             self.threshold_max = int(total * 1.5)
@@ -99,7 +101,7 @@ class InspectorView:
             "approx": approx_html(plan),
             "bar": bar_html(plan, after),
             "plan": plan_html(plan, after) + floor_html(floor, int(plan.trigger_threshold or 0)),
-            "table": agent_table(agent, plan, max_rows),
+            "table": agent_table(agent, plan, max_rows, self.rows),
         }
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from nb_hitl._render import esc, msg_flags, preview
@@ -82,6 +83,42 @@ def marks_for(
     return out
 
 
+class TableRows:
+    """The rows a table drew last, each reused while what it shows is unchanged.
+
+    A what-if move on a long memory changes a few rows' marks (or none: a threshold move
+    changes no row), so the table is joined from kept rows instead of escaping and
+    previewing every message again. A row is kept for the very ``Msg`` it was drawn from
+    (messages in memory are immutable; a changed one is a new object) and its inputs: row
+    number, marks, plan badges, token count and provider label.
+    """
+
+    def __init__(self) -> None:
+        self._rows: dict[str, tuple[Msg, tuple[Any, ...], str]] = {}
+        self._next: dict[str, tuple[Msg, tuple[Any, ...], str]] = {}
+        self.built = 0
+        """Rows built (not reused) so far (tests)."""
+
+    def row(self, msg: Msg, key: tuple[Any, ...], build: Callable[[], str]) -> str:
+        """The row of ``msg`` drawn with inputs ``key``: kept, or built by ``build()``."""
+        kept = self._rows.get(msg.id)
+        if kept is not None and kept[0] is msg and kept[1] == key:
+            self._next[msg.id] = kept
+            return kept[2]
+        html = build()
+        self.built += 1
+        self._next[msg.id] = (msg, key, html)
+        return html
+
+    def begin(self) -> None:
+        """Start a table: rows not drawn in it are forgotten at ``end()``."""
+        self._next = {}
+
+    def end(self) -> None:
+        """Keep the rows of the table just drawn, and only those."""
+        self._rows = self._next
+
+
 def memory_table(
     messages: Sequence[Msg],
     marks: Mapping[str, frozenset[str]],
@@ -91,18 +128,22 @@ def memory_table(
     *,
     first_index: int = 0,
     provider: Mapping[str, str] | None = None,
+    rows_kept: TableRows | None = None,
 ) -> str:
     """Rows for ``messages`` (numbered from ``first_index + 1``) plus the summary row.
 
     The summary row sits right above the first compressed message (the ones it replaced).
     ``provider`` maps message ids to a provider-usage label (prompt tokens the provider
-    reported next to nb_hitl's own count), shown under the token count.
+    reported next to nb_hitl's own count), shown under the token count. ``rows_kept``
+    reuses the rows of the table drawn before that have not changed.
     """
     compress = set(plan.compress_ids) if plan is not None else set()
     keep = set(plan.recent_ids) if plan is not None else set()
     pinned = set(plan.pinned_ids) if plan is not None else set()
     question = set(plan.protected_ids) if plan is not None else set()
     because = plan.kept_because if plan is not None else {}
+    cache = rows_kept if rows_kept is not None else TableRows()
+    cache.begin()
     rows: list[str] = []
     summary_done = not summary
     for i, msg in enumerate(messages, start=first_index + 1):
@@ -110,31 +151,40 @@ def memory_table(
         if not summary_done and "compressed" in mset:
             rows.append(_summary_row(summary))
             summary_done = True
-        classes = []
-        if msg.id in compress:
-            classes.append("nb-hitl-row-compress")
-        if msg.id in keep:
-            classes.append("nb-hitl-row-recent")
-        if "compressed" in mset:
-            classes.append("nb-hitl-row-compressed")
-        if msg_flags(msg)[0]:
-            classes.append("nb-hitl-interrupted")
-        badges = "".join(
-            BADGE.format(cls=esc(c), text=esc(t))
-            for c, t in marks_for(
-                msg, mset, compress, keep, pinned, question=question, because=because
+        msg_id = msg.id
+        count = tokens.get(msg_id)
+        label = (provider or {}).get(msg_id)
+        key = (
+            i,
+            mset,
+            msg_id in compress,
+            msg_id in keep,
+            msg_id in pinned,
+            msg_id in question,
+            because.get(msg_id),
+            count,
+            label,
+        )
+        rows.append(
+            cache.row(
+                msg,
+                key,
+                functools.partial(
+                    _row,
+                    msg,
+                    i,
+                    mset,
+                    count,
+                    label,
+                    compress=compress,
+                    keep=keep,
+                    pinned=pinned,
+                    question=question,
+                    because=because,
+                ),
             )
         )
-        count = tokens.get(msg.id)
-        label = (provider or {}).get(msg.id)
-        drift = f'<br><small class="nb-hitl-provider">{esc(label)}</small>' if label else ""
-        rows.append(
-            f'<tr class="{" ".join(classes)}" data-id="{esc(msg.id)}"><td>{i}</td>'
-            f"<td>{esc(msg.role)}</td><td>{esc(preview(msg.name, 20))}</td>"
-            f"<td>{esc(preview(_msg_text(msg), 70))}</td>"
-            f'<td style="text-align:right">{"" if count is None else f"{count:,}"}{drift}</td>'
-            f"<td>{badges}</td></tr>"
-        )
+    cache.end()
     if not summary_done:
         rows.insert(0, _summary_row(summary))
     return (
@@ -145,10 +195,53 @@ def memory_table(
     )
 
 
-def agent_table(agent: Any, plan: CompressionPlan | None, max_rows: int | None) -> str:
+def _row(
+    msg: Msg,
+    i: int,
+    mset: frozenset[str],
+    count: int | None,
+    label: str | None,
+    *,
+    compress: set[str],
+    keep: set[str],
+    pinned: set[str],
+    question: set[str],
+    because: Mapping[str, str],
+) -> str:
+    """One message's ``<tr>`` (row number ``i``), escaped."""
+    classes = []
+    if msg.id in compress:
+        classes.append("nb-hitl-row-compress")
+    if msg.id in keep:
+        classes.append("nb-hitl-row-recent")
+    if "compressed" in mset:
+        classes.append("nb-hitl-row-compressed")
+    if msg_flags(msg)[0]:
+        classes.append("nb-hitl-interrupted")
+    badges = "".join(
+        BADGE.format(cls=esc(c), text=esc(t))
+        for c, t in marks_for(msg, mset, compress, keep, pinned, question=question, because=because)
+    )
+    drift = f'<br><small class="nb-hitl-provider">{esc(label)}</small>' if label else ""
+    return (
+        f'<tr class="{" ".join(classes)}" data-id="{esc(msg.id)}"><td>{i}</td>'
+        f"<td>{esc(msg.role)}</td><td>{esc(preview(msg.name, 20))}</td>"
+        f"<td>{esc(preview(_msg_text(msg), 70))}</td>"
+        f'<td style="text-align:right">{"" if count is None else f"{count:,}"}{drift}</td>'
+        f"<td>{badges}</td></tr>"
+    )
+
+
+def agent_table(
+    agent: Any,
+    plan: CompressionPlan | None,
+    max_rows: int | None,
+    rows_kept: TableRows | None = None,
+) -> str:
     """The table of ``agent``'s memory: its last ``max_rows`` messages (None: all) and a note.
 
     Replies that carry provider-reported usage show that count under nb_hitl's own.
+    ``rows_kept`` reuses the unchanged rows of the table drawn before (``TableRows``).
     """
     memory = agent.memory
     messages = memory.messages
@@ -165,6 +258,7 @@ def agent_table(agent: Any, plan: CompressionPlan | None, max_rows: int | None) 
         memory.summary,
         first_index=start,
         provider=provider_labels(agent, shown),
+        rows_kept=rows_kept,
     )
 
 
@@ -204,4 +298,4 @@ def _summary_row(summary: str) -> str:
     )
 
 
-__all__ = ["agent_table", "marks_for", "memory_table", "provider_labels", "row_id"]
+__all__ = ["TableRows", "agent_table", "marks_for", "memory_table", "provider_labels", "row_id"]

@@ -7,9 +7,11 @@ import html
 import itertools
 import json
 import re
+from collections.abc import Callable
 
+import comm
 import pytest
-from widget_helpers import act, chart_kinds, until
+from widget_helpers import RecordingComm, act, chart_kinds, until
 
 from nb_hitl.agent import CompressionConfig, ReActAgent
 from nb_hitl.memory import InMemoryMemory
@@ -17,6 +19,7 @@ from nb_hitl.message import Msg
 from nb_hitl.model import ScriptedModel
 from nb_hitl.token import TokenCounter
 from nb_hitl.widgets import MemoryInspector
+from nb_hitl.widgets._inspector_draw import InspectorView, smallest_prompt
 
 SUMMARY = json.dumps(
     {
@@ -227,3 +230,85 @@ async def test_no_threshold_says_nothing_about_being_below_it() -> None:
     assert ins.state["chart"]["threshold"] == 0  # the page draws no threshold line
     over = MemoryInspector(agent_with(history(30), trigger_threshold=100_000))
     assert "Below the threshold" in over.state["plan"]
+
+
+def inspector_batches(monkeypatch: pytest.MonkeyPatch) -> Callable[[], list[list[dict]]]:
+    """Record what the panels publish; returns a function giving the op batches sent so far."""
+    RecordingComm.log, RecordingComm.by_comm = [], []
+    monkeypatch.setattr(comm, "create_comm", RecordingComm)
+
+    def batches() -> list[list[dict]]:
+        return [
+            data["content"]["ops"]
+            for kind, data in RecordingComm.log
+            if kind == "comm_msg"
+            and data.get("method") == "custom"
+            and data["content"].get("t") == "ops"
+        ]
+
+    return batches
+
+
+def drawn_from_scratch(ins: MemoryInspector) -> dict:
+    """The parts ``ins`` should show now, from a plan counted afresh and a table built anew."""
+    agent = ins.agent
+    agent.compressor.forget_plans()  # type: ignore[attr-defined]
+    plan = agent.compression_plan(ins.threshold or None, ins.keep_recent)  # type: ignore[attr-defined]
+    floor = smallest_prompt(agent.compression_plan(1, 0))  # type: ignore[attr-defined]
+    view = InspectorView(ins.threshold, ins.keep_recent)
+    return view.parts(agent, plan, ins.agent_settings, floor, ins.max_rows)
+
+
+async def test_a_threshold_move_sends_the_new_threshold_not_the_chart(monkeypatch) -> None:
+    batches = inspector_batches(monkeypatch)
+    agent = agent_with(history(40))
+    ins = MemoryInspector(agent)
+    steps = ins.state["chart"]["steps"]
+    built = ins._view.rows.built
+    sent = len(batches())
+    act(ins, "threshold", value=450)
+    [ops] = batches()[sent:]
+    assert {"op": "merge", "key": "chart", "value": {"threshold": 450}} in ops
+    assert {op["key"] for op in ops} == {"header", "bar", "plan", "controls", "chart"}
+    assert ins.state["chart"] == {"steps": steps, "threshold": 450}
+    assert ins._view.rows.built == built, "no table row was built again"
+    act(ins, "threshold", value=450)  # the same value again: nothing to send
+    assert len(batches()) == sent + 1
+    keep_drawn = ins.state["table"]
+    act(ins, "keep", value=10)  # some rows change their marks, the others are kept
+    assert ins.state["table"] != keep_drawn
+    assert 0 < ins._view.rows.built - built < 40
+    assert all(op["key"] != "chart" for op in batches()[-1]), "the same points"
+
+
+async def test_what_if_moves_draw_what_a_fresh_plan_draws() -> None:
+    agent = agent_with(history(40))
+    ins = MemoryInspector(agent)
+    steps = ins.state["chart"]["steps"]
+    moves = [("threshold", 300), ("keep", 8), ("threshold", 2000), ("keep", 0), ("threshold", 5)]
+    for action, value in [*moves, ("keep", 8), ("reset", None)]:
+        act(ins, action, **({} if value is None else {"value": value}))
+        parts = drawn_from_scratch(ins)
+        assert {key: ins.view_state[key] for key in parts} == parts, (action, value)
+        assert ins.state["chart"] == {"steps": steps, "threshold": ins.threshold}
+
+
+async def test_memory_changes_redraw_the_rows_and_the_chart() -> None:
+    memory = history(12)
+    agent = agent_with(memory)
+    ins = MemoryInspector(agent)
+    act(ins, "threshold", value=400)
+    first = memory.messages[0]
+    built = ins._view.rows.built
+    agent.pin(first.id)
+    ins.refresh()
+    assert ins._view.rows.built > built
+    assert f'data-id="{first.id}"' in ins.state["table"]
+    row = ins.state["table"].split(f'data-id="{first.id}"')[1].split("</tr>")[0]
+    assert "pinned" in row
+    points = len(ins.state["chart"]["steps"])
+    memory.add_sync([Msg("User", "one more question", "user"), Msg("Friday", "ok", "assistant")])
+    ins.refresh()
+    assert len(ins.state["chart"]["steps"]) == points + 1  # the new call's point
+    fresh = drawn_from_scratch(ins)
+    assert {key: ins.view_state[key] for key in fresh} == fresh

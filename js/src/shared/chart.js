@@ -62,6 +62,35 @@ export function layout(steps, threshold, height = 150) {
   return { left, topPad, inner, peak, px, py };
 }
 
+function chartLabel(steps, threshold) {
+  const last = steps[steps.length - 1][1];
+  return `Prompt tokens over ${steps.length} steps, now ${formatCount(last)}${
+    threshold > 0 ? `, threshold ${formatCount(threshold)}` : ", no threshold"
+  }`;
+}
+
+/**
+ * Move the threshold line of the chart drawn in `box` from `from` to `to` in place (a what-if
+ * move: same points), instead of drawing every point again. False (nothing changed) when it
+ * cannot: no line before or after (the legend changes) or a new scale (the line was or
+ * becomes the peak); then draw the chart anew with `stepsChart`.
+ */
+export function moveThreshold(box, steps, from, to, height = 150) {
+  if (!(from > 0 && to > 0) || !steps.length) return false;
+  const chart = box.querySelector("svg.nb-hitl-chart");
+  const line = chart?.querySelector(".nb-hitl-chart-threshold");
+  if (!line) return false;
+  const { peak, py } = layout(steps, to, height);
+  if (peak !== layout(steps, from, height).peak) return false;
+  const y = py(to).toFixed(1);
+  line.setAttribute("y1", y);
+  line.setAttribute("y2", y);
+  const title = line.querySelector("title");
+  if (title) title.textContent = `trigger_threshold: ${formatCount(to)}`;
+  chart.setAttribute("aria-label", chartLabel(steps, to));
+  return true;
+}
+
 /** The chart as DOM: legend, SVG, caption. `steps`: `[kind, tokens, hover text]`. */
 export function stepsChart(steps, threshold, height = 150) {
   if (!steps.length) return [svg("svg", { class: "nb-hitl-chart", width: "100%", height: 20 })];
@@ -109,10 +138,7 @@ export function stepsChart(steps, threshold, height = 150) {
   const kinds = Object.keys(KINDS).filter((k) => steps.some((s) => s[0] === k));
   const items = kinds.map((k) => [KINDS[k][0], "dot", KINDS[k][1]]);
   if (threshold > 0) items.push(["red", "dash", "threshold"]);
-  const last = steps[steps.length - 1][1];
-  const label = `Prompt tokens over ${steps.length} steps, now ${formatCount(last)}${
-    threshold > 0 ? `, threshold ${formatCount(threshold)}` : ", no threshold"
-  }`;
+  const label = chartLabel(steps, threshold);
   return [
     legend(items),
     svg(

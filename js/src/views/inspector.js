@@ -8,7 +8,7 @@
 // kernel's stylesheet when shown on its own).
 import "../inspector.css";
 import "../explorer.css";
-import { stepsChart } from "../shared/chart.js";
+import { moveThreshold, stepsChart } from "../shared/chart.js";
 import { button, numberPair, setOff, uid } from "../shared/controls.js";
 import { h, replaceChildren, setKernelHtml } from "../shared/dom.js";
 import { explorerView } from "./explorer.js";
@@ -113,7 +113,17 @@ function draw(ctx, state, changed) {
   }
   if (changed.has("chart")) {
     const chart = state.chart || { steps: [], threshold: 0 };
-    replaceChildren(els.chart, chart.steps.length ? stepsChart(chart.steps, chart.threshold) : []);
+    const was = ctx.chart;
+    // A `merge` op of the threshold alone keeps the points (the same array): the line moves.
+    const moved =
+      was?.steps === chart.steps &&
+      moveThreshold(els.chart, chart.steps, was.threshold, chart.threshold);
+    if (!moved)
+      replaceChildren(
+        els.chart,
+        chart.steps.length ? stepsChart(chart.steps, chart.threshold) : [],
+      );
+    ctx.chart = chart;
   }
   if (changed.has("controls") && state.controls) {
     const c = state.controls;
