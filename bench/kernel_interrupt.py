@@ -28,7 +28,7 @@ LONG = " ".join(f"word{i}" for i in range(20000))
 agent = ReActAgent("Friday", "bench", ScriptedModel([LONG] * 1000, tokens_per_second=200))
 panel = AgentPanel(agent, session=None)
 chat = panel.chat
-print(json.dumps({"stop": chat.model_id + "/controls"}))
+print(json.dumps({"stop": panel.model_id + "/chat/controls"}))
 """
 
 

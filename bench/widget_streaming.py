@@ -169,7 +169,7 @@ def bench_interrupt_latency(k: KernelHarness, trials: int, front_end: str = "tra
         " tokens_per_second=1000))\n"
         "panel = AgentPanel(agent)\nchat = panel.chat\n"
     )
-    controls = json.loads(k.execute("print(json.dumps(chat.model_id + '/controls'))"))
+    controls = json.loads(k.execute("print(json.dumps(panel.model_id + '/chat/controls'))"))
     latencies = []
     rng = random.Random(3)
     for i in range(trials):

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import panel from "../src/panel.js";
+import panel from "../src/agent_panel.js";
 import permissions from "../src/permissions.js";
 import session from "../src/session.js";
 import { FakeModel, HOSTILE, page, render } from "./helpers.js";

@@ -357,15 +357,16 @@ class PanelModel(anywidget.AnyWidget):
             inner = host._state.get(part)
             host._quietly(part, {**(inner if isinstance(inner, Mapping) else {}), key: value})
 
-    def embed(self, child: PanelModel, key: str) -> None:
+    def embed(self, child: PanelModel, key: str, **also: Any) -> None:
         """Draw ``child`` inside this panel as its part ``key`` (see module doc); a panel drawn
-        there before is drawn no more (its changes stay its own)."""
+        there before is drawn no more (its changes stay its own). ``also``: other parts set in
+        the same batch (the page sees both at once)."""
         old = self._embedded.get(key)
         if old is not None and old is not child and old._host == (self, key):
             old._host = None
         child._host = (self, key)
         self._embedded[key] = child
-        self.set_view(**{key: child.view_state})
+        self.set_view(**{key: child.view_state}, **also)
         self.on_action(key, lambda name="", args=None: child._run_action(name, args or {}))
 
     @property

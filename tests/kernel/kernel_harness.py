@@ -99,11 +99,14 @@ class KernelHarness:
         """Send a panel's action as its page does (``{t: "action", name, args}``): the chat's
         Send is ``act(part_id(chat, "controls"), "send", {"text": "hi"})``, the box's text
         with it. A part drawn inside its host (``"<host id>/<part>"``) gets it as the host's
-        action named after the part, ``{name, args}``, as the host's page sends it."""
-        host, _, part = comm_id.partition("/")
-        content: dict[str, Any] = {"t": "action", "name": name, "args": args or {}}
-        if part:
-            content = {"t": "action", "name": part, "args": {"name": name, "args": args or {}}}
+        action named after the part, ``{name, args}``, as the host's page sends it; a part of
+        a part (``"<panel id>/chat/controls"``: the agent panel's chat's controls) the same
+        way, one level per part."""
+        host, *path = comm_id.split("/")
+        outer, outer_args = name, args or {}
+        for part in reversed(path):
+            outer, outer_args = part, {"name": outer, "args": outer_args}
+        content: dict[str, Any] = {"t": "action", "name": outer, "args": outer_args}
         return self.send_comm(host, {"method": "custom", "content": content}, subshell_id)
 
     def press_key(
@@ -235,13 +238,13 @@ _STREAMED: dict[tuple[str, str], dict[str, str]] = {}
 
 
 def _transcript_ops(ops: list[Any]) -> list[dict[str, Any]]:
-    """A batch's ops with a chat's transcript ops (its part ``transcript``: ``child`` ops)
-    taken out of their wrapping."""
+    """A batch's ops with a chat's transcript ops (its part ``transcript``: ``child`` ops, and
+    the agent panel's part ``chat`` around them) taken out of their wrapping."""
     out: list[dict[str, Any]] = []
     for op in ops:
         if not isinstance(op, dict):
             continue
-        if op.get("op") == "child" and op.get("key") == "transcript":
+        if op.get("op") == "child" and op.get("key") in ("transcript", "chat"):
             out.extend(_transcript_ops(op.get("ops") or []))
         else:
             out.append(op)
@@ -258,6 +261,7 @@ def _transcript_content(msg: dict[str, Any]) -> tuple[list[Any], list[dict[str, 
         snapshot = content["snapshot"]
     if isinstance(snapshot, dict):
         state = snapshot.get("state") or {}
+        state = state.get("chat") or state  # the agent panel's chat
         rows = state.get("rows", (state.get("transcript") or {}).get("rows"))  # a chat's part
         return (list(rows) if isinstance(rows, list) else []), []
     if isinstance(content, dict) and content.get("t") == "ops":

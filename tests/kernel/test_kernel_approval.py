@@ -49,7 +49,7 @@ CARDS = """
 while len(chat.approvals.waiting) < 2:
     await asyncio.sleep(0.01)
 first, second = chat.approvals.waiting
-print(json.dumps({"keys": chat.model_id + "/keys", "first": first.key, "second": second.key}))
+print(json.dumps({"keys": panel.model_id + "/chat/keys", "first": first.key, "second": second.key}))
 """
 """The keyboard anywidget (its comm carries every card's presses) and the two cards' keys:
 approval cards are rows of the transcript's front end, with no comm of their own."""
@@ -101,7 +101,7 @@ def test_approve_click_on_a_subshell_wakes_the_parked_reply(kernel7: KernelHarne
     ids = setup(kernel7)
     kernel7.execute(
         "import threading\nclick_threads = []\n"
-        "chat.on_msg(lambda w, c, b: click_threads.append(threading.get_ident()))"
+        "panel.on_msg(lambda w, c, b: click_threads.append(threading.get_ident()))"
     )
     kernel7.execute("agent.deny('d2', 'not today')")
     subshell = kernel7.subshell_for(ids["keys"], "inactive_text", "kernel gone")

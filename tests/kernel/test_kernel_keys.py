@@ -19,7 +19,7 @@ LONG = " ".join(f"word{i}" for i in range(3000))
 agent = ReActAgent("Friday", "You are a test agent.", ScriptedModel([LONG], tokens_per_second=100))
 panel = AgentPanel(agent, session=None)
 chat = panel.chat
-print(json.dumps({"keys": chat.model_id + "/keys"}))
+print(json.dumps({"keys": panel.model_id + "/chat/keys"}))
 """
 
 

@@ -29,7 +29,7 @@ from nb_hitl.widgets import AgentPanel
 agent = RemoteAgent({url!r}, {thread!r}, name="Graph")
 panel = AgentPanel(agent, session=None)
 chat = panel.chat
-print(json.dumps({{"controls": chat.model_id + "/controls"}}))
+print(json.dumps({{"controls": panel.model_id + "/chat/controls"}}))
 """
 
 IDLE = """
@@ -76,7 +76,7 @@ def test_stream_stop_approve_and_resume_with_clicks(
     send(kernel7, ids, "please deploy")
     out = kernel7.execute(
         "while not (chat.approvals and chat.approvals.waiting):\n    await asyncio.sleep(0.01)\n"
-        "print(chat.model_id + '/keys', chat.approvals.waiting[0].key)"
+        "print(panel.model_id + '/chat/keys', chat.approvals.waiting[0].key)"
     )
     keys, card = out.strip().splitlines()[-1].split()
     subshell = kernel7.subshell_for(keys, "inactive_text", "kernel gone")
@@ -118,7 +118,7 @@ def test_nb_hitl_server_stop_approve_and_history_in_a_new_kernel_after_a_restart
         out = kernel7.execute(
             "while not (chat.approvals and chat.approvals.waiting):\n"
             "    await asyncio.sleep(0.01)\n"
-            "print(chat.model_id + '/keys', chat.approvals.waiting[0].key)"
+            "print(panel.model_id + '/chat/keys', chat.approvals.waiting[0].key)"
         )
         kernel7.press_card(*out.strip().splitlines()[-1].split(), "approve")
         kernel7.wait_comm(drawn("Done: deployed 1.2 to prod."), timeout=60)

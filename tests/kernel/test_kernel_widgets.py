@@ -24,7 +24,7 @@ agent = ReActAgent("Friday", "You are a test agent.",
                    ScriptedModel([LONG, "Resumed fine."], tokens_per_second=100))
 panel = AgentPanel(agent)
 chat = panel.chat
-print(json.dumps({"controls": chat.model_id + "/controls"}))
+print(json.dumps({"controls": panel.model_id + "/chat/controls"}))
 """
 
 
@@ -92,7 +92,7 @@ def test_stop_click_on_a_subshell_hops_to_the_main_loop(kernel7: KernelHarness) 
         "import nb_hitl.widgets._status as status_line\nstatus_line.REFRESH_HZ = 0.01\n"
         "chat.status.stop_ticker()\n"
         "import threading\ndelivered, clicked = [], []\n"
-        "chat.on_msg(lambda w, c, b: delivered.append(threading.get_ident()))\n"
+        "panel.on_msg(lambda w, c, b: delivered.append(threading.get_ident()))\n"
         "chat.stop_button.on_click(lambda b: clicked.append(threading.get_ident()))"
     )
     subshell = kernel7.subshell_for(ids["controls"], "tooltip", "Chat controls")

@@ -28,7 +28,6 @@ from nb_hitl.model import ScriptedModel
 from nb_hitl.widgets import (
     AgentPanel,
     CompressionExplorer,
-    MarimoHost,
     MemoryInspector,
     marimo_panel,
 )
@@ -125,9 +124,11 @@ async def test_show_takes_the_native_route_for_a_panel_model_class(
 
     monkeypatch.setattr(marimo, "running_in_notebook", lambda: True)
     agent = friday()
-    legacy = nb_hitl.show(agent, session=None)  # AgentPanel is ipywidgets today: the host
-    assert isinstance(legacy, MarimoHost) and isinstance(legacy.root, AgentPanel)
-    monkeypatch.setattr(panel_module, "AgentPanel", Echo)  # once it is one PanelModel
+    view = nb_hitl.show(agent, session=None)  # AgentPanel is one PanelModel: no host
+    assert isinstance(view, marimo.ui.anywidget) and isinstance(view.widget, AgentPanel)
+    assert view.widget.agent is agent and view.chat is view.widget.chat
+    assert isinstance(marimo_panel(agent), marimo.ui.anywidget)
+    monkeypatch.setattr(panel_module, "AgentPanel", Echo)  # any PanelModel class goes there
     view = nb_hitl.show(agent, session=None)
     assert isinstance(view, marimo.ui.anywidget) and isinstance(view.widget, Echo)
     assert view.widget.agent is agent
@@ -238,12 +239,122 @@ async def test_panels_go_to_marimo_and_what_a_host_draws_gets_a_placeholder(hook
     assert "explorer" in inspector.state  # drawn inside the inspector: it needs no comm
 
 
-async def test_the_legacy_route_builds_its_tree_for_the_host(hook: Hook) -> None:
-    host = marimo_panel(friday(), session=None)
-    assert isinstance(host, MarimoHost)
-    assert host.root.inspector not in hook.seen  # built for the host, not opened by marimo
-    assert host.root in hook.seen  # an ipywidgets box: marimo's as before
+async def test_the_agent_panel_goes_to_marimo_and_its_parts_open_no_comm(hook: Hook) -> None:
+    view = marimo_panel(friday(), session=None)
+    panel = view.widget
+    assert isinstance(panel, AgentPanel) and panel in hook.seen  # marimo opens its one comm
+    for part in (panel.chat, panel.inspector, panel.permissions):
+        assert part is not None and part not in hook.seen and part.comm is None
+        assert part.carrier() is panel  # drawn by the panel's page
     await asyncio.sleep(0)
+
+
+def chat_action(name: str, **args: Any) -> dict[str, Any]:
+    """What the panel's page sends for a click on the chat's control ``name`` (the chat's
+    part ``controls``, inside the panel's part ``chat``)."""
+    controls = {"name": "controls", "args": {"name": name, "args": args}}
+    return {"t": "action", "name": "chat", "args": controls}
+
+
+def ops_html(messages: list[Any]) -> str:
+    """The HTML and classes the ops of ``messages`` carry, those of parts' ``child`` ops too."""
+    parts: list[str] = []
+
+    def ops(batch: list[Any]) -> None:
+        for op in batch:
+            if op.get("op") == "child":
+                ops(op.get("ops") or [])
+                continue
+            item = op.get("item") or {}
+            for value in (item.get("html"), op.get("cls"), op.get("html"), op.get("value")):
+                parts.append(value if isinstance(value, str) else json.dumps(value))
+
+    for m in messages:
+        if m.get("t") == "ops":
+            ops(m["ops"])
+    return "\n".join(parts)
+
+
+async def test_the_first_view_gets_the_whole_panel_with_escaped_text() -> None:
+    agent = friday(["Hello."])
+    agent.memory.add_sync([nb_hitl.Msg("User", f"hi {XSS}", "user")])
+    panel = AgentPanel(agent, session=None)
+    kind, html = native_view(panel)._mime_()
+    assert kind == "text/html" and panel.model_id in html and XSS not in html
+    state = panel.snapshot["state"]  # what a new view starts from
+    assert state["chat"]["controls"]["send"]["label"] == "Send"
+    assert state["chat"]["keys"]["scope"] == "nb-hitl-chat"  # the keys: the chat's part
+    assert XSS not in json.dumps(state) and "&lt;img src=x" in json.dumps(state["chat"])
+    assert "&lt;img src=x" in json.dumps(state["inspector"])  # the memory table, escaped
+    assert panel.inspector is not None and panel.inspector.comm is None
+
+
+async def test_send_stream_stop_and_continue_from_the_page() -> None:
+    agent = ReActAgent("Friday", "You are a test agent.", ScriptedModel(
+        ["one two three four five six seven eight nine ten " * 8, "Done."],
+        tokens_per_second=80))  # fmt: skip
+    panel = AgentPanel(agent, session=None)
+    stream = on_marimo_comm(panel)
+    chat = panel.chat
+    page_sends(panel, chat_action("type", text="Tell me a story."))
+    await until(lambda: chat.input.value == "Tell me a story.", what="typed")
+    assert "Tell me a story." not in ops_html(stream.custom(panel.model_id))  # no echo
+    page_sends(panel, chat_action("send"))
+    await until(lambda: agent.is_replying, what="streaming")
+    await until(lambda: len(stream.custom(panel.model_id)) > 3, what="rows drawn")
+    page_sends(panel, chat_action("stop"))
+    await until(lambda: chat.state == "idle", what="stopped")
+    assert agent.memory.messages[-1].metadata.get("_is_interrupted")
+    messages = stream.custom(panel.model_id)
+    seqs = [m["seq"] for m in messages if m["t"] == "ops"]
+    assert seqs == sorted(set(seqs)) and seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+    assert "nb-hitl-interrupted" in ops_html(messages)
+    # Continue with an instruction typed in the page: the same answer goes on.
+    page_sends(panel, chat_action("type", text="Go on, briefly."))
+    await until(lambda: chat.input.value == "Go on, briefly.", what="typed")
+    page_sends(panel, chat_action("continue"))
+    await until(lambda: chat.state == "idle" and agent.memory.messages[-1].get_text_content()
+                == "Done.", what="resumed")  # fmt: skip
+    assert "Go on, briefly." in [m.get_text_content() for m in agent.memory.messages]
+    # A view made now (a reload) starts from the final state.
+    assert "Done." in json.dumps(panel.snapshot["state"]["chat"])
+
+
+async def test_new_rows_go_as_ops_and_kept_rows_are_not_sent_again() -> None:
+    agent = friday(["First answer.", "Second answer."])
+    panel = AgentPanel(agent, session=None, inspector=False, permissions=False)
+    stream = on_marimo_comm(panel)
+    chat = panel.chat
+    chat.send("one")
+    await until(lambda: chat.state == "idle", what="reply")
+    await until(lambda: "First answer." in ops_html(stream.custom(panel.model_id)),
+                what="the first answer drawn")  # fmt: skip
+    await asyncio.sleep(0.2)  # its last redraws flushed (not a timing assertion)
+    stream.sent.clear()
+    chat.send("two")
+    await until(lambda: chat.state == "idle", what="reply")
+    await until(lambda: "Second answer." in ops_html(stream.custom(panel.model_id)),
+                what="the answer drawn")  # fmt: skip
+    fresh = ops_html(stream.custom(panel.model_id))
+    assert "two" in fresh, "the new rows were sent (the transcript's insert op)"
+    assert ">one<" not in fresh  # kept rows are not sent again
+
+
+async def test_bad_messages_from_the_page_are_ignored_and_the_panel_stays_usable() -> None:
+    agent = friday(["Hi."])
+    panel = AgentPanel(agent, session=None)
+    on_marimo_comm(panel)
+    inner = {"t": "action", "name": "chat"}
+    for bad in (None, 3, {"t": "action", "name": "nope"}, {**inner, "args": 5},
+                chat_action("type", text=12), chat_action("send", text=["x"]),
+                chat_action("nope"), {**inner, "args": {"name": "controls", "args": 5}},
+                {"t": "action", "name": "session", "args": {"name": "load"}}):  # fmt: skip
+        page_sends(panel, bad)
+    page_sends(panel, chat_action("type", text="still works"))
+    await until(lambda: panel.chat.input.value == "still works", what="typed")
+    page_sends(panel, chat_action("send"))
+    await until(lambda: agent.memory.messages and agent.memory.messages[-1].get_text_content()
+                == "Hi.", what="reply")  # fmt: skip
 
 
 async def test_show_gives_the_hub_panel_natively(monkeypatch: pytest.MonkeyPatch) -> None:

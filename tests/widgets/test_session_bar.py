@@ -66,8 +66,13 @@ async def test_save_and_load_buttons_round_trip_and_redraw_the_chat(tmp_path: Pa
     assert [m.to_dict() for m in fresh.memory.messages] == [
         m.to_dict() for m in agent.memory.messages
     ]
-    assert panel2.chat is not old_chat and panel2.chat in panel2._row.children
+    # The panel draws the new chat (its part "chat", built afresh by the page: a new
+    # generation); the old one is drawn no more.
+    assert panel2.chat is not old_chat and panel2.state["chat"] == panel2.chat.view_state
+    assert panel2.state["chat_generation"] == 1 and panel2.chat.carrier() is panel2
+    assert old_chat.carrier() is old_chat
     assert "Hello from the first kernel." in all_html(panel2.chat)
+    assert "Hello from the first kernel." in all_html(panel2)
     assert "Loaded" in panel2.session.note
     panel.close()
     panel2.close()

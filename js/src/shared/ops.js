@@ -29,6 +29,14 @@ export function withChildren(ownOps, children) {
   return { ...ownOps, [CHILD_OPS]: { ...(ownOps?.[CHILD_OPS] || {}), ...children } };
 }
 
+/** The keys of `next` whose values are not those of `prev` (all of them the first time). */
+export function changedKeys(prev, next) {
+  const keys = new Set();
+  for (const key of new Set([...Object.keys(prev || {}), ...Object.keys(next || {})]))
+    if (!prev || prev[key] !== next?.[key]) keys.add(key);
+  return keys;
+}
+
 const indexOf = (items, id) => items.findIndex((item) => item && item.id === id);
 
 /**
