@@ -5,6 +5,7 @@ import "./shared/theme.css";
 import "./chat/transcript.css";
 import "./chat/keys.css";
 import "./chat/chat.css";
+import "./shared/shadow.css";
 import "./agent_panel.css";
 import { panelView } from "./shared/panel.js";
 import { AGENT_PANEL_OPS, agentPanelView } from "./views/agent_panel.js";

@@ -4,6 +4,7 @@ import "./shared/theme.css";
 import "./chat/transcript.css";
 import "./chat/keys.css";
 import "./chat/chat.css";
+import "./shared/shadow.css";
 import { CHAT_OPS, chatView } from "./chat/view.js";
 import { panelView } from "./shared/panel.js";
 

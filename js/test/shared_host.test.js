@@ -76,14 +76,17 @@ test("JupyterLab's and VS Code's dark marks count as dark", () => {
   assert.equal(pageIsDark(document), true);
 });
 
+// Inside a panel, and under a panel's root in a shadow root (marimo: no Font Awesome there).
+const SCOPE = ":is(.nbh-panel, [data-nbh-theme])";
+
 test("icons.css is what icons.js makes, with a rule for every icon", () => {
   const css = readFileSync(new URL("../src/shared/icons.css", import.meta.url), "utf8");
   assert.equal(css, iconCss(), "run `npm run icons`");
   for (const name of Object.keys(ICONS)) {
-    assert.ok(css.includes(`.nbh-panel i.fa.fa-${name} {`), name);
+    assert.ok(css.includes(`${SCOPE} i.fa.fa-${name} {`), name);
     assert.ok(iconSvg(name).startsWith("<svg xmlns='http://www.w3.org/2000/svg'"), name);
   }
-  assert.ok(css.includes(".nbh-panel i.fa::before {\n  content: none;"), "no Font Awesome glyph");
+  assert.ok(css.includes(`${SCOPE} i.fa::before {\n  content: none;`), "no Font Awesome glyph");
   assert.equal(iconSvg("no-such-icon"), undefined);
   assert.equal(iconSvg("constructor"), undefined, "only the map's own names");
 });

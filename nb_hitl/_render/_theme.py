@@ -80,9 +80,9 @@ INK = {"light": "#ffffff", "dark": "#111111"}
 
 DARK_SCOPES = 'body[data-jp-theme-light="false"], body.vscode-dark'
 """Selectors of a page in a dark theme."""
-LIGHT_SCOPES = ":root, .nbh-panel[data-nbh-theme]"
+LIGHT_SCOPES = ":root, [data-nbh-theme]"
 """Where the (light) variables are defined: the page, and a panel in a shadow root."""
-SHADOW_DARK = '.nbh-panel[data-nbh-theme="dark"]'
+SHADOW_DARK = '[data-nbh-theme="dark"]'
 """A panel in a shadow root of a dark page (marimo's dark theme)."""
 
 NEUTRAL = {

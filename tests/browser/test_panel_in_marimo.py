@@ -1,14 +1,15 @@
 """The panel in marimo (``marimo run`` + Debian's Chromium): ``nb_hitl.show(agent)`` in a
-marimo cell draws the panel through ``MarimoHost``; a reply streams, Stop mid-stream paints the
-interrupted style and memory (the inspector's table) ends with the interrupted message,
-Continue with a typed instruction resumes the same answer; Ctrl+Enter sends and Escape stops
-(the keyboard anywidget, hosted); an approval card approves; the buttons' and the transcript's
-icons are drawn (no Font Awesome in marimo, no internet: ``_marimo_icons``); and the look in
-light and dark at 600, 800 and 1,400 px: every visible text at 4.5:1, nothing clipped, no word
-wrapped inside itself (``look_checks``); ``nb_hitl.show(hub)`` (one ``PanelModel``:
-marimo's native route, no ``MarimoHost``) runs a round and Stop pauses it (dark, 800 px).
-``marimo run`` shows the app alone, with no side bar to open or close (unlike JupyterLab and
-Notebook 7), so its look matrix is theme x width. Screenshots go to
+marimo cell draws the panel natively (one ``PanelModel`` through ``mo.ui.anywidget``, in its
+shadow root: no ``MarimoHost``); a reply streams, Stop mid-stream paints the interrupted
+style and memory (the inspector's table) ends with the interrupted message, Continue with a
+typed instruction resumes the same answer; Ctrl+Enter sends and Escape stops (the chat's
+keys, drawn by the panel's module); an approval card approves; the buttons' and the
+transcript's icons are drawn (no Font Awesome in marimo, no internet: nb_hitl's own
+drawings); and the look in light and dark at 600, 800 and 1,400 px: every visible text at
+4.5:1, nothing clipped, no word wrapped inside itself (``look_checks``);
+``nb_hitl.show(hub)`` (one ``PanelModel`` too) runs a round and Stop pauses it (dark,
+800 px). ``marimo run`` shows the app alone, with no side bar to open or close (unlike
+JupyterLab and Notebook 7), so its look matrix is theme x width. Screenshots go to
 ``test-artifacts/marimo-*.png``.
 """
 
@@ -26,7 +27,10 @@ CHAT = ".nb-hitl-chat"
 BOX = f"{CHAT} textarea"
 STATUS = ".nb-hitl-status"
 INTERRUPTED = f"{CHAT} .nb-hitl-msg.nb-hitl-interrupted"
-HOST = ".nb-hitl-marimo"
+HOST = ".nbh-agent-panel"
+"""The agent panel's front end (one ``PanelModel``, drawn natively in marimo's shadow root)."""
+NO_HOST = ".nb-hitl-marimo"
+"""The emulating host's root, which no panel needs any more."""
 HUB = ".nbh-hub"
 """The hub panel's front end (one ``PanelModel``, drawn natively in marimo's shadow root)."""
 INSTRUCTION = "Continue, but keep it to one short paragraph."
@@ -64,7 +68,7 @@ def test_reply_streams_stop_interrupts_and_continue_resumes(
 ) -> None:
     page = open_app(browser, marimo_server, "chat")
     page.locator(BOX).fill("How does interrupting work?")
-    page.locator(BOX).press("Control+Enter")  # the keyboard anywidget, hosted in marimo
+    page.locator(BOX).press("Control+Enter")  # the chat's keys, in the panel's module
     wait_status(page, "running")
     live = page.locator(f"{CHAT} .nb-hitl-live")
     live.filter(has_text="background task").first.wait_for(timeout=60_000)
@@ -76,6 +80,7 @@ def test_reply_streams_stop_interrupts_and_continue_resumes(
         timeout=30_000,
     )
     page.screenshot(path=str(artifacts / "marimo-streaming.png"))
+    assert not page.locator(NO_HOST).count(), "the panel is one PanelModel: marimo's native route"
     page.locator(f"{CHAT} button.nb-hitl-stop").click()
     page.locator(INTERRUPTED).first.wait_for(timeout=10_000)
     wait_status(page, "idle")
@@ -185,7 +190,9 @@ def test_look_in_light_and_dark_at_600_800_and_1400_icons_and_approval(
     found: dict[str, list[str]] = {}
     for scheme in ("light", "dark"):
         page.emulate_media(color_scheme=scheme)
-        page.wait_for_selector(f"{HOST}[data-theme='{scheme}']", state="attached", timeout=20_000)
+        page.wait_for_selector(
+            f"{HOST}[data-nbh-theme='{scheme}']", state="attached", timeout=20_000
+        )
         for width in (600, 800, 1400):
             page.set_viewport_size({"width": width, "height": 2400})  # the whole panel
             page.wait_for_timeout(500)  # a relayout
@@ -215,7 +222,7 @@ def test_hub_panel_runs_a_round_and_stops_in_marimo(
     page.locator(".nb-hitl-hub button.nb-hitl-hub-stop").click()  # mid-stream
     page.locator(".nb-hitl-hub >> text=/Paused/").first.wait_for(timeout=30_000)
     page.locator(".nb-hitl-hub .nb-hitl-msg.nb-hitl-interrupted").first.wait_for(timeout=10_000)
-    assert not page.locator(HOST).count(), "the hub is one PanelModel: marimo's native route"
+    assert not page.locator(NO_HOST).count(), "the hub is one PanelModel: marimo's native route"
     page.locator(f"{HUB}[data-nbh-theme='dark']").first.wait_for(state="attached")
     page.set_viewport_size({"width": 800, "height": 2400})  # the whole panel in the picture
     page.wait_for_timeout(300)

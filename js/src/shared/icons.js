@@ -65,6 +65,10 @@ function dataUrl(name) {
   return `data:image/svg+xml,${out}`;
 }
 
+/** Where icons are painted: inside a panel, and anywhere under a panel's root in a shadow root
+ * (`data-nbh-theme`, marimo), where no Font Awesome is loaded (an agent panel's chat controls). */
+const SCOPE = ":is(.nbh-panel, [data-nbh-theme])";
+
 /**
  * The stylesheet that paints `<i class="fa fa-NAME">` inside a panel (`.nbh-panel`) for every
  * icon in `ICONS`: a 1em box filled with the text's colour through the icon's shape (a mask),
@@ -77,7 +81,7 @@ export function iconCss() {
   const known = names.map((name) => `.fa-${name}`).join(", ");
   const head = [
     "/* Made by `npm run icons` from js/src/shared/icons.js: edit that file, not this one. */",
-    ".nbh-panel i.fa {",
+    `${SCOPE} i.fa {`,
     "  display: inline-block;",
     "  width: 0;",
     "  height: 1em;",
@@ -85,21 +89,21 @@ export function iconCss() {
     "  vertical-align: -0.14em;",
     "  pointer-events: none;",
     "}",
-    ".nbh-panel i.fa::before {",
+    `${SCOPE} i.fa::before {`,
     "  content: none;",
     "}",
-    `.nbh-panel i.fa:is(${known}) {`,
+    `${SCOPE} i.fa:is(${known}) {`,
     "  width: 1.08em;",
     "  background-color: currentColor;",
     "  -webkit-mask: var(--nbh-icon) center / contain no-repeat;",
     "  mask: var(--nbh-icon) center / contain no-repeat;",
     "}",
-    `.nbh-panel button i.fa:is(${known}):not(:last-child) {`,
+    `${SCOPE} button i.fa:is(${known}):not(:last-child) {`,
     "  margin-right: 5px;",
     "}",
   ];
   const rules = names.map(
-    (name) => `.nbh-panel i.fa.fa-${name} {\n  --nbh-icon: url("${dataUrl(name)}");\n}`,
+    (name) => `${SCOPE} i.fa.fa-${name} {\n  --nbh-icon: url("${dataUrl(name)}");\n}`,
   );
   return `${[...head, ...rules].join("\n")}\n`;
 }

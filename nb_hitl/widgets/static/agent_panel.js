@@ -769,7 +769,7 @@ function bindKeys(el, io) {
   };
 }
 
-// src/chat/rows.js
+// src/shared/live_row.js
 var newRow = () => ({
   v: 1,
   seq: 0,
@@ -883,9 +883,7 @@ function syncClasses(el, classes, applied) {
   for (const c of next) el.classList.add(c);
   return next;
 }
-
-// src/chat/transcript.js
-var deltas = /* @__PURE__ */ new WeakMap();
+var sent = /* @__PURE__ */ new WeakMap();
 function liveOp(state, op) {
   const key = typeof op.key === "string" ? op.key : "rows";
   const rows = Array.isArray(state[key]) ? state[key] : [];
@@ -901,7 +899,7 @@ function liveOp(state, op) {
       if (row.done) item = { id: old.id, cls: item.cls || "", html: row.html };
       else {
         item.live = row;
-        deltas.set(item, { msg: op.msg, seq: old.live.seq | 0 });
+        sent.set(item, { msg: op.msg, seq: old.live.seq | 0 });
       }
     }
   }
@@ -909,7 +907,18 @@ function liveOp(state, op) {
   next[at] = item;
   return { ...state, [key]: next };
 }
-var EXTRA_OPS = { live: liveOp };
+var LIVE_OPS = { live: liveOp };
+function updateLive(view, was, item) {
+  const d = sent.get(item);
+  if (d && d.seq === view.row.seq && item.live.seq === d.seq + 1) view.apply(d.msg);
+  else if (item.live !== was?.live) {
+    view.row = copyRow(item.live);
+    view.draw();
+  }
+}
+
+// src/chat/transcript.js
+var EXTRA_OPS = LIVE_OPS;
 var kind = (item) => item.live ? "live" : item.widget ? "widget" : "html";
 var ROW_CLASSES = "lm-Widget jupyter-widgets widget-inline-hbox widget-html";
 function buttonNode(spec, act) {
@@ -1011,9 +1020,7 @@ function transcriptView(root, act, model) {
       return next2;
     }
     if (kind(item) === "live") {
-      const d = deltas.get(item);
-      if (d && d.seq === entry.view.row.seq && item.live.seq === d.seq + 1) entry.view.apply(d.msg);
-      else if (item.live !== was.live) entry.view.reset(item.live);
+      updateLive(entry.view, was, item);
       if (item.cls !== was.cls) {
         const cls = String(item.cls || "").split(/\s+/).filter(Boolean);
         entry.classes = syncClasses(entry.node, cls, entry.classes);
