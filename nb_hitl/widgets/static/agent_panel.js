@@ -1184,6 +1184,25 @@ function layout(steps, threshold, height = 150) {
   const py = (v) => topPad + inner * (1 - v / top);
   return { left, topPad, inner, peak, px, py };
 }
+function chartLabel(steps, threshold) {
+  const last = steps[steps.length - 1][1];
+  return `Prompt tokens over ${steps.length} steps, now ${formatCount(last)}${threshold > 0 ? `, threshold ${formatCount(threshold)}` : ", no threshold"}`;
+}
+function moveThreshold(box, steps, from, to, height = 150) {
+  if (!(from > 0 && to > 0) || !steps.length) return false;
+  const chart = box.querySelector("svg.nb-hitl-chart");
+  const line = chart?.querySelector(".nb-hitl-chart-threshold");
+  if (!line) return false;
+  const { peak, py } = layout(steps, to, height);
+  if (peak !== layout(steps, from, height).peak) return false;
+  const y = py(to).toFixed(1);
+  line.setAttribute("y1", y);
+  line.setAttribute("y2", y);
+  const title = line.querySelector("title");
+  if (title) title.textContent = `trigger_threshold: ${formatCount(to)}`;
+  chart.setAttribute("aria-label", chartLabel(steps, to));
+  return true;
+}
 function stepsChart(steps, threshold, height = 150) {
   if (!steps.length) return [svg("svg", { class: "nb-hitl-chart", width: "100%", height: 20 })];
   const { left, topPad, inner, peak, px, py } = layout(steps, threshold, height);
@@ -1230,8 +1249,7 @@ function stepsChart(steps, threshold, height = 150) {
   const kinds = Object.keys(KINDS).filter((k) => steps.some((s) => s[0] === k));
   const items = kinds.map((k) => [KINDS[k][0], "dot", KINDS[k][1]]);
   if (threshold > 0) items.push(["red", "dash", "threshold"]);
-  const last = steps[steps.length - 1][1];
-  const label = `Prompt tokens over ${steps.length} steps, now ${formatCount(last)}${threshold > 0 ? `, threshold ${formatCount(threshold)}` : ", no threshold"}`;
+  const label = chartLabel(steps, threshold);
   return [
     legend(items),
     svg(
@@ -1591,7 +1609,14 @@ function draw(ctx, state, changed) {
   }
   if (changed.has("chart")) {
     const chart = state.chart || { steps: [], threshold: 0 };
-    replaceChildren(els.chart, chart.steps.length ? stepsChart(chart.steps, chart.threshold) : []);
+    const was = ctx.chart;
+    const moved = was?.steps === chart.steps && moveThreshold(els.chart, chart.steps, was.threshold, chart.threshold);
+    if (!moved)
+      replaceChildren(
+        els.chart,
+        chart.steps.length ? stepsChart(chart.steps, chart.threshold) : []
+      );
+    ctx.chart = chart;
   }
   if (changed.has("controls") && state.controls) {
     const c = state.controls;
