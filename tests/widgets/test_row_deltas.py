@@ -15,8 +15,7 @@ from widget_helpers import node_module_json
 from nb_hitl import Msg
 from nb_hitl._render import markdown
 from nb_hitl.widgets._live_rows import LiveRow
-from nb_hitl.widgets._row_deltas import SEGMENT_MAX, RowDeltas, cut
-from nb_hitl.widgets._row_deltas import apply_row_msg
+from nb_hitl.widgets._row_deltas import SEGMENT_MAX, RowDeltas, apply_row_msg, cut
 from nb_hitl.widgets._transcript_view import TranscriptView
 
 HOSTILE = (
