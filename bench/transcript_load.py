@@ -1,7 +1,7 @@
 """Benchmark what a panel with a long history costs to open, this checkout and an older one.
 
     python bench/transcript_load.py [--messages 200] [--turns 20] [--trials 5] [--browser]
-                                    [--before DIR]
+                                    [--before DIR] [--page-only] [--no-bytecode]
 
 In a real kernel (ipykernel of this venv, driven by jupyter_client), for this checkout's rows
 (``now``: every row drawn by the transcript's one model, ``TranscriptView``) and, with
@@ -16,6 +16,12 @@ run, trials alternating:
 - a live ``ChatWidget`` after ``--turns`` streamed replies: comms it holds open at the end;
 - with ``--browser`` (JupyterLab + Chromium, as ``tests/browser``): the time from Run All to
   the last of the history's rows drawn on the page (median and p99 over ``--trials``).
+
+Bytecode: the kernels load modules from ``.pyc`` as a user's kernel does (pip compiles an
+installed wheel; an editable checkout writes ``__pycache__`` on first import): the run shares a
+fresh ``PYTHONPYCACHEPREFIX``, filled by one untimed import, even where the environment sets
+``PYTHONDONTWRITEBYTECODE`` (which made every kernel compile nb_hitl from source: ~0.3 s of
+each trial). ``--no-bytecode`` measures that way instead.
 """
 
 from __future__ import annotations
@@ -23,7 +29,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -152,7 +160,32 @@ def print_load(out: dict[str, dict[str, Any]], messages: int, turns: int) -> Non
         print(f"  {mode:>7} rows: {out[mode]['live_held']}")
 
 
-def bench_browser(messages: int, trials: int) -> None:
+WARM_UP = (
+    "import nb_hitl, nb_hitl.widgets._panel, markdown_it, tiktoken, ipykernel.kernelapp\n"
+    "from nb_hitl import Msg, ReActAgent, ScriptedModel\n"
+    "agent = ReActAgent('Friday', 'sys', ScriptedModel(['ok']))\n"
+    "agent.memory.add_sync([Msg('User', 'hi', 'user')])\n"
+    "nb_hitl.show(agent, session=None).close()\n"
+)
+"""One untimed import of what a trial's kernel loads, to fill the bytecode cache."""
+
+
+def use_bytecode(bytecode: bool) -> str:
+    """Make the kernels the Lab starts load ``.pyc`` (``bytecode``) or compile every module
+    from source (``PYTHONDONTWRITEBYTECODE=1``); returns how, for the summary line."""
+    if not bytecode:
+        os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+        os.environ.pop("PYTHONPYCACHEPREFIX", None)
+        return "no .pyc written"
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="nb_hitl_pycache_")
+    for where in filter(None, (BEFORE, str(Path(__file__).resolve().parents[1]))):
+        env = dict(os.environ, PYTHONPATH=where)
+        subprocess.run([sys.executable, "-c", WARM_UP], env=env, check=True, timeout=300)
+    return "bytecode cached"
+
+
+def bench_browser(messages: int, trials: int, bytecode: bool = True) -> None:
     from _page_timing import figures, load_average
     from lab_page import run_all
     from lab_server import CHROMIUM_ARGS, LabServer, find_chromium
@@ -162,6 +195,7 @@ def bench_browser(messages: int, trials: int) -> None:
     if chromium is None:
         print("page time: skipped (no Chromium)")
         return
+    how = use_bytecode(bytecode)
     lab = LabServer()
     times: dict[str, list[float]] = {m: [] for m in MODES}
     try:
@@ -196,7 +230,7 @@ def bench_browser(messages: int, trials: int) -> None:
     finally:
         lab.stop()
     print(f"page time, Run All -> all {messages} rows drawn (JupyterLab + Chromium, "
-          f"{trials} trials, max_rendered={messages}; {load_average()}):")  # fmt: skip
+          f"{trials} trials, max_rendered={messages}, {how}; {load_average()}):")  # fmt: skip
     for mode in MODES:
         print(f"  {mode:>7} rows: {figures(times[mode])}")
 
@@ -208,15 +242,24 @@ def main() -> None:
     ap.add_argument("--trials", type=int, default=5)
     ap.add_argument("--browser", action="store_true", help="also time the page in Chromium")
     ap.add_argument("--before", default="", help="another checkout to measure first (old)")
+    ap.add_argument("--page-only", action="store_true", help="only the page time (--browser)")
+    ap.add_argument(
+        "--no-bytecode",
+        action="store_true",
+        help="kernels write no .pyc (PYTHONDONTWRITEBYTECODE=1): each compiles nb_hitl anew",
+    )
     args = ap.parse_args()
     global MODES, BEFORE
     if args.before:
         BEFORE = str(Path(args.before).resolve())
         MODES = ("before", "now")
+    if args.page_only:
+        bench_browser(args.messages, args.trials, bytecode=not args.no_bytecode)
+        return
     out = bench_load(args.messages, args.turns)
     print_load(out, args.messages, args.turns)
     if args.browser:
-        bench_browser(args.messages, args.trials)
+        bench_browser(args.messages, args.trials, bytecode=not args.no_bytecode)
     print(json.dumps({m: {k: v for k, v in r.items()} for m, r in out.items()}))
 
 
