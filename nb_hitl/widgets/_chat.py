@@ -160,7 +160,9 @@ class ChatWidget(SendMixin, FollowAgentMixin, PanelModel):
         self._gauge_handle: asyncio.TimerHandle | None = None
         self._gauge_cost = 0.0
         """Seconds the last context-gauge count took (it spaces the next one)."""
-        self._update_gauge()
+        # Counted once the cell that made the chat has returned, so the rows go to the page
+        # first: a panel's first count can load a tokenizer's vocabulary (~150 ms and more).
+        self._gauge_handle = self._bridge.later(0.0, self._update_gauge)
         self._sub = agent.subscribe(self._bridge.callback(self._on_event))
         self.detached = False
         """True once a newer ChatWidget for the same agent took over (re-running the cell)."""

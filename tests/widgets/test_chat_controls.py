@@ -140,7 +140,9 @@ async def test_the_context_gauge_counts_the_prompt_against_the_threshold() -> No
     panel = AgentPanel(friday, session=None)
     chat = panel.chat
     tokens = friday.compression_plan().total_tokens
-    assert chat.status.context == (tokens, 5000, True)
+    # counted once the cell that made the panel returns: the rows go to the page first
+    assert chat.status.context is None
+    await until(lambda: chat.status.context == (tokens, 5000, True), what="first count")
     assert f"context {tokens:,} / 5,000 tokens" in chat.status.value
     cfg.trigger_threshold = 7000  # the explorer's Apply, or code: the gauge follows
     await until(lambda: chat.status.context == (tokens, 7000, True), what="gauge follows")
