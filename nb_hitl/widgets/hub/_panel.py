@@ -246,9 +246,7 @@ class HubPanel(DiscussionRun, PanelModel):
 
     def _settle(self) -> None:
         self._snapshot_due = None
-        state = self._snapshot()
-        with self._lock_property(snapshot=state):  # ipywidgets: set, but do not send
-            self.snapshot = state
+        self._set_unsent(self._snapshot())  # set, not sent: no JSON round trip of the state
 
     def _actions_from_page(self) -> None:
         def typed(handler: Callable[[], None]) -> Callable[..., None]:
