@@ -1,22 +1,22 @@
-"""Stop latency in marimo as a person sees it: ``marimo run`` + Chromium, the panel through
-``MarimoHost``, a long answer streaming at 500 tokens/s.
+"""Stop latency in marimo as a person sees it: ``marimo run`` + Chromium, the panel shown
+natively (one ``PanelModel`` through ``mo.ui.anywidget``), a long answer streaming at 500
+tokens/s.
 
     python bench/stop_in_marimo.py [--words 2000] [--trials 20]
     python bench/stop_in_marimo.py --hub [--words 60] [--trials 20]
 
 Once ``--words`` words are on screen the bench clicks Stop (a DOM click) and measures, in the
 page, from the click: *front* (the streaming row takes the front end's ``nb-hitl-stopping``
-guess, drawn by the hosted keyboard module in the click's own frame) and *kernel* (the
-kernel's ``nb-hitl-interrupted`` class arrives through the host: the click's message to the
-kernel, ``agent.interrupt()``, the patch back), each up to the frame that painted it (a
+guess, drawn by the chat's keys in the click's own frame) and *kernel* (the kernel's
+``nb-hitl-interrupted`` class arrives as the panel's op: the click's message to the kernel,
+``agent.interrupt()``, the op back), each up to the frame that painted it (a
 ``requestAnimationFrame`` then a ``user-blocking`` task). Prints median and p99 of each.
 ``--hub``: ``nb_hitl.show(hub)`` instead (Alice, Bob streaming at 40 tokens/s, Carol): once
 Bob has ``--words`` words on screen the bench clicks the hub's Stop and measures *style* (Bob's
 row takes the interrupted or stopping style), *paused* (the status says "Paused") and
 *painted* (the frame showing it), as ``bench/hub_stop_in_browser.py`` does in JupyterLab; then
-it answers the pause prompt with Stop and starts the next round from the page. Either DOM
-(one ``PanelModel`` drawn natively, or the ``MarimoHost``) is found across marimo's shadow
-roots. Goal: hub Stop -> "Paused" <= 100 ms.
+it answers the pause prompt with Stop and starts the next round from the page. The panel is
+found across marimo's shadow roots. Goal: hub Stop -> "Paused" <= 100 ms.
 Needs Debian's chromium and playwright (the test extra).
 """
 
@@ -87,8 +87,7 @@ HUB_STOP = page_function(
     """
     + DEEP
     + """
-    // Every element is looked up again at each change: the MarimoHost redraws a widget by
-    // replacing its element (a native panel keeps its elements).
+    // Every element is looked up again at each change (a redraw may replace one).
     const hub = deep('.nb-hitl-hub');
     const live = hub && hub.querySelector('.nb-hitl-live');
     const stop = hub && hub.querySelector('.nb-hitl-hub-stop');

@@ -108,9 +108,8 @@ def show(agent: Any, **kwargs: Any) -> Any:
     An agent gets an ``AgentPanel`` (chat + memory inspector); a ``MsgHub`` gets a
     ``HubPanel`` (one transcript for all participants, Stop, the pause prompt; run the
     discussion with ``panel.start(...)``). In a marimo notebook the panel comes as marimo
-    shows it (``nb_hitl.widgets.marimo_panel``): a panel drawn by one front-end module through
-    ``mo.ui.anywidget`` (``view.widget`` is the panel), the others inside a ``MarimoHost``
-    anywidget (``host.root`` is the panel).
+    shows it (``nb_hitl.widgets.marimo_panel``): the panel, one front-end module, through
+    ``mo.ui.anywidget`` (``view.widget`` is the panel).
 
     Raises:
         TypeError: ``agent`` is neither an agent nor a ``MsgHub`` (checked before any widget

@@ -6,8 +6,8 @@
 ``ChatWidget`` sends, streams, stops and resumes; ``MemoryInspector`` shows memory, tokens and
 the live compression plan; ``AgentPanel`` puts them side by side (``nb_hitl.show(agent)``).
 ``HubPanel`` shows a multi-agent ``MsgHub`` discussion (``nb_hitl.show(hub)``; ``hub/``).
-``MarimoHost`` shows any of them in marimo, which displays anywidgets but not ipywidgets
-(``nb_hitl.show`` uses it there; ``marimo_panel(agent)``).
+Each panel is one anywidget model, which marimo shows natively (``marimo_panel(agent)``;
+``nb_hitl.show`` uses it there); ``MarimoHost`` is kept as a shim for ``mo.ui.anywidget``.
 ``ApprovalCards`` park tool calls for a decision, ``SessionBar`` saves and loads, and
 ``CompressionExplorer`` replays a conversation under other settings. Widgets read the core
 only through its events and public methods (the core never imports a widget). Every

@@ -1,16 +1,14 @@
 """nb_hitl in a marimo kernel: the check (``in_marimo``) and marimo's construction hook.
 
-Kept apart from the route (``_marimo.py``) so that ``PanelModel`` can prepare marimo's kernel
+Kept apart from ``_marimo.py`` so that ``PanelModel`` can prepare marimo's kernel
 before its first panel is made without importing the panels.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import sys
 import uuid
-from collections.abc import Iterator
 
 import anywidget
 import ipywidgets as w
@@ -19,7 +17,7 @@ logger = logging.getLogger("nb_hitl.widgets")
 
 MARIMO_NOTE = "comm.create_comm called with target_name"
 """The start of marimo's warning for every ipywidget made in its kernel (each would otherwise
-log one line; the host draws them)."""
+log one line)."""
 
 
 def in_marimo() -> bool:
@@ -41,20 +39,6 @@ class _QuietMarimo(logging.Filter):
         return not str(record.msg).startswith(MARIMO_NOTE)
 
 
-_HOSTING = [0]
-"""How many ``hosting()`` blocks are open (a panel tree being built for a ``MarimoHost``)."""
-
-
-@contextlib.contextmanager
-def hosting() -> Iterator[None]:
-    """While open, nb_hitl's anywidgets made here are drawn by a ``MarimoHost`` (placeholders)."""
-    _HOSTING[0] += 1
-    try:
-        yield
-    finally:
-        _HOSTING[0] -= 1
-
-
 def _placeholder(widget: w.Widget) -> None:
     from comm import DummyComm
 
@@ -74,9 +58,8 @@ def prepare_marimo() -> None:
       child to ``embed``) cannot be opened there in marimo 0.25 (its ES module's virtual file
       exists only for a running cell: ``AssertionError``); it gets a placeholder comm, as a
       model drawn inside its host needs none;
-    - nb_hitl's other anywidgets (the ipywidgets chat's rows and keyboard bindings) and those
-      made inside ``hosting()`` are drawn by a ``MarimoHost``: a placeholder comm, which the
-      host replaces; every other widget goes to marimo as before.
+    - any other nb_hitl anywidget (none today: every one is a ``PanelModel``) gets a
+      placeholder comm; every other widget goes to marimo as before.
     - marimo's warning for each ipywidget that is not an anywidget is dropped.
 
     ipywidgets has a public setter for the hook but no getter: the hook to wrap is read from
@@ -93,11 +76,9 @@ def prepare_marimo() -> None:
         mine = type(widget).__module__.startswith("nb_hitl.")
         if not mine or not isinstance(widget, anywidget.AnyWidget):
             inner(widget)
-        elif getattr(widget, "_nb_hitl_host", False):  # a MarimoHost: marimo shows it
-            inner(widget)
         elif getattr(widget, "_commless", False):  # made for a host's embed: no comm at all
             return
-        elif getattr(widget, "_nb_hitl_panel", False) and not _HOSTING[0]:  # a PanelModel
+        elif getattr(widget, "_nb_hitl_panel", False):  # a PanelModel
             try:
                 inner(widget)
             except Exception:  # made outside a cell's run (see above): drawn by its host
@@ -110,4 +91,4 @@ def prepare_marimo() -> None:
     w.Widget.on_widget_constructed(construct)
 
 
-__all__ = ["MARIMO_NOTE", "hosting", "in_marimo", "prepare_marimo"]
+__all__ = ["MARIMO_NOTE", "in_marimo", "prepare_marimo"]

@@ -33,8 +33,8 @@ from nb_hitl.widgets import (
 )
 from nb_hitl.widgets._keys import KeyBindings
 from nb_hitl.widgets._loop import LoopBridge
-from nb_hitl.widgets._marimo import hosting, native_view, prepare_marimo
-from nb_hitl.widgets._model import PanelModel
+from nb_hitl.widgets._marimo import native_view, prepare_marimo
+from nb_hitl.widgets._model import PanelModel, inside_host
 
 XSS = '<img src=x onerror="alert(1)">'
 
@@ -111,7 +111,7 @@ async def test_a_panel_model_is_shown_through_mo_ui_anywidget() -> None:
     kind, html = view._mime_()
     assert kind == "text/html" and "marimo-anywidget" in html and inspector.model_id in html
     assert XSS not in html  # the state travels on the comm, not in the cell's HTML
-    with pytest.raises(TypeError, match="MarimoHost"):
+    with pytest.raises(TypeError, match="anywidgets only"):
         native_view(w.HTML("x"))  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="marimo_panel"):
         marimo_panel(3)
@@ -217,7 +217,7 @@ def hook() -> Any:
         w.Widget.on_widget_constructed(before)
 
 
-async def test_panels_go_to_marimo_and_what_a_host_draws_gets_a_placeholder(hook: Hook) -> None:
+async def test_panels_go_to_marimo_and_what_a_host_draws_gets_no_comm(hook: Hook) -> None:
     from nb_hitl.agent import CompressionConfig
     from nb_hitl.demo import long_task_transcript
 
@@ -226,12 +226,12 @@ async def test_panels_go_to_marimo_and_what_a_host_draws_gets_a_placeholder(hook
     agent.memory.add_sync(long_task_transcript()[:24])
     inspector = MemoryInspector(agent)
     label = w.HTML("x")
-    keys = KeyBindings("nb-hitl-chat", [], LoopBridge())  # an ipywidgets chat's part
-    with hosting():  # a tree built for a MarimoHost
+    keys = KeyBindings("nb-hitl-chat", [], LoopBridge())  # a chat's part, made on its own
+    with inside_host():  # made for a host's embed
         hosted = MemoryInspector(agent)
     assert inspector in hook.seen and label in hook.seen
     assert keys not in hook.seen and hosted not in hook.seen
-    assert isinstance(keys.comm, DummyComm) and isinstance(hosted.comm, DummyComm)
+    assert isinstance(keys.comm, DummyComm) and hosted.comm is None
     hook.fail = True  # an explorer opened by a click, outside a cell's run
     explorer = inspector.open_explorer()
     assert isinstance(explorer, CompressionExplorer)

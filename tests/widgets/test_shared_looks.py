@@ -87,19 +87,3 @@ async def test_showing_a_widget_gives_it_its_own_layout_only_when_needed() -> No
     assert hidden.layout is not shared_layout and not is_shared(hidden.layout)
     assert hidden.layout.display == "" and hidden.layout.width == "auto"  # its values kept
     assert other.layout is shared_layout and other.layout.display == "none"
-
-
-async def test_marimo_draws_a_widget_shown_out_of_a_shared_hidden_layout() -> None:
-    from nb_hitl.widgets import MarimoHost
-
-    shown = w.Button(description="more", **look(w.Button, layout={"display": "none"}))
-    peer = w.Button(description="peer", **look(w.Button, layout={"display": "none"}))
-    host = MarimoHost(w.VBox([shown, peer]))
-    pages: list[dict[str, Any]] = []
-    host.send = lambda content, buffers=None: pages.append(content)  # type: ignore[method-assign]
-    assert "display: none" in host.full()["full"].split("more")[0].rsplit("<button", 1)[1]
-    set_display(shown, "")
-    host.flush()
-    drawn = dict(pages[-1]["replace"])
-    assert shown.model_id in drawn and "display: none" not in drawn[shown.model_id]
-    assert peer.model_id not in drawn and peer.layout.display == "none"  # its look unchanged

@@ -1,4 +1,4 @@
-"""The widgets' comm seam (``_comm.WidgetComm``, what the marimo host routes through), and
+"""The widgets' comm seam (``_comm.WidgetComm``: a widget's comm, routed), and
 the order a panel's messages keep under the kernel-wide budget.
 
 Every message a tapped widget sends (trait updates and ``widget.send`` custom messages) goes
@@ -17,7 +17,6 @@ import ipywidgets as w
 import pytest
 from widget_helpers import RecordingComm, until
 
-from nb_hitl.widgets import MarimoHost
 from nb_hitl.widgets._budget import IopubBudget, iopub_budget
 from nb_hitl.widgets._comm import WidgetComm, tap, tapped
 from nb_hitl.widgets._model import PanelModel, apply_op
@@ -141,29 +140,6 @@ async def test_a_batch_from_a_comm_thread_waits_behind_its_panels_queue(
     assert ops_of(recorded, box)[-1] == [
         {"op": "set", "key": "value", "value": "from the front end's thread"}
     ]
-
-
-async def test_a_hosted_widget_is_drawn_by_its_host_in_order() -> None:
-    label, button = w.HTML("start"), w.Button(description="go")
-    root = w.VBox([label, button])
-    host = MarimoHost(root)
-    pages: list[dict[str, Any]] = []
-    host.send = lambda content, buffers=None: pages.append(content)  # type: ignore[method-assign]
-    comm = tapped(label)
-    assert comm is not None and comm.route is host  # one seam
-    for i in range(20):
-        label.value = f"v{i}"
-    button.description = "stop"
-    host.flush()
-    drawn = "".join(html for p in pages for _cid, html in p["replace"])
-    assert "v19" in drawn and "stop" in drawn
-    # The page's messages reach the widget through the same comm.
-    typed = {"method": "update", "state": {"description": "x"}}
-    host._on_front_end(host, {"w": button.model_id, "data": typed}, [])
-    assert button.description == "x"
-    cid = label.model_id
-    label.close()
-    assert cid not in host._widgets and comm.closed  # forgotten by the host too
 
 
 async def test_tap_is_idempotent_and_keeps_the_kernel_comm(recorded: list[Any]) -> None:
