@@ -22,7 +22,7 @@
     ├── RemoteAgentError      an AG-UI server failed a run (HTTP error, unreachable, stalled,
     │                         dropped or malformed stream, RUN_ERROR)
     ├── HookError             a hook registered on an agent raised
-    ├── SharedLookError       a layout or style several panel widgets share was changed
+    ├── SharedLookError       kept for old code: no layout is shared any more, never raised
     │                         (also an AttributeError; give the widget its own)
     └── ServeError            the AG-UI server refused a request (HTTP status, code, what to do)
 
@@ -198,8 +198,11 @@ class HookError(NbHitlError):
 
 
 class SharedLookError(NbHitlError, AttributeError):
-    """A ``Layout`` or style that several nb_hitl widgets share (one comm for all) was changed;
-    nothing changed. Give the widget its own first: ``widget.layout = ipywidgets.Layout(...)``.
+    """Kept so that code catching it still runs; nb_hitl no longer raises it.
+
+    It said a ``Layout`` or style that several nb_hitl widgets shared (one comm for all, to
+    cut comms) was changed. Every panel is now one model with its own layout, and no widget
+    shares one: setting any widget's layout just works.
     """
 
 
