@@ -1,8 +1,6 @@
-"""The widgets' comm seam (``_comm.WidgetComm``: a widget's comm, routed), and
-the order a panel's messages keep under the kernel-wide budget.
+"""The order a panel's messages keep under the kernel-wide budget.
 
-Every message a tapped widget sends (trait updates and ``widget.send`` custom messages) goes
-through its comm in the order the widget made them. A panel's op batches go through the
+A panel's op batches go through the
 loop's budget (``_budget.IopubBudget``), which may hold them and join a panel's newer ops to
 its waiting batch, but the page must see each panel's ops in the kernel's order and end with
 the kernel's state.
@@ -18,7 +16,6 @@ import pytest
 from widget_helpers import RecordingComm, until
 
 from nb_hitl.widgets._budget import IopubBudget, iopub_budget
-from nb_hitl.widgets._comm import WidgetComm, tap, tapped
 from nb_hitl.widgets._model import PanelModel, apply_op
 
 
@@ -64,22 +61,6 @@ def jam(budget: IopubBudget) -> Part:
     other = Part({"v": ""})
     other.set_view(v="takes the token")
     return other
-
-
-async def test_tap_uses_the_comm_not_a_private_ipywidgets_method(recorded: list[Any]) -> None:
-    label = w.HTML("")
-    kernel_comm = label.comm
-    comm = tap(label)
-    assert isinstance(comm, WidgetComm) and comm.inner is kernel_comm and comm.route is None
-    assert "_send" not in vars(label)  # Widget._send is left as ipywidgets made it
-    assert label.model_id == kernel_comm.comm_id  # the front end knows it by the same id
-    # A front-end message still arrives through the kernel's comm (its comm manager's route).
-    kernel_comm.handle_msg({"content": {"data": {"method": "update", "state": {"value": "x"}}}})
-    assert label.value == "x"
-    label.value = "y"  # goes out at once, through the kernel comm
-    assert sent_by(recorded, label)[-1]["state"] == {"value": "y"}
-    label.close()
-    assert comm.closed and [kind for _cid, kind, _d in recorded][-1] == "comm_close"
 
 
 async def test_a_panels_ops_keep_their_order_under_a_backlog(recorded: list[Any]) -> None:
@@ -140,11 +121,3 @@ async def test_a_batch_from_a_comm_thread_waits_behind_its_panels_queue(
     assert ops_of(recorded, box)[-1] == [
         {"op": "set", "key": "value", "value": "from the front end's thread"}
     ]
-
-
-async def test_tap_is_idempotent_and_keeps_the_kernel_comm(recorded: list[Any]) -> None:
-    label = w.HTML("")
-    first = tap(label)
-    assert tap(label) is first and tapped(label) is first
-    label.value = "through the tap"
-    assert sent_by(recorded, label)[-1]["state"] == {"value": "through the tap"}
