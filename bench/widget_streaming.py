@@ -242,6 +242,9 @@ def bench_threshold_change(k: KernelHarness, trials: int) -> None:
         " compression_config=CompressionConfig(trigger_threshold=100000, keep_recent=5))\n"
         "t = time.perf_counter(); ins = AgentPanel(a5).inspector;"
         " build = time.perf_counter() - t\n"
+    )
+    out = k.execute(  # the first plan is counted once the cell that made the panel returned
+        "while ins.counting:\n    await asyncio.sleep(0.01)\n"
         "print(json.dumps([ins.model_id, build, ins.plan.total_tokens]))"
     )
     inspector, build, total = json.loads(out.strip().splitlines()[-1])

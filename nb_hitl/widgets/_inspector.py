@@ -11,6 +11,14 @@ It reads the agent only through public methods (``agent.memory`` read-only views
 ``unpin()``) and events. The what-if controls only call ``compression_plan(trigger_threshold=,
 keep_recent=)``, which is sync and cheap and never calls the model. Refreshes triggered by agent
 events and memory changes are throttled to one per ``refresh_interval``.
+
+Nothing is counted while it is built: it draws at once what it knows without a tokenizer (the
+settings, read from ``compression_config``; the rows' roles and names) with "counting tokens…"
+where the numbers go, and counts its first plan on the loop once the cell that made it has
+returned (``counting`` until then); the plan arrives as one batch of ops. The first count of a
+process loads the tokenizer (~0.6 s on 2 cores, most of it holding the GIL), which made
+``show(agent)`` that much later on the page. What-if values set meanwhile are kept and the first
+plan is counted with them; *Compress now* waits for the plan.
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ from ._inspector_draw import InspectorView, smallest_prompt
 from ._loop import LoopBridge, WidgetRegistry
 from ._memory_table import row_id
 from ._model import PanelModel, inside_host, page_css, static_file
-from ._plan_view import note_html, outcome_text
+from ._plan_view import COUNTING, note_html, outcome_text
 
 if TYPE_CHECKING:
     from nb_hitl.agent import AgentBase
@@ -40,6 +48,10 @@ MIN_DELAY = 0.05
 """Seconds an event-driven refresh waits at least (the chat's own updates go first)."""
 CONTROLS = ("threshold", "keep", "compress", "undo", "reset", "explore", "pin", "unpin", "show_all")
 """The inspector's controls (and the actions they send), as ``controls_off`` names them."""
+NO_PLAN_OFF = ("threshold", "keep", "compress", "undo", "explore", "pin", "unpin")
+"""The controls that are off for good when the agent has no compression plan."""
+COUNTING_NOTE = COUNTING.capitalize()
+"""The status line while the first plan is counted (the page's live region says it)."""
 
 
 class MemoryInspector(PanelModel):
@@ -75,8 +87,15 @@ class MemoryInspector(PanelModel):
         """The ``CompressionExplorer`` opened with *Explore settings* (None until then)."""
         self.detached = False
         """True once a newer inspector for the same agent took over (its controls stay off)."""
+        self.counting = (
+            getattr(agent, "compression_plan", None) is not None
+            and getattr(agent, "memory", None) is not None
+        )
+        """True until the first plan is counted (on the loop, once the cell that made the
+        inspector returned; see module doc); False from the start for an agent with no plan."""
         self._show_all = False
         self._refresh_handle: asyncio.TimerHandle | None = None
+        self._first_handle: asyncio.TimerHandle | None = None
         self._last_refresh = 0.0
         self._history = StepsChart()
         self._note = ""
@@ -85,14 +104,15 @@ class MemoryInspector(PanelModel):
         self._ready = False
         bridge = LoopBridge()
         bridge.on_error = lambda exc: self._say(f"{type(exc).__name__}: {exc}", error=True)
-        first = self._compute_plan(None, None)
-        threshold = int(first.trigger_threshold or 0) if first is not None else 0
-        keep = int(first.keep_recent) if first is not None else 0
+        # The agent's settings, read from its config: what its first plan is counted with.
+        threshold, keep = self.agent_settings if self.counting else (0, 0)
         self._view = InspectorView(threshold, keep)
-        if first is None:
-            self._off.update(dict.fromkeys(("threshold", "keep", "compress", "undo"), ""))
-            self._off.update(dict.fromkeys(("explore", "pin", "unpin"), ""))
-        super().__init__({"css": page_css(css), "note": "", "explorer": None}, bridge=bridge)
+        if self.counting:
+            self._note = note_html(COUNTING_NOTE)
+        else:
+            self._off.update(dict.fromkeys(NO_PLAN_OFF, ""))
+        state = {"css": page_css(css), "note": self._note, "explorer": None}
+        super().__init__(state, bridge=bridge)
         self.add_class("nb-hitl-inspector")
         for name, handler in (
             ("threshold", lambda value: setattr(self, "threshold", int(value))),
@@ -114,10 +134,12 @@ class MemoryInspector(PanelModel):
             if memory is not None and hasattr(memory, "add_listener")
             else None
         )
-        if first is not None:  # the chart's first points, drawn by the refresh below
-            self._history.start(agent, int(first.total_tokens))
         self._ready = True
-        self.refresh()
+        if self.counting:
+            self._draw()
+            self._first_handle = bridge.later(0.0, self.refresh)
+        else:
+            self.refresh()
 
     # -- public API --------------------------------------------------------------------------
     @property
@@ -232,13 +254,14 @@ class MemoryInspector(PanelModel):
             self._refresh_handle = self.bridge.later(max(MIN_DELAY, delay), self.refresh)
 
     def refresh(self) -> None:
-        """Recompute the plan for the current what-if values and redraw everything."""
-        if self._refresh_handle is not None:
-            self._refresh_handle.cancel()
-            self._refresh_handle = None
+        """Recompute the plan for the current what-if values and redraw everything (the
+        first refresh counts the first plan, whenever it runs)."""
+        self._cancel_pending()
         self._last_refresh = time.monotonic()
         self.refreshes += 1
         self.plan = self._compute_plan(self.threshold or None, self.keep_recent)
+        if self.counting:
+            self._counted()
         self._history.follow(self.agent, self.plan)
         self._draw()
 
@@ -249,12 +272,13 @@ class MemoryInspector(PanelModel):
         if getattr(self, "_remove_listener", None) is not None:
             self._remove_listener()  # type: ignore[misc]
             self._remove_listener = None
-        if getattr(self, "_refresh_handle", None) is not None:
-            self._refresh_handle.cancel()  # type: ignore[union-attr]
-            self._refresh_handle = None
+        self._cancel_pending()
         if reason:
             self.detached = True
-            self._draw_controls()
+            if self.counting:
+                self._draw()  # "not counted" where the numbers were to go
+            else:
+                self._draw_controls()
             self._say(reason)
 
     def close(self) -> None:
@@ -269,6 +293,24 @@ class MemoryInspector(PanelModel):
     def _steps(self) -> list[Step]:
         """The chart's points so far, the prompt now last (see ``StepsChart``)."""
         return self._history.drawn()
+
+    def _cancel_pending(self) -> None:
+        """Cancel the refresh waiting for its time and the first plan's count, if any."""
+        for name in ("_refresh_handle", "_first_handle"):
+            handle = getattr(self, name, None)
+            if handle is not None:
+                handle.cancel()
+                setattr(self, name, None)
+
+    def _counted(self) -> None:
+        """The first plan is counted (``self.plan``): the chart starts from it."""
+        self.counting = False
+        if self._note == note_html(COUNTING_NOTE):
+            self._note = ""  # sent with the plan's batch
+        if self.plan is None:  # the core refused the config's values (the note says why)
+            self._off.update(dict.fromkeys(NO_PLAN_OFF, ""))
+        else:
+            self._history.start(self.agent, int(self.plan.total_tokens))
 
     def _unless_off(self, name: str, handler: Any) -> Any:
         def run(**args: Any) -> Any:
@@ -291,6 +333,8 @@ class MemoryInspector(PanelModel):
     def _what_if_changed(self) -> None:
         if self.plan is not None:
             self.refresh()
+        elif self.counting:  # kept: the first plan is counted with these values
+            self._draw()
         else:
             self._draw_controls()
 
@@ -302,12 +346,15 @@ class MemoryInspector(PanelModel):
         if not self._ready:
             return
         plan = self.plan
-        floor = smallest_prompt(self._compute_plan(1, 0)) if plan is not None else 0
         rows = None if self._show_all else self.max_rows
-        parts = self._view.parts(self.agent, plan, self.agent_settings, floor, rows)
+        if self.counting:
+            parts = self._view.pending_parts(self.agent, rows, self._why())
+        else:
+            floor = smallest_prompt(self._compute_plan(1, 0)) if plan is not None else 0
+            parts = self._view.parts(self.agent, plan, self.agent_settings, floor, rows)
         threshold = self.threshold if plan is not None else 0
         steps = [list(s) for s in self._history.drawn()] if plan is not None else []
-        ops = self.set_ops(**parts, **self._controls())
+        ops = self.set_ops(**parts, **self._controls(), note=self._note)
         chart = self._state.get("chart")
         if isinstance(chart, dict) and chart.get("steps") == steps:
             # The same points (a what-if move): only the threshold line moves.
@@ -319,10 +366,17 @@ class MemoryInspector(PanelModel):
             )
         self.apply_ops(ops)
 
+    def _why(self) -> str:
+        """Why the numbers are not there yet: "" while they are being counted."""
+        return "this inspector no longer follows the agent" if self.detached else ""
+
     def _controls(self) -> dict[str, Any]:
         off = dict(self._off)
-        if self.plan is not None and not bool(getattr(self.agent, "can_undo_compression", False)):
+        has_plan = self.plan is not None or self.counting
+        if has_plan and not bool(getattr(self.agent, "can_undo_compression", False)):
             off.setdefault("undo", "Nothing to undo.")
+        if self.counting:  # it compresses as the plan shows: none is shown yet
+            off.setdefault("compress", COUNTING_NOTE)
         if self.detached:
             off.update(dict.fromkeys(set(CONTROLS) - {"show_all", "explore"}, REPLACED_NOTE))
         off.update(self._limits)
@@ -373,10 +427,17 @@ class MemoryInspector(PanelModel):
         if isinstance(ev, CompressionConfigChanged):
             if self.plan is not None and not self.detached:
                 self._follow_settings()
+            elif self.counting and not self.detached:  # the first plan uses the new ones
+                new = self.agent_settings
+                self._view.set_threshold(new[0])
+                self._view.set_keep(new[1])
+                self._draw()
             return
-        if name == "CompressionFinished":
+        # Before the first count the chart has not started: it starts from the memory as the
+        # count finds it (what an inspector made after these events draws).
+        if name == "CompressionFinished" and not self.counting:
             self._history.compressed(ev)
-        elif name == "CompressionUndone":
+        elif name == "CompressionUndone" and not self.counting:
             self._history.undone()
         elif name == "CompressionFailed":
             self._say(f"Compression failed: {getattr(ev, 'reason', '')}", error=True)
@@ -386,4 +447,4 @@ class MemoryInspector(PanelModel):
             self.schedule_refresh()
 
 
-__all__ = ["CONTROLS", "MemoryInspector"]
+__all__ = ["CONTROLS", "COUNTING_NOTE", "MemoryInspector"]

@@ -15,7 +15,15 @@ from nb_hitl.agent import ScriptedSummary
 
 from ._memory_table import TableRows, agent_table
 from ._plan_predict import scripted_after
-from ._plan_view import approx_html, bar_html, floor_html, header_html, plan_html
+from ._plan_view import (
+    approx_html,
+    bar_html,
+    floor_html,
+    header_html,
+    pending_header_html,
+    pending_plan_html,
+    plan_html,
+)
 
 KEEP_SLIDER_STEPS = 100
 """The keep_recent slider spans at most this many messages; its number box goes further."""
@@ -102,6 +110,19 @@ class InspectorView:
             "bar": bar_html(plan, after),
             "plan": plan_html(plan, after) + floor_html(floor, int(plan.trigger_threshold or 0)),
             "table": agent_table(agent, plan, max_rows, self.rows),
+        }
+
+    def pending_parts(self, agent: Any, max_rows: int | None, why: str = "") -> dict[str, Any]:
+        """The parts drawn before the first plan is counted: the settings, the rows' roles and
+        names, and "counting tokens…" where the numbers go (``why``: why they never will,
+        e.g. the inspector was replaced; "" while they are being counted). Counts nothing."""
+        memory = agent.memory
+        return {
+            "header": pending_header_html(len(memory), self.threshold, self.keep, why),
+            "approx": "",
+            "bar": "",
+            "plan": pending_plan_html(why),
+            "table": agent_table(agent, None, max_rows, self.rows, counting=not why),
         }
 
 

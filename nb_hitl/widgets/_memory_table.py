@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 from nb_hitl._render import esc, msg_flags, preview
 from nb_hitl.message import MetaKey
 
+from ._plan_view import COUNTING
+
 if TYPE_CHECKING:
     from nb_hitl.agent import CompressionPlan
     from nb_hitl.message import Msg
@@ -129,13 +131,15 @@ def memory_table(
     first_index: int = 0,
     provider: Mapping[str, str] | None = None,
     rows_kept: TableRows | None = None,
+    counting: bool = False,
 ) -> str:
     """Rows for ``messages`` (numbered from ``first_index + 1``) plus the summary row.
 
     The summary row sits right above the first compressed message (the ones it replaced).
     ``provider`` maps message ids to a provider-usage label (prompt tokens the provider
     reported next to nb_hitl's own count), shown under the token count. ``rows_kept``
-    reuses the rows of the table drawn before that have not changed.
+    reuses the rows of the table drawn before that have not changed. ``counting``: the
+    counts are on their way (each token cell says so).
     """
     compress = set(plan.compress_ids) if plan is not None else set()
     keep = set(plan.recent_ids) if plan is not None else set()
@@ -164,6 +168,7 @@ def memory_table(
             because.get(msg_id),
             count,
             label,
+            counting,
         )
         rows.append(
             cache.row(
@@ -181,6 +186,7 @@ def memory_table(
                     pinned=pinned,
                     question=question,
                     because=because,
+                    counting=counting,
                 ),
             )
         )
@@ -207,8 +213,10 @@ def _row(
     pinned: set[str],
     question: set[str],
     because: Mapping[str, str],
+    counting: bool = False,
 ) -> str:
-    """One message's ``<tr>`` (row number ``i``), escaped."""
+    """One message's ``<tr>`` (row number ``i``), escaped; ``counting``: its count is on its
+    way."""
     classes = []
     if msg.id in compress:
         classes.append("nb-hitl-row-compress")
@@ -223,11 +231,14 @@ def _row(
         for c, t in marks_for(msg, mset, compress, keep, pinned, question=question, because=because)
     )
     drift = f'<br><small class="nb-hitl-provider">{esc(label)}</small>' if label else ""
+    shown = "" if count is None else f"{count:,}"
+    if count is None and counting:
+        shown = f'<span class="nb-hitl-counting" title="{COUNTING}">…</span>'
     return (
         f'<tr class="{" ".join(classes)}" data-id="{esc(msg.id)}"><td>{i}</td>'
         f"<td>{esc(msg.role)}</td><td>{esc(preview(msg.name, 20))}</td>"
         f"<td>{esc(preview(_msg_text(msg), 70))}</td>"
-        f'<td style="text-align:right">{"" if count is None else f"{count:,}"}{drift}</td>'
+        f'<td style="text-align:right">{shown}{drift}</td>'
         f"<td>{badges}</td></tr>"
     )
 
@@ -237,11 +248,15 @@ def agent_table(
     plan: CompressionPlan | None,
     max_rows: int | None,
     rows_kept: TableRows | None = None,
+    *,
+    counting: bool = False,
 ) -> str:
     """The table of ``agent``'s memory: its last ``max_rows`` messages (None: all) and a note.
 
     Replies that carry provider-reported usage show that count under nb_hitl's own.
     ``rows_kept`` reuses the unchanged rows of the table drawn before (``TableRows``).
+    ``counting``: the counts are on their way; nothing is counted (not the provider labels
+    either: they count the prompt too).
     """
     memory = agent.memory
     messages = memory.messages
@@ -257,8 +272,9 @@ def agent_table(
         plan,
         memory.summary,
         first_index=start,
-        provider=provider_labels(agent, shown),
+        provider={} if counting else provider_labels(agent, shown),
         rows_kept=rows_kept,
+        counting=counting,
     )
 
 

@@ -55,6 +55,32 @@ def header_html(
     )
 
 
+COUNTING = "counting tokens…"
+"""What the inspector shows where its numbers go until its first plan is counted."""
+
+
+def pending_header_html(n_messages: int, threshold: int, keep: int, why: str = "") -> str:
+    """The header before the first plan: messages and settings, "counting tokens…" where the
+    total goes (``why``: why it is not counted, "" while it is being counted)."""
+    count = f"{n_messages:,} message{'' if n_messages == 1 else 's'}"
+    limit = f"of {threshold:,} (trigger_threshold)" if threshold else "(no trigger_threshold)"
+    busy = "not counted" if why else COUNTING
+    return (
+        f'<b>{count} · <span class="nb-hitl-counting">{busy}</span></b> {limit} · '
+        f"keep_recent {int(keep)}"
+    )
+
+
+def pending_plan_html(why: str = "") -> str:
+    """Where the plan goes before the first one is counted (``aria-busy`` while it is)."""
+    if why:
+        return f'<div class="nb-hitl-plan nb-hitl-counting">Tokens not counted: {esc(why)}.</div>'
+    return (
+        f'<div class="nb-hitl-plan nb-hitl-counting" aria-busy="true">{COUNTING.capitalize()} '
+        "the token bar, the plan and the chart follow.</div>"
+    )
+
+
 def floor_html(floor: int, threshold: int) -> str:
     """A warning when ``threshold`` is below ``floor``, the smallest prompt compression can
     reach (``""`` otherwise): compression would then run before every step, in vain."""
@@ -172,6 +198,7 @@ def outcome_text(method: str, result: Any) -> str:
 
 
 __all__ = [
+    "COUNTING",
     "approx_html",
     "bar_html",
     "bar_legend",
@@ -179,5 +206,7 @@ __all__ = [
     "header_html",
     "note_html",
     "outcome_text",
+    "pending_header_html",
+    "pending_plan_html",
     "plan_html",
 ]

@@ -64,6 +64,8 @@ def test_inspector_draws_memory_what_if_and_an_explorer_inside_it(
     browser: Any, marimo_server: Any, artifacts: Path
 ) -> None:
     page = open_app(browser, marimo_server, "inspector", ready=".nb-hitl-table tbody tr")
+    # The rows come first; the plan once the tokens are counted (after the cell ran).
+    page.wait_for_selector(".nb-hitl-plan[data-compress]", timeout=30_000)
     rows = page.locator(".nb-hitl-table tbody tr")
     assert rows.count() > 20  # long_task_transcript: every message listed
     assert not page.locator(".nb-hitl-marimo").count(), "no MarimoHost: the native route"

@@ -156,6 +156,13 @@ def test_threshold_slider_moved_by_the_front_end_updates_the_plan(kernel: Kernel
         "agent = ReActAgent('Friday', 'sys', ScriptedModel(['x']), memory=mem,\n"
         "    compression_config=CompressionConfig(trigger_threshold=100000, keep_recent=3))\n"
         "ins = MemoryInspector(agent)\n"
+        "print(ins.counting, ins.plan)"
+    )
+    assert out.split() == ["True", "None"]  # counted once the cell has returned
+    out = kernel.execute(
+        "import asyncio\n"
+        "while ins.counting:\n"
+        "    await asyncio.sleep(0.01)\n"
         "print(ins.model_id, ins.plan.total_tokens)"
     )
     panel, total = out.split()

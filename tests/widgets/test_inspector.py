@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import comm
 import pytest
-from widget_helpers import RecordingComm, act, chart_kinds, until
+from widget_helpers import RecordingComm, RecordingCounter, act, chart_kinds, counted, until
 
 from nb_hitl.agent import CompressionConfig, ReActAgent
 from nb_hitl.memory import InMemoryMemory
@@ -19,7 +19,9 @@ from nb_hitl.message import Msg
 from nb_hitl.model import ScriptedModel
 from nb_hitl.token import TokenCounter
 from nb_hitl.widgets import MemoryInspector
+from nb_hitl.widgets._inspector import COUNTING_NOTE
 from nb_hitl.widgets._inspector_draw import InspectorView, smallest_prompt
+from nb_hitl.widgets._plan_view import note_html
 
 SUMMARY = json.dumps(
     {
@@ -68,7 +70,7 @@ async def test_rows_show_role_tokens_and_marks() -> None:
     agent = agent_with(memory, trigger_threshold=100, keep_recent=3)
     first = memory.messages[0].id
     agent.pin(first)
-    ins = MemoryInspector(agent)
+    ins = await counted(MemoryInspector(agent))
     table = ins.state["table"]
     assert table.count("<tr") == 1 + 13  # header + one row per message
     plan = ins.plan
@@ -89,7 +91,7 @@ async def test_threshold_and_keep_recent_change_the_plan_live_without_the_model(
     agent = agent_with(history(30))
     model = agent.model
     assert isinstance(model, ScriptedModel)
-    ins = MemoryInspector(agent)
+    ins = await counted(MemoryInspector(agent))
     assert (ins.state["controls"]["threshold"], ins.state["controls"]["keep"]) == (500, 3)
     assert 'data-trigger="1"' in ins.state["plan"]
     before = plan_count(ins)
@@ -113,7 +115,7 @@ async def test_threshold_and_keep_recent_change_the_plan_live_without_the_model(
 async def test_compress_now_then_undo() -> None:
     memory = history(30)
     agent = agent_with(memory, [SUMMARY])
-    ins = MemoryInspector(agent)
+    ins = await counted(MemoryInspector(agent))
     n = plan_count(ins)
     act(ins, "compress")
     await until(lambda: "Compressed" in ins.state["note"], what="compression")
@@ -134,7 +136,7 @@ async def test_compress_now_then_undo() -> None:
 
 async def test_an_inspector_replaced_mid_compression_keeps_undo_off() -> None:
     agent = agent_with(history(30), [SUMMARY])
-    old = MemoryInspector(agent)
+    old = await counted(MemoryInspector(agent))
     task = old.compress_now()
     assert task is not None
     new = MemoryInspector(agent)  # the cell was re-run while the old one compressed
@@ -147,7 +149,7 @@ async def test_an_inspector_replaced_mid_compression_keeps_undo_off() -> None:
 async def test_pin_and_unpin_by_row_number() -> None:
     memory = history(30)
     agent = agent_with(memory)
-    ins = MemoryInspector(agent)
+    ins = await counted(MemoryInspector(agent))
     target = memory.messages[1]
     assert ins.plan is not None and target.id in ins.plan.compress_ids
     act(ins, "pin", ref="2")
@@ -161,13 +163,13 @@ async def test_pin_and_unpin_by_row_number() -> None:
 
 async def test_approximate_counts_are_noted() -> None:
     agent = agent_with(history(4), agent_token_counter=TokenCounter(encoding="r50k_base"))
-    ins = MemoryInspector(agent)
+    ins = await counted(MemoryInspector(agent))
     assert "approximate" in ins.state["approx"]
 
 
 async def test_event_driven_refreshes_are_throttled() -> None:
     agent = agent_with(history(4), ["one", "two", "three"], trigger_threshold=100_000)
-    ins = MemoryInspector(agent, refresh_interval=3600)
+    ins = await counted(MemoryInspector(agent, refresh_interval=3600))
     start = ins.refreshes
     before = chart_kinds(ins)
     for text in ("a", "b", "c"):
@@ -184,7 +186,7 @@ async def test_event_driven_refreshes_are_throttled() -> None:
 async def test_agent_without_compression_is_shown_read_only() -> None:
     from nb_hitl.agent import UserAgent
 
-    ins = MemoryInspector(UserAgent("User"))
+    ins = await counted(MemoryInspector(UserAgent("User")))
     assert "no memory" in ins.state["header"] or "no compression" in ins.state["header"]
     assert "compress" in ins.controls_off
     act(ins, "compress")  # a page that still shows it enabled: nothing happens
@@ -193,7 +195,7 @@ async def test_agent_without_compression_is_shown_read_only() -> None:
 
 @pytest.mark.parametrize("bad", ["-5", "abc", ""])
 async def test_bad_pin_reference_says_why(bad: str) -> None:
-    ins = MemoryInspector(agent_with(history(4)))
+    ins = await counted(MemoryInspector(agent_with(history(4))))
     assert not ins.pin(bad)
     assert "row number or message id" in ins.state["note"]
 
@@ -204,14 +206,14 @@ async def test_a_live_loop_draws_the_chart_the_same_memory_draws_afterwards() ->
     # a straight line. Each call's point is now the prompt that call sent, live or not.
     answers = [f"answer {i} " * 5 for i in range(100)]
     agent = agent_with(history(4), answers, trigger_threshold=1_000_000)
-    live = MemoryInspector(agent, refresh_interval=0.2)
+    live = await counted(MemoryInspector(agent, refresh_interval=0.2))
     for i in range(100):
         await agent(Msg("User", f"question {i} " * 4, "user"))
         if i % 10 == 0:
             await asyncio.sleep(0.25)  # let a throttled refresh run mid-loop now and then
     live.refresh()
     drawn_live = [tokens for _kind, tokens, _tip in live.state["chart"]["steps"]]
-    afterwards = MemoryInspector(agent)
+    afterwards = await counted(MemoryInspector(agent))
     drawn_afterwards = [tokens for _kind, tokens, _tip in afterwards.state["chart"]["steps"]]
     assert len(drawn_live) == 2 + 100 + 1  # two replayed calls, a hundred live ones, now
     assert drawn_live == drawn_afterwards
@@ -222,13 +224,13 @@ async def test_a_live_loop_draws_the_chart_the_same_memory_draws_afterwards() ->
 async def test_no_threshold_says_nothing_about_being_below_it() -> None:
     # Issue 35 item 10: an agent without compression settings has no threshold to be below.
     agent = ReActAgent("Friday", "You are a test agent.", ScriptedModel([]), memory=history(30))
-    ins = MemoryInspector(agent)
+    ins = await counted(MemoryInspector(agent))
     assert ins.plan is not None and ins.plan.trigger_threshold is None
     assert "Below the threshold" not in ins.state["plan"]
     assert "No trigger_threshold" in ins.state["plan"]
     assert "(no trigger_threshold)" in ins.state["header"]
     assert ins.state["chart"]["threshold"] == 0  # the page draws no threshold line
-    over = MemoryInspector(agent_with(history(30), trigger_threshold=100_000))
+    over = await counted(MemoryInspector(agent_with(history(30), trigger_threshold=100_000)))
     assert "Below the threshold" in over.state["plan"]
 
 
@@ -262,7 +264,7 @@ def drawn_from_scratch(ins: MemoryInspector) -> dict:
 async def test_a_threshold_move_sends_the_new_threshold_not_the_chart(monkeypatch) -> None:
     batches = inspector_batches(monkeypatch)
     agent = agent_with(history(40))
-    ins = MemoryInspector(agent)
+    ins = await counted(MemoryInspector(agent))
     steps = ins.state["chart"]["steps"]
     built = ins._view.rows.built
     sent = len(batches())
@@ -283,7 +285,7 @@ async def test_a_threshold_move_sends_the_new_threshold_not_the_chart(monkeypatc
 
 async def test_what_if_moves_draw_what_a_fresh_plan_draws() -> None:
     agent = agent_with(history(40))
-    ins = MemoryInspector(agent)
+    ins = await counted(MemoryInspector(agent))
     steps = ins.state["chart"]["steps"]
     moves = [("threshold", 300), ("keep", 8), ("threshold", 2000), ("keep", 0), ("threshold", 5)]
     for action, value in [*moves, ("keep", 8), ("reset", None)]:
@@ -296,7 +298,7 @@ async def test_what_if_moves_draw_what_a_fresh_plan_draws() -> None:
 async def test_memory_changes_redraw_the_rows_and_the_chart() -> None:
     memory = history(12)
     agent = agent_with(memory)
-    ins = MemoryInspector(agent)
+    ins = await counted(MemoryInspector(agent))
     act(ins, "threshold", value=400)
     first = memory.messages[0]
     built = ins._view.rows.built
@@ -312,3 +314,122 @@ async def test_memory_changes_redraw_the_rows_and_the_chart() -> None:
     assert len(ins.state["chart"]["steps"]) == points + 1  # the new call's point
     fresh = drawn_from_scratch(ins)
     assert {key: ins.view_state[key] for key in fresh} == fresh
+
+
+def counting_agent(n: int = 30, **cfg: object) -> tuple[ReActAgent, RecordingCounter]:
+    counter = RecordingCounter()
+    return agent_with(history(n), agent_token_counter=counter, **cfg), counter
+
+
+async def test_construction_counts_no_token_and_draws_what_it_knows() -> None:
+    agent, counter = counting_agent(30, trigger_threshold=700, keep_recent=4)
+    memory = agent.memory
+    ins = MemoryInspector(agent)
+    assert counter.used == 0, "nothing is counted before the cell returns"
+    assert ins.counting and ins.plan is None and ins.refreshes == 0
+    # What it knows without a tokenizer: the settings, the rows' roles and names.
+    assert (ins.threshold, ins.keep_recent) == (700, 4)
+    header = ins.state["header"]
+    assert "30 messages" in header and "counting tokens…" in header
+    assert "of 700 (trigger_threshold)" in header and "keep_recent 4" in header
+    table = ins.state["table"]
+    assert table.count("<tr") == 1 + 30
+    for msg in memory.messages:
+        assert f'data-id="{msg.id}"' in table
+    assert "<td>user</td><td>User</td>" in table and "<td>assistant</td><td>Friday</td>" in table
+    assert table.count('title="counting tokens…">…</span>') == 30  # where each count goes
+    # Said where a screen reader hears it: the status line (a live region) and aria-busy.
+    assert ins.state["note"] == note_html(COUNTING_NOTE)
+    assert 'aria-busy="true"' in ins.state["plan"] and "Counting tokens" in ins.state["plan"]
+    assert ins.state["bar"] == "" and ins.state["chart"] == {"steps": [], "threshold": 0}
+    assert ins.controls_off.get("compress") == COUNTING_NOTE  # it compresses as the plan shows
+    assert {"threshold", "keep", "reset", "pin", "unpin", "explore"}.isdisjoint(ins.controls_off)
+    await counted(ins)
+    assert counter.used > 0 and ins.refreshes == 1
+    assert ins.state["note"] == "" and "nb-hitl-counting" not in ins.drawn_html()
+    assert "compress" not in ins.controls_off
+
+
+async def test_the_first_plan_arrives_after_as_ops_equal_to_compression_plan(monkeypatch) -> None:
+    batches = inspector_batches(monkeypatch)
+    agent, counter = counting_agent(40)
+    ins = MemoryInspector(agent)
+    pending = ins.state
+    sent = len(batches())
+    assert counter.used == 0
+    await counted(ins)
+    [ops] = batches()[sent:]  # one batch, when the loop ran
+    values = {op["key"]: op["value"] for op in ops if op["op"] == "set"}
+    assert ins.plan == agent.compression_plan()
+    assert {"header", "bar", "plan", "table", "chart", "controls", "note"} <= set(values)
+    parts = drawn_from_scratch(ins)  # from agent.compression_plan(), counted afresh
+    assert {key: values.get(key, pending[key]) for key in parts} == parts
+    assert values["note"] == ""
+    total = agent.compression_plan().total_tokens
+    assert values["chart"]["steps"][-1][:2] == ["now", total]  # the chart's first points
+    assert values["chart"]["threshold"] == 500
+    assert ins.state == {**ins.state, **values}
+
+
+async def test_a_what_if_sent_before_the_first_plan_is_kept_for_it() -> None:
+    agent, counter = counting_agent(30)
+    ins = MemoryInspector(agent)
+    act(ins, "threshold", value=600)  # the page moved a slider before the plan came
+    act(ins, "keep", value=6)
+    act(ins, "compress")  # off until the plan shows what it would do: nothing happens
+    assert counter.used == 0 and ins.counting, "no plan was counted for it meanwhile"
+    assert (ins.state["controls"]["threshold"], ins.state["controls"]["keep"]) == (600, 6)
+    assert "of 600 (trigger_threshold)" in ins.state["header"]
+    assert "keep_recent 6" in ins.state["header"]
+    assert ins.state["note"] == note_html(COUNTING_NOTE)
+    await counted(ins)
+    plan = ins.plan
+    assert plan is not None and (plan.trigger_threshold, plan.keep_recent) == (600, 6)
+    assert plan == agent.compression_plan(600, 6) and ins.is_what_if
+    assert "what-if" in ins.state["header"]
+    assert {key: ins.view_state[key] for key in drawn_from_scratch(ins)} == drawn_from_scratch(ins)
+    assert agent.compression_config is not None
+    assert (agent.compression_config.trigger_threshold, agent.compression_config.keep_recent) == (
+        500,
+        3,
+    )  # what-if only
+    assert not any("compressed" in agent.memory.marks_of(m.id) for m in agent.memory.messages)
+    act(ins, "reset")
+    assert (ins.threshold, ins.keep_recent) == (500, 3) and not ins.is_what_if
+
+
+async def test_settings_changed_before_the_first_plan_are_the_ones_it_counts() -> None:
+    agent, _counter = counting_agent(30)
+    ins = MemoryInspector(agent)
+    assert agent.compression_config is not None
+    agent.compression_config.trigger_threshold = 800  # the explorer's Apply, or code
+    await until(lambda: "of 800 (trigger_threshold)" in ins.state["header"], what="follows")
+    await counted(ins)
+    assert ins.plan is not None and ins.plan.trigger_threshold == 800 and not ins.is_what_if
+
+
+async def test_detach_or_close_before_the_first_plan_cancels_it() -> None:
+    agent, _counter = counting_agent(30)
+    old = MemoryInspector(agent)
+    new = await counted(MemoryInspector(agent))  # the cell was re-run at once
+    await asyncio.sleep(0.05)
+    assert old.detached and old.counting and old.plan is None and old.refreshes == 0
+    assert "not counted" in old.state["header"] and "no longer follows" in old.state["plan"]
+    assert "aria-busy" not in old.state["plan"] and "no longer follows" in old.state["note"]
+    assert "counting" not in old.state["table"] and old.state["chart"]["steps"] == []
+    assert not new.counting and new.plan is not None
+    other, counter = counting_agent(30)
+    ins = MemoryInspector(other)
+    ins.close()
+    await asyncio.sleep(0.05)
+    assert counter.used == 0 and ins.counting and ins.refreshes == 0
+
+
+async def test_an_agent_without_a_config_is_counted_after_with_the_default_settings() -> None:
+    agent = ReActAgent("Friday", "You are a test agent.", ScriptedModel([]), memory=history(30))
+    ins = MemoryInspector(agent)
+    assert ins.counting and (ins.threshold, ins.keep_recent) == (0, 3)
+    header = ins.state["header"]
+    assert "(no trigger_threshold)" in header and "keep_recent 3" in header
+    await counted(ins)
+    assert ins.plan == agent.compression_plan() and not ins.is_what_if

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from test_inspector import agent_with, history
-from widget_helpers import act, chart_kinds, until
+from widget_helpers import act, chart_kinds, counted, until
 
 from nb_hitl.agent import CompressionConfig, ReActAgent
 from nb_hitl.demo import long_task_transcript
@@ -37,7 +37,7 @@ async def analyst() -> ReActAgent:
 
 async def test_the_plans_after_is_what_compress_now_produces() -> None:
     agent = await analyst()
-    ins = MemoryInspector(agent)
+    ins = await counted(MemoryInspector(agent))
     predicted = after_shown(ins)
     assert "exactly" in ins.state["plan"] and "ScriptedModel" in ins.state["plan"]
     result = await agent.compress_memory()
@@ -45,7 +45,7 @@ async def test_the_plans_after_is_what_compress_now_produces() -> None:
 
 
 async def test_without_a_scripted_summariser_the_plan_states_its_assumption() -> None:
-    ins = MemoryInspector(agent_with(history(30)))
+    ins = await counted(MemoryInspector(agent_with(history(30))))
     ins.agent.compression_config.compression_model = _NotScripted()
     ins.refresh()
     assert "about" in ins.state["plan"] and "1/4 of what it replaces" in ins.state["plan"]
@@ -63,7 +63,7 @@ async def test_kept_as_recent_only_on_the_recent_tail_and_other_keeps_marked_apa
     first = agent.memory.messages[0]
     agent.pin(first.id)
     await agent.memory.add(Msg("Maya", "What should we fix first?", "user"))
-    ins = MemoryInspector(agent)
+    ins = await counted(MemoryInspector(agent))
     plan = ins.plan
     assert plan is not None
     assert "pinned" in badges(ins, first.id) and "kept as recent" not in badges(ins, first.id)
@@ -82,7 +82,7 @@ async def test_kept_as_recent_only_on_the_recent_tail_and_other_keeps_marked_apa
 
 
 async def test_bar_has_a_legend_and_chart_labels_are_readable() -> None:
-    ins = MemoryInspector(agent_with(history(30)))
+    ins = await counted(MemoryInspector(agent_with(history(30))))
     assert 'class="nb-hitl-bar-legend"' in ins.state["bar"]
     for label in ("would be compressed", "kept as recent", "trigger_threshold"):
         assert label in ins.state["bar"]
@@ -92,7 +92,7 @@ async def test_bar_has_a_legend_and_chart_labels_are_readable() -> None:
 
 async def test_chart_has_a_point_per_replayed_call_and_distinct_compress_and_undo_marks() -> None:
     agent = await analyst()
-    ins = MemoryInspector(agent)
+    ins = await counted(MemoryInspector(agent))
     kinds = chart_kinds(ins)
     assert len([k for k in kinds if k in ("replayed", "compress")]) == 50  # every model call
     assert kinds[-1] == "now"
@@ -107,7 +107,7 @@ async def test_chart_has_a_point_per_replayed_call_and_distinct_compress_and_und
 
 async def test_explorer_opens_from_the_inspector_for_the_same_agent() -> None:
     agent = await analyst()
-    ins = MemoryInspector(agent)
+    ins = await counted(MemoryInspector(agent))
     act(ins, "explore")
     explorer = ins.explorer
     assert explorer is not None and explorer.agent is agent and explorer.threshold == 8000
@@ -119,7 +119,7 @@ async def test_explorer_opens_from_the_inspector_for_the_same_agent() -> None:
 
 
 async def test_keep_recent_slider_stays_usable_on_a_large_memory() -> None:
-    ins = MemoryInspector(agent_with(history(600), keep_recent=3))
+    ins = await counted(MemoryInspector(agent_with(history(600), keep_recent=3)))
     assert ins.state["controls"]["keep_max"] == 100
     act(ins, "keep", value=450)  # the number box goes past the slider
     assert ins.keep_recent == 450 and ins.plan is not None and ins.plan.keep_recent == 450

@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from widget_helpers import act, all_html, all_state, until
+from widget_helpers import RecordingCounter, act, all_html, all_state, counted, record_part, until
 
 import nb_hitl
 from nb_hitl.agent import CompressionConfig, ReActAgent, UserAgent
@@ -17,6 +17,8 @@ from nb_hitl.message import Msg
 from nb_hitl.model import ScriptedModel, ScriptedToolCall, ScriptedTurn
 from nb_hitl.tool import Toolkit
 from nb_hitl.widgets import AgentPanel, ChatWidget
+from nb_hitl.widgets._inspector import COUNTING_NOTE
+from nb_hitl.widgets._plan_view import note_html
 
 XSS_NAME = '<img src=x onerror="alert(1)">'
 XSS_TEXT = "<script>alert('text')</script> and <img src=x onerror=alert(2)>"
@@ -189,6 +191,8 @@ async def test_show_builds_a_panel_over_a_big_memory_with_bounded_rows() -> None
     panel = nb_hitl.show(agent)
     assert isinstance(panel, AgentPanel) and panel.inspector is not None
     assert len(panel.chat.rows) == 50
+    assert panel.inspector.state["table"].count("<tr") == 1 + 200  # before the count too
+    await counted(panel.inspector)
     assert panel.inspector.state["table"].count("<tr") == 1 + 200
     assert "1,800 earlier message(s)" in panel.inspector.state["table"]
     act(panel.inspector, "show_all", value=True)
@@ -238,4 +242,31 @@ async def test_the_session_bar_and_permissions_list_are_parts_of_one_model(
     act(panel.parts, "session", name="save", args={"path": str(tmp_path / "other.json")})
     assert (tmp_path / "other.json").exists() and panel.session.saves == 1
     assert "Saved to" in panel.parts.state["session"]["note"]
+    panel.close()
+
+
+async def test_a_panel_is_drawn_before_any_token_is_counted() -> None:
+    counter = RecordingCounter()
+    config = CompressionConfig(trigger_threshold=1000, keep_recent=5, agent_token_counter=counter)
+    agent = ReActAgent("Friday", "sys", ScriptedModel(["ok"]), compression_config=config)
+    for i in range(30):
+        turn = [Msg("User", f"question {i}", "user"), Msg("Friday", "ok", "assistant")]
+        agent.memory.add_sync(turn)
+    panel = nb_hitl.show(agent, session=None)
+    inspector = panel.inspector
+    assert inspector is not None
+    sent = record_part(inspector)
+    assert counter.used == 0, "show() counted tokens before its cell returned"
+    first = panel.view_state["inspector"]  # what the page draws first
+    assert first["note"] == note_html(COUNTING_NOTE) and "counting tokens…" in first["header"]
+    assert "of 1,000 (trigger_threshold)" in first["header"] and first["table"].count("<tr") == 61
+    assert len(panel.chat.rows) == 50 and panel.chat.status.context is None
+    await counted(inspector)
+    assert counter.used > 0 and inspector.plan == agent.compression_plan()
+    [ops] = [batch["ops"] for batch in sent]  # the first plan: one batch, through the panel
+    assert {op["key"] for op in ops} >= {"header", "bar", "plan", "table", "chart", "note"}
+    drawn = panel.view_state["inspector"]
+    assert drawn["header"] == inspector.view_state["header"] and drawn["note"] == ""
+    assert f"{agent.compression_plan().total_tokens:,} tokens" in drawn["header"]
+    await until(lambda: panel.chat.status.context is not None, what="the chat's gauge")
     panel.close()

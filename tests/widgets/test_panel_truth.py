@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from test_approval_card import agent_with, sql_turn
-from widget_helpers import act, all_html, until
+from widget_helpers import act, all_html, counted, until
 
 from nb_hitl._render import DEFAULT_INTERRUPT_TEXT, msg_html
 from nb_hitl.agent import CompressionConfig, FixedSummary, ReActAgent
@@ -148,6 +148,7 @@ async def test_after_apply_every_view_follows_the_agent_and_compress_now_keeps_i
     panel = AgentPanel(agent, session=None)
     inspector = panel.inspector
     assert inspector is not None
+    await counted(inspector)
     explorer = inspector.open_explorer()
     act(inspector, "explorer", name="threshold", args={"value": 7000})  # inside the inspector
     act(inspector, "explorer", name="keep", args={"value": 8})
@@ -190,7 +191,7 @@ async def test_after_apply_every_view_follows_the_agent_and_compress_now_keeps_i
 
 async def test_a_threshold_below_the_smallest_prompt_is_called_out() -> None:
     agent = await analyst()
-    inspector = MemoryInspector(agent)
+    inspector = await counted(MemoryInspector(agent))
     explorer = CompressionExplorer(agent)
     assert "nb-hitl-floor" not in inspector.state["plan"]
     inspector.threshold = 10

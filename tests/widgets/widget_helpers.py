@@ -14,6 +14,8 @@ import ipywidgets as w
 import pytest
 from comm.base_comm import BaseComm
 
+from nb_hitl.token import TokenCounter
+
 
 class RecordingComm(BaseComm):
     """A kernel comm that records what it would publish (in order) instead of sending it.
@@ -31,6 +33,30 @@ class RecordingComm(BaseComm):
         RecordingComm.by_comm.append((self.comm_id, msg_type, data or {}))
 
 
+class RecordingCounter(TokenCounter):
+    """A real ``TokenCounter`` that records what it is asked: every text it counts and every
+    time someone asks whether it is exact (which loads the vocabulary)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+        self.exact_asked = 0
+
+    def count_text(self, text: str) -> int:
+        self.texts.append(text)
+        return super().count_text(text)
+
+    @property
+    def exact(self) -> bool:
+        self.exact_asked += 1
+        return bool(super().exact)
+
+    @property
+    def used(self) -> int:
+        """How many times the tokenizer was touched."""
+        return len(self.texts) + self.exact_asked
+
+
 async def until(cond: Callable[[], Any], timeout: float = 15.0, what: str = "") -> None:
     """Let the loop run until ``cond()`` is true (a failure guard, not a timing assertion)."""
     loop = asyncio.get_running_loop()
@@ -39,6 +65,13 @@ async def until(cond: Callable[[], Any], timeout: float = 15.0, what: str = "") 
         if loop.time() > end:
             raise AssertionError(f"timed out waiting for {what or cond}")
         await asyncio.sleep(0.005)
+
+
+async def counted(inspector: Any) -> Any:
+    """Let the loop run until ``inspector`` (a ``MemoryInspector``) has counted its first plan,
+    which it does once the cell that made it has returned; returns ``inspector``."""
+    await until(lambda: not inspector.counting, what="the inspector's first plan")
+    return inspector
 
 
 def walk(widget: w.Widget) -> Iterator[w.Widget]:
