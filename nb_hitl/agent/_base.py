@@ -220,18 +220,23 @@ class AgentBase(StateModule):
                 self._emit(ErrorOccurred(self.name, ctx.id, type(exc).__name__, str(exc), None))
                 raise
             ctx.recorded = True
+        caller = asyncio.current_task()
+        wait = None
+        if _DIRECT_AWAIT and caller is not None:  # first: a task factory may step the task now
+            wait = ctx.wait = _ReplyWait(ctx, loop)
         guarded = StartGuard(self._run(ctx, kwargs), lambda: self._accept(ctx, "cancelled"))
         task: asyncio.Task[Msg] = loop.create_task(guarded, name=f"reply:{self.name}")
         ctx.task = task
         self._reply_task = task
-        caller = asyncio.current_task()
-        if _DIRECT_AWAIT and caller is not None:
-            # Python 3.11+: await the reply task directly. If the caller is cancelled, asyncio
-            # cancels the reply task, which turns that into a graceful interrupt and returns its
-            # message; the caller's own cancellation is then re-raised here (its cancel count
-            # went up), so `asyncio.timeout()` and `TaskGroup` in the caller see it as usual.
+        if wait is not None and caller is not None:
+            # Python 3.11+: wait for the reply task as if awaiting it directly (see _ReplyWait).
+            # If the caller is cancelled, the reply task is cancelled, which turns that into a
+            # graceful interrupt and returns its message; the caller's own cancellation is then
+            # re-raised here (its cancel count went up), so `asyncio.timeout()` and `TaskGroup`
+            # in the caller see it as usual.
             before = caller.cancelling()  # type: ignore[attr-defined,unused-ignore]
-            result = await task
+            await wait
+            result = task.result() if task.done() else await task
             if caller.cancelling() > before:  # type: ignore[attr-defined,unused-ignore]
                 raise asyncio.CancelledError
             return result
@@ -300,6 +305,9 @@ class AgentBase(StateModule):
                 ctx.state = "finished"
             if self._reply_task is me:
                 self._reply_task = None
+            wait = ctx.wait
+            if wait is not None and not wait.done():
+                wait.set_result(None)  # the caller resumes as the task ends (this very step)
 
     async def _flush_memory(self) -> None:
         """Let a database memory (``StoredMemory``) finish writing: when a reply ends, finished
@@ -506,6 +514,12 @@ class AgentBase(StateModule):
                 asyncio.get_running_loop().call_soon(_deliver, ctx)
             else:
                 task.cancel()
+                wait = ctx.wait
+                if wait is not None and not wait.done():
+                    # The caller steps right after the reply task in the loop's next
+                    # iteration: when handle_interrupt() ends in that step (most do), the caller
+                    # returns its message at once instead of one iteration later (_ReplyWait).
+                    wait.set_result(None)
         return True
 
     def _accept(self, ctx: ReplyRecord, cause: str, msg: Msg | None = None) -> bool:
@@ -719,6 +733,34 @@ class AgentBase(StateModule):
 
 
 hooks.prepare_class(AgentBase)  # __init_subclass__ does it for every subclass
+
+
+class _ReplyWait(asyncio.Future[None]):
+    """What ``agent(msg)`` awaits on Python 3.11+ in place of its reply task: a future that is
+    set when the reply task ends, or earlier, the moment ``interrupt()`` cancels that task.
+
+    Why not ``await task``: a task's end wakes its awaiter through a callback that runs in the
+    loop's *next* iteration, so the caller would resume one iteration after the reply task
+    ended and whoever awaits the caller one more after that. ``interrupt()`` sets this future
+    right after cancelling the reply task, which puts the caller's wake-up in the ready queue
+    just behind the reply task's: in the common case (``handle_interrupt()`` does not suspend)
+    the reply task ends and the caller returns its message in the same iteration, as if the
+    reply ran in the caller's own task (AgentScope), while it still runs in a task of its own.
+    If the reply task has not ended when the caller wakes, the caller awaits it directly.
+
+    A cancel of the caller reaches the future it awaits (``Task.cancel()`` cancels its
+    ``_fut_waiter``); this one hands it to the reply task instead of being cancelled, exactly
+    what asyncio does for a task awaited directly: the reply is interrupted gracefully and a
+    raw cancel of ``agent._reply_task`` stays distinct from a cancel of the caller.
+    """
+
+    def __init__(self, ctx: ReplyRecord, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(loop=loop)
+        self._ctx = ctx
+
+    def cancel(self, msg: Any = None) -> bool:
+        task = self._ctx.task
+        return task is not None and task.cancel(msg)
 
 
 def _check_when(when: str) -> str:

@@ -59,6 +59,8 @@ class ReplyRecord:
     """The message the reply returned (set when it settles)."""
     observed: Msg | None = None
     """What the other participants of a hub were given of it, once broadcast."""
+    wait: asyncio.Future[None] | None = None
+    """What the caller of ``agent()`` awaits (``_base._ReplyWait``; Python 3.11+)."""
 
 
 def reply_call(

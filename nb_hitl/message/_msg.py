@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable
-from datetime import datetime, timezone
 from typing import Annotated, Any, Literal, SupportsIndex, overload
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
@@ -33,8 +33,27 @@ def _new_id() -> str:
     return os.urandom(8).hex()
 
 
+_SECOND: list[tuple[int, str]] = [(-1, "")]
+"""The last whole second ``_now()`` formatted, and its date and time up to the seconds."""
+
+
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    """The time now in UTC to the millisecond, ``"2026-12-03T09:52:45.123+00:00"``: what
+    ``datetime.now(timezone.utc).isoformat(timespec="milliseconds")`` gives, without it.
+
+    Every message takes one, the interrupted message too, on a path that runs once in a while
+    and so with the CPU's caches cold: there ``datetime.now(...).isoformat()`` cost ~20 us on
+    the bench machine (``bench/agentscope_side_by_side.py``), this ~2 us. The date and time
+    to the second are formatted once per second; the milliseconds are cut, not rounded, as
+    ``isoformat`` cuts them.
+    """
+    now = time.time()
+    second = int(now)
+    cached, prefix = _SECOND[0]
+    if second != cached:
+        prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        _SECOND[0] = (second, prefix)
+    return f"{prefix}.{int((now - second) * 1000):03d}+00:00"
 
 
 class BlockList(list[Any]):

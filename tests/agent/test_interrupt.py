@@ -289,6 +289,36 @@ async def test_double_interrupt_during_handle_interrupt(make_agent) -> None:
     await resume_works(agent)
 
 
+async def test_the_caller_returns_in_the_loop_iteration_the_reply_task_ends(make_agent) -> None:
+    # The reply runs in a task of its own, yet after interrupt() the caller of agent() resumes
+    # right behind that task, in the same loop iteration, not one iteration later.
+    agent = make_agent([LONG_TEXT], tokens_per_second=500)
+    caller = asyncio.create_task(agent(user("talk")))
+    await wait_for_event(agent, lambda e: isinstance(e, MessageUpdated))
+    reply_task = agent._reply_task
+    assert reply_task is not None
+    assert await agent.interrupt() is True
+    await asyncio.sleep(0)  # one iteration: the reply task ends, and the caller with it
+    assert reply_task.done() and caller.done()
+    check_after_interrupt(agent, caller.result())
+    await resume_works(agent)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="Task.cancelling() is Python 3.11+")
+async def test_a_cancel_of_the_caller_reaches_the_reply_task_at_once(make_agent) -> None:
+    agent = make_agent([LONG_TEXT], tokens_per_second=500)
+    caller = asyncio.create_task(agent(user("talk")))
+    await wait_for_event(agent, lambda e: isinstance(e, MessageUpdated))
+    reply_task = agent._reply_task
+    assert reply_task is not None
+    caller.cancel()  # as when the caller awaited the reply task itself
+    assert reply_task.cancelling() == 1  # type: ignore[attr-defined,unused-ignore]
+    with pytest.raises(asyncio.CancelledError):
+        await caller
+    assert agent.memory.messages[-1].metadata["interrupted_by"] == "cancelled"
+    assert_history_valid(agent.memory.messages)
+
+
 @pytest.mark.parametrize("direct_await", [True, False], ids=["direct", "shielded-3.10-path"])
 async def test_cancelling_the_awaiting_caller_interrupts_gracefully(
     make_agent, monkeypatch: pytest.MonkeyPatch, direct_await: bool
