@@ -169,3 +169,42 @@ def test_walk_and_pace_are_kept_for_the_former_callers() -> None:
         assert comm_pacer(loop).backlog == 0
     finally:
         loop.close()
+
+
+async def test_a_hub_panels_batches_share_the_budget_and_its_page_ends_equal(
+    recorded: list[Any],
+) -> None:
+    """A hub streams through the same budget as the chats: its batches count against the
+    loop's rate, wait in line when there is no room (joined, as every panel's), and its
+    page, replaying them in sequence, ends with the hub's state."""
+    import nb_hitl
+    from nb_hitl.agent import ReActAgent
+    from nb_hitl.message import Msg
+    from nb_hitl.model import ScriptedModel
+    from nb_hitl.pipeline import MsgHub
+
+    def speaker(name: str, text: str) -> ReActAgent:
+        return ReActAgent(name, f"You are {name}.", ScriptedModel([text], tokens_per_second=400))
+
+    pacer = budget(20, 2)
+    alice = speaker("Alice", " ".join(f"tab{i}" for i in range(60)))
+    bob = speaker("Bob", " ".join(f"space{i}" for i in range(60)))
+    hub = MsgHub([alice, bob], announcement=Msg("Host", "Tabs or spaces?", "user"))
+    panel = nb_hitl.show(hub, inspector=False)
+    panel.start(msg=Msg("User", "Go.", "user"))
+    await panel.wait()
+    await until(lambda: pacer.backlog == 0, what="the queue drained")
+    got = batches(recorded, panel)
+    assert got and pacer.sent >= len(got)  # every hub batch went out through the budget
+    assert pacer.merged > 0  # and some waited for room and joined
+    opened = next(d for cid, kind, d in recorded if cid == panel.model_id and kind == "comm_open")
+    state, seq = dict(opened["state"]["snapshot"]["state"]), opened["state"]["snapshot"]["seq"]
+    for msg in got:
+        assert msg["t"] == "ops" and msg["seq"] == seq + 1, (msg["seq"], seq)
+        seq = msg["seq"]
+        for op in msg["ops"]:
+            panel._apply_to(state, op)
+    assert seq == panel.seq
+    assert state == panel.view_state
+    texts = " ".join(str(row) for row in state["rows"])
+    assert "tab59" in texts and "space59" in texts

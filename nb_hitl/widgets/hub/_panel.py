@@ -26,8 +26,6 @@ import contextlib
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-import ipywidgets as w
-
 from nb_hitl._render import RemoteImages, check_remote_images, copy_text, esc
 from nb_hitl.agent import AgentBase, UserAgent
 from nb_hitl.pipeline import MsgHub
@@ -213,11 +211,6 @@ class HubPanel(DiscussionRun, PanelModel):
         """Every part the page inserts as HTML, the rows' included (tests, exports)."""
         rows = [row_html(item) for item in self._state.get("rows") or []]
         return "\n".join([PanelModel.drawn_html(self), *rows])
-
-    def _send_msg(self, content: dict[str, Any]) -> None:
-        self.sent += 1
-        if self.comm is not None:
-            w.Widget.send(self, content)  # ``send`` is the panel's own (a UserAgent's input)
 
     def _apply_to(self, state: dict[str, Any], op: Mapping[str, Any]) -> None:
         if op.get("op") == LIVE:
