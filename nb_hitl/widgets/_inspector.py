@@ -80,8 +80,7 @@ class MemoryInspector(PanelModel):
         self.agent = agent
         self.max_rows = max_rows
         self.refresh_interval = refresh_interval
-        self.plan: Any | None = None
-        """The compression plan last drawn (``CompressionPlan``), or None without compression."""
+        self._plan: Any | None = None
         self.refreshes = 0
         self.explorer: Any | None = None
         """The ``CompressionExplorer`` opened with *Explore settings* (None until then)."""
@@ -143,6 +142,26 @@ class MemoryInspector(PanelModel):
 
     # -- public API --------------------------------------------------------------------------
     @property
+    def plan(self) -> Any | None:
+        """The compression plan last drawn (``CompressionPlan``), or None without compression.
+
+        Read while the first plan waits for its count (the cell after the one that made the
+        inspector, run before the loop got to it: Run All), it is counted now and drawn."""
+        self._settle_first_count()
+        return self._plan
+
+    @plan.setter
+    def plan(self, value: Any | None) -> None:
+        self._plan = value
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """A copy of the view state, as the page holds it after the last batch (the first plan
+        counted first if it still waits, as for ``plan``)."""
+        self._settle_first_count()
+        return PanelModel.state.fget(self)  # type: ignore[attr-defined]
+
+    @property
     def threshold(self) -> int:
         """The what-if ``trigger_threshold`` (0: none); setting it redraws the plan."""
         return self._view.threshold
@@ -177,7 +196,7 @@ class MemoryInspector(PanelModel):
     @property
     def is_what_if(self) -> bool:
         """True while the controls show settings other than the agent's."""
-        return self.plan is not None and (self.threshold, self.keep_recent) != self.agent_settings
+        return self._plan is not None and (self.threshold, self.keep_recent) != self.agent_settings
 
     @property
     def controls_off(self) -> dict[str, str]:
@@ -259,10 +278,10 @@ class MemoryInspector(PanelModel):
         self._cancel_pending()
         self._last_refresh = time.monotonic()
         self.refreshes += 1
-        self.plan = self._compute_plan(self.threshold or None, self.keep_recent)
+        self._plan = self._compute_plan(self.threshold or None, self.keep_recent)
         if self.counting:
             self._counted()
-        self._history.follow(self.agent, self.plan)
+        self._history.follow(self.agent, self._plan)
         self._draw()
 
     def detach(self, reason: str = "") -> None:
@@ -302,15 +321,21 @@ class MemoryInspector(PanelModel):
                 handle.cancel()
                 setattr(self, name, None)
 
+    def _settle_first_count(self) -> None:
+        """Count the first plan now if it still waits for the loop (on the loop's thread only:
+        another thread reads what is drawn)."""
+        if self._first_handle is not None and self.bridge.on_loop_thread():
+            self.refresh()
+
     def _counted(self) -> None:
         """The first plan is counted (``self.plan``): the chart starts from it."""
         self.counting = False
         if self._note == note_html(COUNTING_NOTE):
             self._note = ""  # sent with the plan's batch
-        if self.plan is None:  # the core refused the config's values (the note says why)
+        if self._plan is None:  # the core refused the config's values (the note says why)
             self._off.update(dict.fromkeys(NO_PLAN_OFF, ""))
         else:
-            self._history.start(self.agent, int(self.plan.total_tokens))
+            self._history.start(self.agent, int(self._plan.total_tokens))
 
     def _unless_off(self, name: str, handler: Any) -> Any:
         def run(**args: Any) -> Any:
@@ -328,10 +353,10 @@ class MemoryInspector(PanelModel):
             return fn(trigger_threshold=threshold, keep_recent=keep)
         except ValueError as exc:  # ConfigError for a what-if value the core refuses
             self._say(f"No plan for these settings: {exc}", error=True)
-            return self.plan
+            return self._plan
 
     def _what_if_changed(self) -> None:
-        if self.plan is not None:
+        if self._plan is not None:
             self.refresh()
         elif self.counting:  # kept: the first plan is counted with these values
             self._draw()
@@ -345,7 +370,7 @@ class MemoryInspector(PanelModel):
     def _draw(self) -> None:
         if not self._ready:
             return
-        plan = self.plan
+        plan = self._plan
         rows = None if self._show_all else self.max_rows
         if self.counting:
             parts = self._view.pending_parts(self.agent, rows, self._why())
@@ -372,7 +397,7 @@ class MemoryInspector(PanelModel):
 
     def _controls(self) -> dict[str, Any]:
         off = dict(self._off)
-        has_plan = self.plan is not None or self.counting
+        has_plan = self._plan is not None or self.counting
         if has_plan and not bool(getattr(self.agent, "can_undo_compression", False)):
             off.setdefault("undo", "Nothing to undo.")
         if self.counting:  # it compresses as the plan shows: none is shown yet
@@ -425,7 +450,7 @@ class MemoryInspector(PanelModel):
     def _on_event(self, ev: Event) -> None:
         name = type(ev).__name__
         if isinstance(ev, CompressionConfigChanged):
-            if self.plan is not None and not self.detached:
+            if self._plan is not None and not self.detached:
                 self._follow_settings()
             elif self.counting and not self.detached:  # the first plan uses the new ones
                 new = self.agent_settings

@@ -326,22 +326,23 @@ async def test_construction_counts_no_token_and_draws_what_it_knows() -> None:
     memory = agent.memory
     ins = MemoryInspector(agent)
     assert counter.used == 0, "nothing is counted before the cell returns"
-    assert ins.counting and ins.plan is None and ins.refreshes == 0
+    assert ins.counting and ins.refreshes == 0
     # What it knows without a tokenizer: the settings, the rows' roles and names.
     assert (ins.threshold, ins.keep_recent) == (700, 4)
-    header = ins.state["header"]
+    header = ins.view_state["header"]
     assert "30 messages" in header and "counting tokens…" in header
     assert "of 700 (trigger_threshold)" in header and "keep_recent 4" in header
-    table = ins.state["table"]
+    table = ins.view_state["table"]
     assert table.count("<tr") == 1 + 30
     for msg in memory.messages:
         assert f'data-id="{msg.id}"' in table
     assert "<td>user</td><td>User</td>" in table and "<td>assistant</td><td>Friday</td>" in table
     assert table.count('title="counting tokens…">…</span>') == 30  # where each count goes
     # Said where a screen reader hears it: the status line (a live region) and aria-busy.
-    assert ins.state["note"] == note_html(COUNTING_NOTE)
-    assert 'aria-busy="true"' in ins.state["plan"] and "Counting tokens" in ins.state["plan"]
-    assert ins.state["bar"] == "" and ins.state["chart"] == {"steps": [], "threshold": 0}
+    assert ins.view_state["note"] == note_html(COUNTING_NOTE)
+    pending_plan = ins.view_state["plan"]
+    assert 'aria-busy="true"' in pending_plan and "Counting tokens" in pending_plan
+    assert ins.view_state["bar"] == "" and ins.view_state["chart"] == {"steps": [], "threshold": 0}
     assert ins.controls_off.get("compress") == COUNTING_NOTE  # it compresses as the plan shows
     assert {"threshold", "keep", "reset", "pin", "unpin", "explore"}.isdisjoint(ins.controls_off)
     await counted(ins)
@@ -354,7 +355,7 @@ async def test_the_first_plan_arrives_after_as_ops_equal_to_compression_plan(mon
     batches = inspector_batches(monkeypatch)
     agent, counter = counting_agent(40)
     ins = MemoryInspector(agent)
-    pending = ins.state
+    pending = ins.view_state  # what the page holds meanwhile
     sent = len(batches())
     assert counter.used == 0
     await counted(ins)
@@ -378,10 +379,10 @@ async def test_a_what_if_sent_before_the_first_plan_is_kept_for_it() -> None:
     act(ins, "keep", value=6)
     act(ins, "compress")  # off until the plan shows what it would do: nothing happens
     assert counter.used == 0 and ins.counting, "no plan was counted for it meanwhile"
-    assert (ins.state["controls"]["threshold"], ins.state["controls"]["keep"]) == (600, 6)
-    assert "of 600 (trigger_threshold)" in ins.state["header"]
-    assert "keep_recent 6" in ins.state["header"]
-    assert ins.state["note"] == note_html(COUNTING_NOTE)
+    assert (ins.view_state["controls"]["threshold"], ins.view_state["controls"]["keep"]) == (600, 6)
+    assert "of 600 (trigger_threshold)" in ins.view_state["header"]
+    assert "keep_recent 6" in ins.view_state["header"]
+    assert ins.view_state["note"] == note_html(COUNTING_NOTE)
     await counted(ins)
     plan = ins.plan
     assert plan is not None and (plan.trigger_threshold, plan.keep_recent) == (600, 6)
@@ -396,6 +397,24 @@ async def test_a_what_if_sent_before_the_first_plan_is_kept_for_it() -> None:
     assert not any("compressed" in agent.memory.marks_of(m.id) for m in agent.memory.messages)
     act(ins, "reset")
     assert (ins.threshold, ins.keep_recent) == (500, 3) and not ins.is_what_if
+
+
+async def test_reading_plan_or_state_before_the_first_count_counts_it_now() -> None:
+    """Run All: the next cell may run before the loop gets to the first count; what it
+    reads (``plan``, ``state``) is counted then, as it was before the count moved."""
+    agent, counter = counting_agent(30)
+    ins = MemoryInspector(agent)
+    assert counter.used == 0 and ins.counting
+    plan = ins.plan
+    assert plan is not None and plan == agent.compression_plan()
+    assert not ins.counting and counter.used > 0 and ins.refreshes == 1
+    assert "counting tokens…" not in ins.view_state["header"]
+    await asyncio.sleep(0.05)
+    assert ins.refreshes == 1, "the waiting count was dropped, not run again"
+    other, _ = counting_agent(20)
+    ins2 = MemoryInspector(other)
+    header = ins2.state["header"]
+    assert f"{other.compression_plan().total_tokens:,} tokens" in header and not ins2.counting
 
 
 async def test_settings_changed_before_the_first_plan_are_the_ones_it_counts() -> None:
