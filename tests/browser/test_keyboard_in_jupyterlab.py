@@ -121,7 +121,7 @@ def test_interrupt_button_keyboard_and_rerun(browser: Any, lab: LabServer, artif
         page.locator("jp-button[data-command='notebook:run-cell-and-select-next']").first.click()
         page.wait_for_selector(f"{CHAT} .nb-hitl-note >> text=/not follow|no longer/",
                                state="detached", timeout=30_000)  # fmt: skip
-        wait_status(page, "running")
+        wait_streaming(page)  # the new panel draws the running reply's row (it may come last)
         page.wait_for_selector(f"{STOP}:enabled", timeout=30_000)
         before = interrupted_rows(page)
         page.evaluate(WATCH_ROW)
