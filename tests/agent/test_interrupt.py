@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
+from typing import Any
 
 import pytest
 
@@ -289,14 +290,21 @@ async def test_double_interrupt_during_handle_interrupt(make_agent) -> None:
     await resume_works(agent)
 
 
-async def test_the_caller_returns_in_the_loop_iteration_the_reply_task_ends(make_agent) -> None:
-    # The reply runs in a task of its own, yet after interrupt() the caller of agent() resumes
-    # right behind that task, in the same loop iteration, not one iteration later.
+async def streaming_caller(make_agent) -> tuple[Any, asyncio.Task[Any], asyncio.Task[Any]]:
+    """An agent streaming a long answer, the task awaiting ``agent()``, and its reply task."""
     agent = make_agent([LONG_TEXT], tokens_per_second=500)
     caller = asyncio.create_task(agent(user("talk")))
     await wait_for_event(agent, lambda e: isinstance(e, MessageUpdated))
     reply_task = agent._reply_task
     assert reply_task is not None
+    return agent, caller, reply_task
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="the direct-await path is Python 3.11+")
+async def test_the_caller_returns_in_the_loop_iteration_the_reply_task_ends(make_agent) -> None:
+    # The reply runs in a task of its own, yet after interrupt() the caller of agent() resumes
+    # right behind that task, in the same loop iteration, not one iteration later.
+    agent, caller, reply_task = await streaming_caller(make_agent)
     assert await agent.interrupt() is True
     await asyncio.sleep(0)  # one iteration: the reply task ends, and the caller with it
     assert reply_task.done() and caller.done()
@@ -306,11 +314,7 @@ async def test_the_caller_returns_in_the_loop_iteration_the_reply_task_ends(make
 
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="Task.cancelling() is Python 3.11+")
 async def test_a_cancel_of_the_caller_reaches_the_reply_task_at_once(make_agent) -> None:
-    agent = make_agent([LONG_TEXT], tokens_per_second=500)
-    caller = asyncio.create_task(agent(user("talk")))
-    await wait_for_event(agent, lambda e: isinstance(e, MessageUpdated))
-    reply_task = agent._reply_task
-    assert reply_task is not None
+    agent, caller, reply_task = await streaming_caller(make_agent)
     caller.cancel()  # as when the caller awaited the reply task itself
     assert reply_task.cancelling() == 1  # type: ignore[attr-defined,unused-ignore]
     with pytest.raises(asyncio.CancelledError):
