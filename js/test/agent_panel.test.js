@@ -110,10 +110,11 @@ test("one model draws the chat and the inspector as columns of one wrapping row"
     "<p>hello</p>",
   );
   assert.match(side.querySelector(".nbh-inspector-header").innerHTML, /40 tokens/);
-  // The rows under the columns, the kernel's stylesheet once, at the top.
+  // The rows under the columns; the kernel's stylesheet once, in the page's head.
   assert.ok(el.querySelector(".nbh-agent-panel > .nb-hitl-panel-parts"));
-  assert.match(el.querySelector(".nbh-agent-panel > style").textContent, /nb-hitl-row/);
-  assert.equal(el.querySelectorAll("style").length, 3); // the panel's, the chat's, the inspector's
+  assert.match(document.getElementById("nb-hitl-kernel-css").textContent, /nb-hitl-row/);
+  assert.equal(document.querySelectorAll("style").length, 1);
+  assert.equal(el.querySelector("style"), null);
   cleanup();
 });
 

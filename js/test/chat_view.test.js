@@ -75,7 +75,9 @@ test("one model draws the rows, the controls and the kernel's stylesheet", () =>
   assert.equal(el.querySelector(".nb-hitl-send").textContent, "Send");
   assert.ok(el.querySelector(".nb-hitl-stop").disabled);
   assert.equal(el.querySelector(".nb-hitl-input textarea").placeholder, "Message Friday…");
-  assert.match(el.querySelector("style").textContent, /nb-hitl-row/);
+  // The kernel's stylesheet: once for the page, in its head, not in the panel.
+  assert.match(document.head.querySelector("style#nb-hitl-kernel-css").textContent, /nb-hitl-row/);
+  assert.equal(el.querySelector("style"), null);
   // The transcript above the controls, as the VBox it replaces.
   const parts = [...el.querySelector(".nbh-chat").children].map((n) => n.className);
   assert.deepEqual(parts.slice(-3), [
@@ -155,9 +157,9 @@ test("hostile names, notes and placeholders are text, never markup", () => {
 });
 
 test("a Copy answer comes on the chat's model and a stale batch changes nothing", () => {
-  const { el, model, cleanup } = shown();
+  const { model, cleanup } = shown();
   model.custom({ copy: "m1", text: "hello" }); // nobody asked: ignored
   model.custom({ t: "ops", seq: 0, ops: [{ op: "set", key: "css", value: "x" }] }); // stale
-  assert.match(el.querySelector("style").textContent, /nb-hitl-row/);
+  assert.match(document.getElementById("nb-hitl-kernel-css").textContent, /nb-hitl-row/);
   cleanup();
 });

@@ -880,14 +880,44 @@ function explorerView(root, act) {
 }
 
 // src/views/style.js
+var KERNEL_CSS_ID = "nb-hitl-kernel-css";
+function styleScope(root) {
+  const doc = root.ownerDocument;
+  const place = root.getRootNode?.();
+  const ShadowRoot = doc?.defaultView?.ShadowRoot;
+  if (ShadowRoot && place instanceof ShadowRoot) return place;
+  return doc?.head || null;
+}
+function share(scope, css) {
+  const doc = scope.ownerDocument || scope;
+  let style = scope.querySelector(`style#${KERNEL_CSS_ID}`);
+  if (!style) {
+    style = doc.createElement("style");
+    style.id = KERNEL_CSS_ID;
+    style.textContent = css;
+    scope.append(style);
+  } else if (style.textContent !== css) style.textContent = css;
+}
 function kernelStyle(root) {
-  const style = document.createElement("style");
-  root.prepend(style);
   let drawn = null;
   return (css) => {
-    if (css === drawn) return;
-    style.textContent = css || "";
+    if (!css || css === drawn) return;
     drawn = css;
+    const scope = styleScope(root);
+    if (scope) share(scope, css);
+    if (root.isConnected) return;
+    const win = root.ownerDocument?.defaultView;
+    let tries = 0;
+    const look = () => {
+      if (drawn !== css) return;
+      if (!root.isConnected) {
+        if (tries++ < 20) win.requestAnimationFrame(look);
+        return;
+      }
+      const placed = styleScope(root);
+      if (placed && placed !== scope) share(placed, css);
+    };
+    if (win?.requestAnimationFrame) win.requestAnimationFrame(look);
   };
 }
 
