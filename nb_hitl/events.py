@@ -364,29 +364,31 @@ class EventBus:
     """Fan-out of events to subscribers, never blocking the emitter."""
 
     def __init__(self) -> None:
-        self._subs: list[Subscription] = []
+        self.subscriptions: list[Subscription] = []
+        """The subscriptions, in order (read only: ``subscribe`` and ``close`` change it).
+        Empty means nobody listens, and an emitter may skip building its events."""
 
     def subscribe(self, handler: Handler, *, max_pending: int = 10_000) -> Subscription:
         """Deliver every later event to ``handler`` (a function or coroutine function)."""
         sub = Subscription(handler=handler, bus=self, max_pending=max_pending)
-        self._subs.append(sub)
+        self.subscriptions.append(sub)
         return sub
 
     def unsubscribe(self, sub: Subscription) -> None:
         """Remove a subscription (idempotent)."""
-        if sub in self._subs:
-            self._subs.remove(sub)
+        if sub in self.subscriptions:
+            self.subscriptions.remove(sub)
         sub.pending.clear()
 
     def emit(self, event: Event) -> None:
         """Queue ``event`` for every subscriber."""
-        if not self._subs:  # most agents outside a notebook: nobody listens
+        if not self.subscriptions:  # most agents outside a notebook: nobody listens
             return
         try:
             loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
             loop = None
-        for sub in list(self._subs):
+        for sub in list(self.subscriptions):
             sub.pending.append(event)
             if len(sub.pending) > sub.max_pending:
                 self._shed(sub)

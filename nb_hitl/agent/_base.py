@@ -63,8 +63,10 @@ from ._hooks import AGENT_HOOK_TYPES, Hook, bind_arguments, call_with_arguments,
 from ._lifecycle import (
     ACTIVE_STATES,
     ReplyRecord,
+    ReplyWait,
     StartGuard,
     cancel_requested,
+    deliver_cancel,
     on_loop_thread,
     reply_call,
     resume_stepped,
@@ -223,13 +225,13 @@ class AgentBase(StateModule):
         caller = asyncio.current_task()
         wait = None
         if _DIRECT_AWAIT and caller is not None:  # first: a task factory may step the task now
-            wait = ctx.wait = _ReplyWait(ctx, loop)
+            wait = ctx.wait = ReplyWait(ctx, loop)
         guarded = StartGuard(self._run(ctx, kwargs), lambda: self._accept(ctx, "cancelled"))
         task: asyncio.Task[Msg] = loop.create_task(guarded, name=f"reply:{self.name}")
         ctx.task = task
         self._reply_task = task
         if wait is not None and caller is not None:
-            # Python 3.11+: wait for the reply task as if awaiting it directly (see _ReplyWait).
+            # Python 3.11+: wait for the reply task as if awaiting it directly (see ReplyWait).
             # If the caller is cancelled, the reply task is cancelled, which turns that into a
             # graceful interrupt and returns its message; the caller's own cancellation is then
             # re-raised here (its cancel count went up), so `asyncio.timeout()` and `TaskGroup`
@@ -336,7 +338,7 @@ class AgentBase(StateModule):
             ctx.state = "finished"
             self._record_after(ctx)  # interrupt(msg, when="step") messages
             ctx.result = result
-            self._emit(ReplyFinished(self.name, ctx.id, result, interrupted=False))
+            self._reply_ended(ctx, result, interrupted=False)
             return result  # type: ignore[return-value]
         ctx.stopped = True
         uncancel(asyncio.current_task())
@@ -345,9 +347,23 @@ class AgentBase(StateModule):
             ctx.recorded = True
         interrupted = await self._run_handle_interrupt(ctx)
         ctx.result = interrupted
-        self._emit(Interrupted(self.name, ctx.id, interrupted, self._where))
-        self._emit(ReplyFinished(self.name, ctx.id, interrupted, interrupted=True))
+        self._reply_ended(ctx, interrupted, interrupted=True)
         return interrupted
+
+    def _reply_ended(self, ctx: ReplyRecord, result: Msg | None, *, interrupted: bool) -> None:
+        """A reply settled: its reply-scoped state ends (``_end_reply``), and listeners get
+        ``Interrupted`` (if it was) and ``ReplyFinished``. The events are built only when
+        someone listens: this runs once per reply, so with the CPU's caches cold, and an
+        interrupted reply's message waits for it (``bench/agentscope_side_by_side.py``)."""
+        self._end_reply(ctx.id)
+        bus = self._bus
+        if bus.subscriptions:
+            if interrupted:
+                bus.emit(Interrupted(self.name, ctx.id, result, self._where))
+            bus.emit(ReplyFinished(self.name, ctx.id, result, interrupted=interrupted))
+
+    def _end_reply(self, reply_id: str) -> None:
+        """End what lives only as long as reply ``reply_id`` (the base agent keeps nothing)."""
 
     async def _run_handle_interrupt(self, ctx: ReplyRecord) -> Msg:
         # handle_interrupt() must close the history exactly once, even if the reply task is
@@ -375,7 +391,7 @@ class AgentBase(StateModule):
             m = ctx.steering.pop(0)
             if self.memory is not None:
                 await self.memory.add(m)
-                self._emit(MessageAdded(self.name, ctx.id, m))
+                self._said(ctx.id, m)
         ctx.state = "finished"  # from here on interrupt() returns False
         return result
 
@@ -384,7 +400,7 @@ class AgentBase(StateModule):
         while ctx.steering and self.memory is not None and hasattr(self.memory, "add_sync"):
             m = ctx.steering.pop(0)
             self.memory.add_sync(m)
-            self._emit(MessageAdded(self.name, ctx.id, m))
+            self._said(ctx.id, m)
 
     def _checkpoint(self) -> None:
         """Stop the reply here if an interrupt was accepted (or a cancel of the reply task
@@ -418,7 +434,7 @@ class AgentBase(StateModule):
                 model call or tool batch in flight finishes and the reply ends cleanly at its
                 next step boundary (``msg`` is then recorded after its last message).
         """
-        return self.interrupt_nowait(msg, cause=cause, when=when)
+        return self._stop(self._reply, msg, cause, when if when == "now" else _check_when(when))
 
     def interrupt_nowait(
         self, msg: Msg | None = None, *, cause: str = "interrupt", when: str = "now"
@@ -511,14 +527,14 @@ class AgentBase(StateModule):
                 # From inside the reply (a tool, a memory listener): cancelling our own running
                 # task would leave a pending cancel that outlives the interrupted path. The
                 # cancel is delivered once this step suspends; checkpoints catch it earlier.
-                asyncio.get_running_loop().call_soon(_deliver, ctx)
+                asyncio.get_running_loop().call_soon(deliver_cancel, ctx)
             else:
                 task.cancel()
                 wait = ctx.wait
                 if wait is not None and not wait.done():
                     # The caller steps right after the reply task in the loop's next
                     # iteration: when handle_interrupt() ends in that step (most do), the caller
-                    # returns its message at once instead of one iteration later (_ReplyWait).
+                    # returns its message at once instead of one iteration later (ReplyWait).
                     wait.set_result(None)
         return True
 
@@ -548,9 +564,24 @@ class AgentBase(StateModule):
         self._emit(event)
 
     def _emit(self, event: Event) -> None:
-        if isinstance(event, MessageAdded):
-            self.subscribers.note_said(event)
+        if isinstance(event, MessageAdded):  # from a part outside the agent (a remote run's)
+            self.subscribers.note_said(event.reply_id, event.msg)
         self._bus.emit(event)
+
+    def _listened(self) -> bool:
+        """Whether anyone listens to this agent's events (if not, an event need not be built).
+        False while the agent is still being built."""
+        bus = getattr(self, "_bus", None)
+        return bus is not None and bool(bus.subscriptions)
+
+    def _said(self, reply_id: str | None, msg: Msg) -> None:
+        """This agent recorded ``msg`` in its memory: noted for a hub's participants
+        (``Subscribers.note_said``), and ``MessageAdded`` for listeners, built only when
+        someone listens (the interrupt path records its messages so, see ``_reply_ended``)."""
+        self.subscribers.note_said(reply_id, msg)
+        bus = self._bus
+        if bus.subscriptions:
+            bus.emit(MessageAdded(self.name, reply_id, msg))
 
     # -- parts (created on first use: AgentScope subclasses may set attributes, even print,
     # before they call super().__init__()) ----------------------------------------------------
@@ -691,7 +722,7 @@ class AgentBase(StateModule):
             return
         for m in [msg] if isinstance(msg, Msg) else list(msg or []):
             await self.memory.add(m)
-            self._emit(MessageAdded(self.name, None, m))
+            self._said(None, m)
 
     # -- state ------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
@@ -735,34 +766,6 @@ class AgentBase(StateModule):
 hooks.prepare_class(AgentBase)  # __init_subclass__ does it for every subclass
 
 
-class _ReplyWait(asyncio.Future[None]):
-    """What ``agent(msg)`` awaits on Python 3.11+ in place of its reply task: a future that is
-    set when the reply task ends, or earlier, the moment ``interrupt()`` cancels that task.
-
-    Why not ``await task``: a task's end wakes its awaiter through a callback that runs in the
-    loop's *next* iteration, so the caller would resume one iteration after the reply task
-    ended and whoever awaits the caller one more after that. ``interrupt()`` sets this future
-    right after cancelling the reply task, which puts the caller's wake-up in the ready queue
-    just behind the reply task's: in the common case (``handle_interrupt()`` does not suspend)
-    the reply task ends and the caller returns its message in the same iteration, as if the
-    reply ran in the caller's own task (AgentScope), while it still runs in a task of its own.
-    If the reply task has not ended when the caller wakes, the caller awaits it directly.
-
-    A cancel of the caller reaches the future it awaits (``Task.cancel()`` cancels its
-    ``_fut_waiter``); this one hands it to the reply task instead of being cancelled, exactly
-    what asyncio does for a task awaited directly: the reply is interrupted gracefully and a
-    raw cancel of ``agent._reply_task`` stays distinct from a cancel of the caller.
-    """
-
-    def __init__(self, ctx: ReplyRecord, loop: asyncio.AbstractEventLoop) -> None:
-        super().__init__(loop=loop)
-        self._ctx = ctx
-
-    def cancel(self, msg: Any = None) -> bool:
-        task = self._ctx.task
-        return task is not None and task.cancel(msg)
-
-
 def _check_when(when: str) -> str:
     if when not in ("now", "step"):
         raise ValueError(
@@ -770,10 +773,3 @@ def _check_when(when: str) -> str:
             f"got {when!r}."
         )
     return when
-
-
-def _deliver(ctx: ReplyRecord) -> None:
-    """Cancel the reply task of ``ctx`` for an interrupt accepted from inside that task."""
-    task = ctx.task
-    if ctx.state == "interrupting" and not ctx.stopped and task is not None and not task.done():
-        task.cancel()

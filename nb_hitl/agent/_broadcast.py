@@ -5,9 +5,9 @@ never from walking back through the speaker's memory, so retries, steering and c
 cannot leak one reply's text into another's:
 
 - Every message the speaker records of its own during a reply (a model turn, the partial
-  answer an interrupt kept) is noted in the reply's record as it is recorded (``said``), from
-  the ``MessageAdded`` event that carries the reply's id. Steering messages, tool results and
-  the interrupted marker are not the speaker's words and are not noted.
+  answer an interrupt kept) is noted in the reply's record as it is recorded (``said``): the
+  agent calls ``note_said`` with the reply's id as it records one. Steering messages, tool
+  results and the interrupted marker are not the speaker's words and are not noted.
 - A reply that finished is observed as the message it returned, less any tool blocks (a tool
   call and its result belong to the speaker's own history).
 - An interrupted reply is observed as the text it said so far (every model turn of it, joined
@@ -26,14 +26,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from nb_hitl.message import MetaKey, Msg, TextBlock
 
 from ._lifecycle import ACTIVE_STATES, ReplyRecord
-
-if TYPE_CHECKING:
-    from nb_hitl.events import MessageAdded
 
 
 class Participant(Protocol):
@@ -200,14 +197,15 @@ class Subscribers:
         """A copy of the subscribers, by hub name."""
         return {name: list(agents) for name, agents in self._by_hub.items()}
 
-    def note_said(self, event: MessageAdded) -> None:
-        """Note a message the running reply records of its own in that reply's record."""
+    def note_said(self, reply_id: str | None, msg: Msg | None) -> None:
+        """Note a message reply ``reply_id`` recorded of its own in that reply's record, if
+        it is the running reply."""
         speaker = self._speaker
-        ctx, msg = speaker._reply, event.msg
+        ctx = speaker._reply
         if (
             ctx is None
             or msg is None
-            or event.reply_id != ctx.id
+            or reply_id != ctx.id
             or ctx.state not in ACTIVE_STATES
             or msg.name != speaker.name
             or msg.role != "assistant"

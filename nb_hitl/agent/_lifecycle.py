@@ -60,7 +60,7 @@ class ReplyRecord:
     observed: Msg | None = None
     """What the other participants of a hub were given of it, once broadcast."""
     wait: asyncio.Future[None] | None = None
-    """What the caller of ``agent()`` awaits (``_base._ReplyWait``; Python 3.11+)."""
+    """What the caller of ``agent()`` awaits (``ReplyWait``; Python 3.11+)."""
 
 
 def reply_call(
@@ -155,6 +155,41 @@ def _drive(coro: Coroutine[Any, Any, Msg], pending: Any) -> Generator[Any, Any, 
                 pending = coro.send(sent)
             except StopIteration as done:
                 return done.value
+
+
+class ReplyWait(asyncio.Future[None]):
+    """What ``agent(msg)`` awaits on Python 3.11+ in place of its reply task: a future that is
+    set when the reply task ends, or earlier, the moment ``interrupt()`` cancels that task.
+
+    Why not ``await task``: a task's end wakes its awaiter through a callback that runs in the
+    loop's *next* iteration, so the caller would resume one iteration after the reply task
+    ended and whoever awaits the caller one more after that. ``interrupt()`` sets this future
+    right after cancelling the reply task, which puts the caller's wake-up in the ready queue
+    just behind the reply task's: in the common case (``handle_interrupt()`` does not suspend)
+    the reply task ends and the caller returns its message in the same iteration, as if the
+    reply ran in the caller's own task (AgentScope), while it still runs in a task of its own.
+    If the reply task has not ended when the caller wakes, the caller awaits it directly.
+
+    A cancel of the caller reaches the future it awaits (``Task.cancel()`` cancels its
+    ``_fut_waiter``); this one hands it to the reply task instead of being cancelled, exactly
+    what asyncio does for a task awaited directly: the reply is interrupted gracefully and a
+    raw cancel of ``agent._reply_task`` stays distinct from a cancel of the caller.
+    """
+
+    def __init__(self, ctx: ReplyRecord, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(loop=loop)
+        self._ctx = ctx
+
+    def cancel(self, msg: Any = None) -> bool:
+        task = self._ctx.task
+        return task is not None and task.cancel(msg)
+
+
+def deliver_cancel(ctx: ReplyRecord) -> None:
+    """Cancel the reply task of ``ctx`` for an interrupt accepted from inside that task."""
+    task = ctx.task
+    if ctx.state == "interrupting" and not ctx.stopped and task is not None and not task.done():
+        task.cancel()
 
 
 def on_loop_thread(

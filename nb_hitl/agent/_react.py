@@ -23,10 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from nb_hitl._lazy import LazyAttribute
 from nb_hitl.events import (
-    Event,
-    MessageAdded,
     MessageUpdated,
-    ReplyFinished,
     Steered,
     StoppedAfterStep,
     ToolResultReady,
@@ -177,11 +174,11 @@ class ReActAgent(ReActAgentBase):
     # -- helpers -------------------------------------------------------------------------------
     async def _commit(self, msg: Msg) -> None:
         await self.memory.add(msg)
-        self._emit(MessageAdded(self.name, self._reply_id, msg))
+        self._said(self._reply_id, msg)
 
     def _commit_sync(self, msg: Msg) -> None:
         self.memory.add_sync(msg)
-        self._emit(MessageAdded(self.name, self._reply_id, msg))
+        self._said(self._reply_id, msg)
 
     def _record_incoming(self, msg: Msg | list[Msg] | None) -> None:
         """Start a reply's in-flight state and record ``msg``, synchronously.
@@ -457,7 +454,7 @@ class ReActAgent(ReActAgentBase):
         reply_id = ctx.id if ctx is not None and ctx.state in ACTIVE_STATES else None
         for msg in self.steering.take(where, self._recorded):
             self.memory.add_sync(msg)
-            self._emit(MessageAdded(self.name, reply_id, msg))
+            self._said(reply_id, msg)
             self._emit(Steered(self.name, reply_id, msg, where))
 
     # -- the loop ------------------------------------------------------------------------------
@@ -652,10 +649,8 @@ class ReActAgent(ReActAgentBase):
     async def _commit_result(self, call: ToolUseBlock, block: ToolResultBlock) -> None:
         await self.tool_calls.commit_result(call, block)
 
-    def _emit(self, event: Event) -> None:
-        if isinstance(event, ReplyFinished):  # its reply-scope rules end with it
-            self.approvals.end_reply(event.reply_id)
-        super()._emit(event)
+    def _end_reply(self, reply_id: str) -> None:
+        self.approvals.end_reply(reply_id)  # its reply-scope rules end with it
 
     # -- approvals (``agent.approvals``): AgentScope-style names, each written in
     # ``approvals/_agent.py`` as one line handing over to the gate ----------------------------
@@ -732,7 +727,7 @@ class ReActAgent(ReActAgentBase):
         await self.memory.add(records)
         reply_id = self._reply_id
         for m in records:
-            self._emit(MessageAdded(self.name, reply_id, m))
+            self._said(reply_id, m)
             if m is not result and m is not partial:  # a closed call's result
                 block = m.get_content_blocks("tool_result")[0]
                 self._emit(ToolResultReady(self.name, reply_id, block))

@@ -55,6 +55,9 @@ class FakeHost:
     def is_replying(self) -> bool:
         return False
 
+    def _listened(self) -> bool:
+        return True  # self.events records every event
+
     def _emit(self, event: Event) -> None:
         self.events.append(event)
 

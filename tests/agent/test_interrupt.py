@@ -11,6 +11,7 @@ import pytest
 
 from nb_hitl.agent import DEFAULT_INTERRUPT_TEXT, ReActAgent
 from nb_hitl.events import (
+    Event,
     Interrupted,
     MessageAdded,
     MessageUpdated,
@@ -432,6 +433,37 @@ async def test_interrupted_event_and_reply_finished_are_emitted(make_agent) -> N
     interrupted = next(e for e in seen if isinstance(e, Interrupted))
     assert interrupted.msg is not None and interrupted.msg.id == result.id
     assert not any(isinstance(e, ToolCallStarted) for e in seen)
+
+
+async def test_with_nobody_listening_the_interrupt_builds_no_events(
+    make_agent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Events are built for listeners only (the interrupt path runs cold, see _reply_ended);
+    # what used to ride on them still happens: the reply's own rules end with it, and its
+    # record notes what it said (what a hub's participants observe of it).
+    toolkit, _ = tools_with_gates(["send_mail"])
+    agent = make_agent([LONG_TEXT], toolkit=toolkit, tokens_per_second=500)
+    rule = agent.permissions.allow("send_mail", scope="reply")
+    task = asyncio.create_task(agent(user("talk")))
+    await wait_for_event(agent, lambda e: isinstance(e, MessageUpdated) and e.tokens >= 5)
+    assert not agent._listened()  # wait_for_event has unsubscribed
+    built: list[str] = []
+    real = Event.__setattr__
+
+    def counted(event: Event, name: str, value: object) -> None:
+        built.append(type(event).__name__)
+        real(event, name, value)
+
+    monkeypatch.setattr(Event, "__setattr__", counted)
+    assert await agent.interrupt() is True
+    result = await task
+    monkeypatch.undo()
+    assert built == []
+    check_after_interrupt(agent, result)
+    partial = agent.memory.messages[1]
+    assert partial.metadata["_partial"] is True
+    assert rule not in agent.permissions.rules
+    assert agent._reply is not None and agent._reply.said == [partial]
 
 
 async def test_seed_walkthrough_flow() -> None:

@@ -123,7 +123,7 @@ class ApprovalGate:
     def _policy_changed(self) -> None:
         """Tell every view of the policy (``PermissionsChanged``)."""
         host = self._host
-        if not hasattr(host, "name"):  # still being built
+        if not hasattr(host, "name") or not host._listened():  # being built, or no view
             return
         view = self.permissions_view()
         host._emit(
