@@ -110,7 +110,7 @@ test("one model draws the chat and the inspector as columns of one wrapping row"
     "<p>hello</p>",
   );
   assert.match(side.querySelector(".nbh-inspector-header").innerHTML, /40 tokens/);
-  // The rows under the columns; the kernel's stylesheet once, in the page's head.
+  // The rows under the columns; the kernel's stylesheet once, for the page.
   assert.ok(el.querySelector(".nbh-agent-panel > .nb-hitl-panel-parts"));
   assert.match(document.getElementById("nb-hitl-kernel-css").textContent, /nb-hitl-row/);
   assert.equal(document.querySelectorAll("style").length, 1);

@@ -428,16 +428,16 @@ function styleScope(root) {
   const place = root.getRootNode?.();
   const ShadowRoot = doc?.defaultView?.ShadowRoot;
   if (ShadowRoot && place instanceof ShadowRoot) return place;
-  return doc?.head || null;
+  return doc?.body ? doc : null;
 }
 function share(scope, css) {
   const doc = scope.ownerDocument || scope;
-  let style = scope.querySelector(`style#${KERNEL_CSS_ID}`);
+  let style = scope.getElementById(KERNEL_CSS_ID);
   if (!style) {
     style = doc.createElement("style");
     style.id = KERNEL_CSS_ID;
     style.textContent = css;
-    scope.append(style);
+    (scope === doc ? doc.body : scope).append(style);
   } else if (style.textContent !== css) style.textContent = css;
 }
 function kernelStyle(root) {
