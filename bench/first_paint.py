@@ -12,6 +12,15 @@ cell, as a person does) and measures, in the page, from the key press:
   was rendered (``requestAnimationFrame``, then a ``user-blocking`` task posted from it);
 - *front end*: painted minus shown, what drawing the controls costs the page.
 
+``--breakdown`` also prints where the time went, each milestone from the key press on the
+page's clock (the kernel's, from its messages' ``header.date``, on the same machine's clock):
+the ``execute_request`` sent; the kernel busy and its first ``comm_open`` of an anywidget
+model (kernel clock); that ``comm_open`` reaching the page (the websocket message decoded),
+and the cell's output (``execute_result``, which asks for the panel's view);
+the model's ES module handed to anywidget's blob-URL import (``URL.createObjectURL``) and
+imported (anywidget revokes the URL right after); the panel drawn; the frame painted. It hooks
+the page's kernel serializer and ``URL.createObjectURL`` / ``revokeObjectURL`` to see them.
+
 Goal: painted <= 100 ms (median; p99 printed too). The load average is printed with the
 figures: the machine may be shared. Needs Debian's chromium and playwright (the test
 extra); never ``playwright install``.
@@ -40,8 +49,52 @@ ARM = """(arg) => {
   // Every Send button drawn so far: the trial waits for one that is not among them.
   const seen = new WeakSet(document.querySelectorAll('.nb-hitl-send'));
   const seenChats = new WeakSet(document.querySelectorAll('.nb-hitl-chat'));
-  const out = {key: null, shown: null, painted: null};
+  const out = {key: null, shown: null, painted: null, at: {}};
   window.__nbhFirstPaint = out;
+  if (arg.breakdown) {
+    // Each milestone once per trial, in ms from the key press (kernel clock: header.date).
+    const mark = (name, at = performance.now()) => {
+      if (out.key !== null && out.at[name] === undefined) out.at[name] = at - out.key;
+    };
+    const kernelClock = (msg) => Date.parse(msg.header.date) - performance.timeOrigin;
+    window.__nbhMark = (event, msg) => {
+      if (event === 'sent' && msg.header.msg_type === 'execute_request') mark('request sent');
+      if (event !== 'received') return;
+      const type = msg.header.msg_type;
+      if (type === 'status' && msg.content.execution_state === 'busy')
+        mark('kernel busy (kernel clock)', kernelClock(msg));
+      if (type === 'comm_open' && msg.content.data?.state?._model_name === 'AnyModel') {
+        mark('comm_open sent (kernel clock)', kernelClock(msg));
+        mark('comm_open at the page');
+      }
+      if (type === 'display_data' || type === 'execute_result') mark('output at the page');
+    };
+    window.__nbhModule = (event) => mark(event);
+    if (!window.__nbhHooked) {
+      window.__nbhHooked = true;
+      const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+      const serializer = kernel.serverSettings.serializer;
+      const { serialize, deserialize } = serializer;
+      serializer.serialize = (msg, protocol) => {
+        window.__nbhMark('sent', msg);
+        return serialize.call(serializer, msg, protocol);
+      };
+      serializer.deserialize = (data, protocol) => {
+        const msg = deserialize.call(serializer, data, protocol);
+        window.__nbhMark('received', msg);
+        return msg;
+      };
+      const { createObjectURL, revokeObjectURL } = URL;
+      URL.createObjectURL = (blob) => {
+        if (blob?.type === 'text/javascript') window.__nbhModule('module import started');
+        return createObjectURL.call(URL, blob);
+      };
+      URL.revokeObjectURL = (url) => {
+        window.__nbhModule('module imported');
+        return revokeObjectURL.call(URL, url);
+      };
+    }
+  }
   const onKey = (ev) => {
     if (ev.key !== 'Enter' || !(ev.ctrlKey || ev.metaKey) || out.key !== null) return;
     out.key = performance.now();
@@ -58,6 +111,7 @@ ARM = """(arg) => {
     if (!fresh || !status || !fresh.textContent.trim()) return;
     observer.disconnect();
     if (out.shown === null) out.shown = performance.now() - out.key;
+    out.at['drawn'] = performance.now() - out.key;
     requestAnimationFrame(() => {
       const frameAt = performance.now();
       scheduler.postTask(() => { out.painted = frameAt - out.key; }, {priority: 'user-blocking'});
@@ -68,18 +122,18 @@ ARM = """(arg) => {
 }"""
 
 
-def trial(page: Any, cell: Any) -> dict[str, float]:
-    page.evaluate(ARM)
+def trial(page: Any, cell: Any, breakdown: bool = False) -> dict[str, Any]:
+    page.evaluate(ARM, {"breakdown": breakdown})
     cell.click()  # the cell selected (command mode: Ctrl+Enter runs it and stays there)
     page.keyboard.press("Escape")
     page.keyboard.press("Control+Enter")
     page.wait_for_function("() => window.__nbhFirstPaint.painted !== null", timeout=60_000)
-    found: dict[str, float] = page.evaluate("() => window.__nbhFirstPaint")
+    found: dict[str, Any] = page.evaluate("() => window.__nbhFirstPaint")
     page.wait_for_selector("text=/\\| Idle/", timeout=60_000)
     return found
 
 
-def run(args: argparse.Namespace, panel: str) -> list[dict[str, float]]:
+def run(args: argparse.Namespace, panel: str) -> list[dict[str, Any]]:
     cells = [SETUP, PANELS[panel]]
     ready = (".nb-hitl-chat .nb-hitl-send",)
     with lab_pages(args, f"first-paint-{panel}.ipynb", cells, ready) as pages:
@@ -87,8 +141,8 @@ def run(args: argparse.Namespace, panel: str) -> list[dict[str, float]]:
         page.wait_for_selector("text=/\\| Idle/", timeout=60_000)
         cell = page.locator(".jp-CodeCell .jp-InputPrompt").nth(1)
         for _ in range(args.warmup):
-            trial(page, cell)
-        return [trial(page, cell) for _ in range(args.trials)]
+            trial(page, cell, args.breakdown)
+        return [trial(page, cell, args.breakdown) for _ in range(args.trials)]
 
 
 def main() -> None:
@@ -96,6 +150,8 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=30)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--panel", choices=[*PANELS, "both"], default="both")
+    parser.add_argument("--breakdown", action="store_true", help="also print each milestone "
+                        "from the key press (see the module docstring)")  # fmt: skip
     lab_arguments(parser)
     args = parser.parse_args()
     print(f"start: {load_average()}", flush=True)
@@ -110,6 +166,19 @@ def main() -> None:
         print(f"  painted    {figures(painted, 100)}")
         mid, p99 = statistics.median(front), pct(front, 0.99)
         print(f"  front end  median {mid:.1f} ms, p99 {p99:.1f} ms")
+        if args.breakdown:
+            print_breakdown(trials)
+
+
+def print_breakdown(trials: list[dict[str, Any]]) -> None:
+    """Each milestone's median and p99 from the key press, in the order of their medians."""
+    names = {name for t in trials for name in t["at"]} | {"painted"}
+    values = {name: [t["at"].get(name, t.get(name)) for t in trials] for name in names}
+    found = {name: [v for v in vs if v is not None] for name, vs in values.items()}
+    print("  breakdown (ms from the key press; median, p99):")
+    for name in sorted((n for n in found if found[n]), key=lambda n: statistics.median(found[n])):
+        vs = found[name]
+        print(f"    {name:32s} {statistics.median(vs):6.1f} {pct(vs, 0.99):6.1f}")
 
 
 if __name__ == "__main__":
