@@ -53,6 +53,7 @@ import traitlets
 from ._budget import iopub_budget
 from ._in_marimo import in_marimo, prepare_marimo
 from ._loop import LoopBridge
+from ._modules import module_url, set_module_base
 
 logger = logging.getLogger("nb_hitl.widgets")
 
@@ -179,6 +180,16 @@ class PanelModel(anywidget.AnyWidget):
     _nb_hitl_panel = True
     """One model draws the whole panel: marimo may show it natively (``_in_marimo.py``)."""
 
+    _esm: Any  # a subclass's bundle (a Path), or a URL for one panel (``__init__``)
+    _module_file: Path | None = None
+    """The bundle of ``_esm`` (anywidget turns the class's ``_esm`` into its contents)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        esm = cls.__dict__.get("_esm")
+        if isinstance(esm, Path):
+            cls._module_file = esm
+        super().__init_subclass__(**kwargs)
+
     snapshot = traitlets.Dict().tag(sync=True)
     """The state a new view starts from: ``{v, seq, state}`` (see module doc)."""
 
@@ -200,6 +211,9 @@ class PanelModel(anywidget.AnyWidget):
         """Op batches and snapshots sent (benches and tests)."""
         self._commless = _INSIDE.get()
         _prepare_host()
+        url = None if self._module_file is None else module_url(self._module_file)
+        if url is not None:  # the page imports it by URL, once for every panel of this kind
+            self._esm = url
         super().__init__(snapshot=self._snapshot(), **kwargs)
         self.on_msg(self._on_msg)
 
@@ -400,6 +414,8 @@ class PanelModel(anywidget.AnyWidget):
             return
         if content.get("t") == "sync":
             self.bridge.call(self._sync, content.get("seq"))
+        elif content.get("t") == "modules":  # the server serves the bundles (``_modules.py``)
+            set_module_base(content.get("base"))
         elif content.get("t") == "action":
             args = content.get("args")
             self.bridge.call(

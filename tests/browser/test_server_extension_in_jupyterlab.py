@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+import urllib.error
 import urllib.request
 import uuid
 
@@ -63,3 +64,21 @@ def test_kernel_websockets_have_tcp_nodelay(lab: LabServer) -> None:
         _wait_log(lab, f"nb_hitl: kernel {kernel_id} websocket TCP_NODELAY on")
     finally:
         ws.close()
+
+
+def test_the_panels_modules_are_served_and_named_in_the_page(lab: LabServer) -> None:
+    from nb_hitl.server_extension import MODULES_KEY, STATIC
+
+    with urllib.request.urlopen(f"{lab.url}/lab?token={lab.token}", timeout=60) as resp:
+        page = resp.read().decode()
+    config = json.loads(page.split('id="jupyter-config-data"', 1)[1].split(">", 1)[1].split("<")[0])
+    assert config[MODULES_KEY] == "/nb_hitl/static/"
+    # No login needed (a module import sends no token), as for Jupyter's own /static/.
+    with urllib.request.urlopen(f"{lab.url}/nb_hitl/static/chat.js?v=1", timeout=60) as resp:
+        assert resp.headers["Content-Type"].startswith("text/javascript")
+        assert resp.read() == (STATIC / "chat.js").read_bytes()
+    for path in ("chat.py", "..%2F_model.py", "missing.js"):
+        with pytest.raises(urllib.error.HTTPError) as failed:
+            urllib.request.urlopen(f"{lab.url}/nb_hitl/static/{path}", timeout=60)
+        failed.value.close()
+        assert failed.value.code == 404, path

@@ -2,6 +2,7 @@
 import "./icons.css";
 import { sendAction } from "./actions.js";
 import { followPageTheme } from "./host.js";
+import { announceModules } from "./modules.js";
 import { storeFor } from "./store.js";
 
 /**
@@ -26,6 +27,7 @@ export function panelView({ className, setup, draw, extraOps }) {
     el.append(root);
     const unfollow = followPageTheme(el, root); // marimo: a shadow root (shared/host.js)
     const ctx = { model, el, root, act: (name, args) => sendAction(model, name, args), store };
+    announceModules(model);
     setup?.(ctx);
     const all = () => new Set(Object.keys(store.state));
     draw(ctx, store.state, all(), "reset");

@@ -45,6 +45,35 @@ function followPageTheme(el, root) {
   };
 }
 
+// src/shared/modules.js
+var bases = /* @__PURE__ */ new WeakMap();
+function modulesBase(doc = document) {
+  if (bases.has(doc)) return bases.get(doc);
+  let base = null;
+  const config = doc.getElementById("jupyter-config-data");
+  if (config) {
+    try {
+      const path = JSON.parse(config.textContent || "{}").nbHitlModules;
+      if (typeof path === "string" && path.endsWith("/nb_hitl/static/")) {
+        const url = new URL(path, doc.baseURI);
+        if (url.protocol === "http:" || url.protocol === "https:") base = url.href;
+      }
+    } catch {
+      base = null;
+    }
+  }
+  bases.set(doc, base);
+  return base;
+}
+var isUrl = (esm) => typeof esm === "string" && /^https?:\/\//.test(esm);
+function announceModules(model, doc = document) {
+  if (isUrl(model.get("_esm"))) return false;
+  const base = modulesBase(doc);
+  if (!base) return false;
+  model.send({ t: "modules", base });
+  return true;
+}
+
 // src/shared/ops.js
 var emptySnapshot = () => ({ v: 1, seq: 0, state: {} });
 var CHILD_OPS = /* @__PURE__ */ Symbol("nb_hitl child ops");
@@ -184,6 +213,7 @@ function panelView({ className, setup, draw, extraOps }) {
     el.append(root);
     const unfollow = followPageTheme(el, root);
     const ctx = { model, el, root, act: (name, args) => sendAction(model, name, args), store };
+    announceModules(model);
     setup?.(ctx);
     const all = () => new Set(Object.keys(store.state));
     draw(ctx, store.state, all(), "reset");
