@@ -434,7 +434,7 @@ class AgentBase(StateModule):
                 model call or tool batch in flight finishes and the reply ends cleanly at its
                 next step boundary (``msg`` is then recorded after its last message).
         """
-        return self._stop(self._reply, msg, cause, when if when == "now" else _check_when(when))
+        return self.interrupt_nowait(msg, cause=cause, when=when)
 
     def interrupt_nowait(
         self, msg: Msg | None = None, *, cause: str = "interrupt", when: str = "now"

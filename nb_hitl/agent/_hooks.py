@@ -284,17 +284,9 @@ def hooks_of(agent: Any, hook_type: str) -> list[tuple[str, Hook]]:
 
 def has_hooks(agent: Any, name: str) -> bool:
     own = agent.__dict__
-    pre, post = _instance_attrs(name)
-    if own.get(pre) or own.get(post):
+    if own.get(f"_instance_pre_{name}_hooks") or own.get(f"_instance_post_{name}_hooks"):
         return True
     return _class_has_hooks(type(agent), name)
-
-
-@functools.cache
-def _instance_attrs(name: str) -> tuple[str, str]:
-    """The attributes an agent keeps its own ``pre_``/``post_`` hooks of ``name`` in (made once:
-    ``has_hooks`` runs on the interrupt path, where building two strings showed)."""
-    return f"_instance_pre_{name}_hooks", f"_instance_post_{name}_hooks"
 
 
 # -- running ----------------------------------------------------------------------------------

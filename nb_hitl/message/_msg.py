@@ -45,8 +45,9 @@ def _now() -> str:
     and so with the CPU's caches cold: there ``datetime.now(...).isoformat()`` cost ~20 us on
     the bench machine (``bench/agentscope_side_by_side.py``), this ~2 us. The date and time
     to the second are formatted once per second; the milliseconds are cut, not rounded, as
-    ``isoformat`` cuts them, and padded by ``str`` rather than a format spec (whose code is
-    cold there: ~3 us).
+    ``isoformat`` cuts them, and zero-padded by ``str`` rather than a ``:03d`` format spec,
+    whose code is cold there: ~12 us less per call with the CPU's caches flushed (25 vs 37 us
+    median, the two alternating, 300 calls each).
     """
     now = time.time()
     second = int(now)
